@@ -1,0 +1,12 @@
+/* libtensor: dense strided tensors, views, operations, einsum and plans on CPU and OpenCL.
+ * This umbrella header is the whole public API; see README.md for a tour. */
+#ifndef LT_TENSOR_H
+#define LT_TENSOR_H
+
+#include "tensor/base.h"
+#include "tensor/context.h"
+#include "tensor/tensor.h"
+#include "tensor/ops.h"
+#include "tensor/einsum.h"
+
+#endif

@@ -1,0 +1,99 @@
+/* libtensor: version, export macro, status codes, dtypes and handle types. */
+#ifndef LT_TENSOR_BASE_H
+#define LT_TENSOR_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The one source of truth for the version; CMake reads these three lines. */
+#define LT_VERSION_MAJOR 0
+#define LT_VERSION_MINOR 1
+#define LT_VERSION_PATCH 0
+
+#if defined(LT_BUILDING_LIBRARY)
+#define LT_API __attribute__((visibility("default")))
+#else
+#define LT_API
+#endif
+
+/* Highest tensor rank the library accepts. */
+#define LT_MAX_RANK 64
+
+/* Status codes: (name, pinned value, default message). Values never change once released. */
+#define LT_STATUS_TABLE(X)                                                                         \
+  X(LT_OK, 0, "success")                                                                           \
+  X(LT_ERR_INVALID_ARGUMENT, -1, "invalid argument")                                               \
+  X(LT_ERR_NULL_POINTER, -2, "null pointer")                                                       \
+  X(LT_ERR_OUT_OF_MEMORY, -3, "out of memory")                                                     \
+  X(LT_ERR_SHAPE_MISMATCH, -4, "shape mismatch")                                                   \
+  X(LT_ERR_OUT_OF_RANGE, -5, "index or axis out of range")                                         \
+  X(LT_ERR_OVERFLOW, -6, "size arithmetic overflows")                                              \
+  X(LT_ERR_DTYPE, -7, "unsupported or mismatched dtype")                                           \
+  X(LT_ERR_NOT_VIEWABLE, -8, "layout cannot be expressed as a view")                               \
+  X(LT_ERR_PARSE, -9, "malformed expression")                                                      \
+  X(LT_ERR_IO, -10, "input/output error")                                                          \
+  X(LT_ERR_FORMAT, -11, "malformed file")                                                          \
+  X(LT_ERR_UNSUPPORTED, -12, "unsupported operation")                                              \
+  X(LT_ERR_DEVICE, -13, "device error")                                                            \
+  X(LT_ERR_NO_DEVICE, -14, "no such device")                                                       \
+  X(LT_ERR_ALIASING, -15, "output overlaps an input")                                              \
+  X(LT_ERR_CONTEXT_MISMATCH, -16, "tensors belong to different contexts")                          \
+  X(LT_ERR_LAYOUT_MISMATCH, -17, "tensor layout differs from the plan's")                          \
+  X(LT_ERR_BUILD, -18, "device program build failed")                                              \
+  X(LT_ERR_INTERNAL, -19, "internal error")
+
+/* Every call that can fail returns one of these; details are in lt_last_error(). */
+typedef enum lt_status {
+#define LT_STATUS_ENUM_ENTRY(name, value, text) name = value,
+  LT_STATUS_TABLE(LT_STATUS_ENUM_ENTRY)
+#undef LT_STATUS_ENUM_ENTRY
+} lt_status;
+
+/* Element types. Storage only for F16/BF16/I64; arithmetic happens in F32 or F64. */
+typedef enum lt_dtype {
+  LT_DTYPE_INVALID = 0,
+  LT_F16 = 1,
+  LT_BF16 = 2,
+  LT_F32 = 3,
+  LT_F64 = 4,
+  LT_I64 = 5
+} lt_dtype;
+
+typedef struct lt_context lt_context;
+typedef struct lt_tensor lt_tensor;
+typedef struct lt_plan lt_plan;
+typedef struct lt_plan_options lt_plan_options;
+
+/* Returns "MAJOR.MINOR.PATCH" of the library actually loaded. */
+LT_API const char *lt_version(void);
+/* Packs the loaded version as MAJOR*10000 + MINOR*100 + PATCH. */
+LT_API int lt_version_number(void);
+/* Name of a status code ("LT_ERR_PARSE"); "LT_UNKNOWN_STATUS" for unknown values. */
+LT_API const char *lt_status_string(lt_status status);
+/* Message of the last failure on this thread; "" if none. Valid until the next failing call. */
+LT_API const char *lt_last_error(void);
+/* Clears this thread's last error message. */
+LT_API void lt_clear_error(void);
+
+/* Bytes per element of a dtype (0 for an invalid dtype). */
+LT_API size_t lt_dtype_size(lt_dtype dtype);
+/* Short name of a dtype: "f16", "bf16", "f32", "f64", "i64"; NULL if invalid. */
+LT_API const char *lt_dtype_name(lt_dtype dtype);
+/* Parses "f32", "float32", "f64", ... into a dtype; LT_ERR_DTYPE if unknown. */
+LT_API lt_status lt_dtype_from_name(const char *name, lt_dtype *out);
+
+/* Converts between float and IEEE half / bfloat16 bits (round to nearest even, NaN/Inf kept). */
+LT_API uint16_t lt_f32_to_f16(float value);
+LT_API float lt_f16_to_f32(uint16_t bits);
+LT_API uint16_t lt_f32_to_bf16(float value);
+LT_API float lt_bf16_to_f32(uint16_t bits);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,152 @@
+/* libtensor: operations over mode labels (cuTENSOR style), plans, and NumPy-style shortcuts. */
+#ifndef LT_TENSOR_OPS_H
+#define LT_TENSOR_OPS_H
+
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Unary transforms applied to an operand as it is read. */
+typedef enum lt_unary_op {
+  LT_UNARY_IDENTITY = 0,
+  LT_UNARY_NEG = 1,
+  LT_UNARY_ABS = 2,
+  LT_UNARY_SQRT = 3,
+  LT_UNARY_EXP = 4,
+  LT_UNARY_LOG = 5,
+  LT_UNARY_SIN = 6,
+  LT_UNARY_COS = 7,
+  LT_UNARY_TANH = 8,
+  LT_UNARY_SIGMOID = 9,
+  LT_UNARY_RELU = 10,
+  LT_UNARY_RECIPROCAL = 11,
+  LT_UNARY_SQUARE = 12
+} lt_unary_op;
+
+/* Binary combinations. MIN/MAX propagate NaN. */
+typedef enum lt_binary_op {
+  LT_BINARY_ADD = 0,
+  LT_BINARY_MUL = 1,
+  LT_BINARY_MIN = 2,
+  LT_BINARY_MAX = 3,
+  LT_BINARY_SUB = 4,
+  LT_BINARY_DIV = 5,
+  LT_BINARY_POW = 6
+} lt_binary_op;
+
+/* Reductions. Empty: SUM/SUMSQ 0, PROD 1, MIN +inf, MAX -inf, MAXABS 0, MEAN NaN. ARGMAX and
+ * ARGMIN reduce exactly one mode into an LT_I64 output (first occurrence; NaN wins). */
+typedef enum lt_reduce_op {
+  LT_REDUCE_SUM = 0,
+  LT_REDUCE_PROD = 1,
+  LT_REDUCE_MIN = 2,
+  LT_REDUCE_MAX = 3,
+  LT_REDUCE_MEAN = 4,
+  LT_REDUCE_SUMSQ = 5,
+  LT_REDUCE_MAXABS = 6,
+  LT_REDUCE_ARGMAX = 7,
+  LT_REDUCE_ARGMIN = 8
+} lt_reduce_op;
+
+/* Contraction path algorithms for einsum. */
+typedef enum lt_path_algo {
+  LT_PATH_AUTO = 0,    /* optimal up to a few operands, then branch-and-bound/greedy */
+  LT_PATH_GREEDY = 1,  /* cheapest pair first */
+  LT_PATH_OPTIMAL = 2, /* exhaustive (dynamic programming) */
+  LT_PATH_NONE = 3     /* left to right, as written */
+} lt_path_algo;
+
+/* Plan options: an opaque object with setters, so the ABI can grow. */
+LT_API lt_status lt_plan_options_create(lt_plan_options **out);
+LT_API void lt_plan_options_destroy(lt_plan_options *opts);
+/* Arithmetic precision: LT_F32 or LT_F64 (default: F64 if any input is F64, else F32). */
+LT_API lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtype);
+/* Unary transform of operand `operand` (0 = A, 1 = B, 2 = C) applied when it is read. */
+LT_API lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary_op op);
+/* Path algorithm for einsum plans. */
+LT_API lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo);
+/* Upper bound on workspace bytes the einsum path may use (0 = unlimited). */
+LT_API lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes);
+/* Output dtype for plans that allocate their output (einsum one-shot). */
+LT_API lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtype dtype);
+
+/* Plan constructors. Tensors given here only describe layouts (dtype, shape, strides, context);
+ * their data is not read and they are not retained. Modes are int32 labels, one per axis. A
+ * plan validates everything at creation; executing it with tensors of the same layouts
+ * (offsets may differ) cannot fail except for device errors. */
+
+/* D[md] = alpha * opA(A[ma]). Inputs {A}; scalars {alpha}. */
+LT_API lt_status lt_plan_permutation(const lt_tensor *a, const int32_t *modes_a,
+                                     const lt_tensor *d, const int32_t *modes_d,
+                                     const lt_plan_options *opts, lt_plan **out);
+/* D = alpha*opA(A) op_ab beta*opB(B), inputs broadcast over modes they lack (or extent 1).
+ * Inputs {A, B}; scalars {alpha, beta}. */
+LT_API lt_status lt_plan_binary(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *b,
+                                const int32_t *modes_b, lt_binary_op op_ab, const lt_tensor *d,
+                                const int32_t *modes_d, const lt_plan_options *opts,
+                                lt_plan **out);
+/* D = (alpha*opA(A) op_ab beta*opB(B)) op_abc gamma*opC(C). Inputs {A, B, C}; scalars
+ * {alpha, beta, gamma}. */
+LT_API lt_status lt_plan_trinary(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *b,
+                                 const int32_t *modes_b, const lt_tensor *c,
+                                 const int32_t *modes_c, lt_binary_op op_ab, lt_binary_op op_abc,
+                                 const lt_tensor *d, const int32_t *modes_d,
+                                 const lt_plan_options *opts, lt_plan **out);
+/* D = alpha * reduce(opA(A)) + beta * C over A's modes absent from D. C may be NULL (then
+ * beta*D is added when beta != 0) and must have D's shape. Inputs {A} or {A, C}; scalars
+ * {alpha, beta}. beta = 0 never reads C or D. */
+LT_API lt_status lt_plan_reduction(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *c,
+                                   const int32_t *modes_c, lt_reduce_op op, const lt_tensor *d,
+                                   const int32_t *modes_d, const lt_plan_options *opts,
+                                   lt_plan **out);
+/* D = alpha * opA(A) . opB(B) + beta * C over shared modes (in both inputs and D: batch; in
+ * both inputs only: contracted). C as in lt_plan_reduction. Inputs {A, B} or {A, B, C};
+ * scalars {alpha, beta}. */
+LT_API lt_status lt_plan_contraction(const lt_tensor *a, const int32_t *modes_a,
+                                     const lt_tensor *b, const int32_t *modes_b,
+                                     const lt_tensor *c, const int32_t *modes_c,
+                                     const lt_tensor *d, const int32_t *modes_d,
+                                     const lt_plan_options *opts, lt_plan **out);
+
+/* Runs a plan. `inputs` and `scalars` as each constructor says; scalars NULL means alpha =
+ * beta = gamma = 1 for elementwise plans and alpha = 1, beta = 0 otherwise. */
+LT_API lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs,
+                                 int n_inputs, const double *scalars, int n_scalars,
+                                 lt_tensor *d);
+/* Allocates a C-contiguous tensor with the plan's output layout. */
+LT_API lt_status lt_plan_create_output(const lt_plan *plan, lt_tensor **out);
+/* Bytes of temporary memory one execution allocates. */
+LT_API lt_status lt_plan_workspace_size(const lt_plan *plan, size_t *bytes);
+/* Human-readable description (for einsum: the path, each step's flops and how it runs). The
+ * string is owned by the plan. */
+LT_API const char *lt_plan_describe(const lt_plan *plan);
+/* Destroys a plan. NULL ok. */
+LT_API void lt_plan_destroy(lt_plan *plan);
+
+/* One-shot versions with NumPy-style positional semantics (broadcast by trailing alignment;
+ * result dtype: F64 if any input is F64, else F32 unless both share a dtype). */
+
+/* out = a op b, a new tensor. */
+LT_API lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b,
+                           lt_tensor **out);
+LT_API lt_status lt_add(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+LT_API lt_status lt_sub(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+LT_API lt_status lt_mul(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+LT_API lt_status lt_div(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+/* out = op(a), a new tensor. */
+LT_API lt_status lt_unary(lt_unary_op op, const lt_tensor *a, lt_tensor **out);
+/* Reduces `n_axes` axes (n_axes = -1: all) of a; keepdims as in NumPy. */
+LT_API lt_status lt_reduce(lt_reduce_op op, const lt_tensor *a, int n_axes, const int *axes,
+                           bool keepdims, lt_tensor **out);
+/* Index of the max/min along `axis`, as LT_I64. */
+LT_API lt_status lt_argmax(const lt_tensor *a, int axis, lt_tensor **out);
+LT_API lt_status lt_argmin(const lt_tensor *a, int axis, lt_tensor **out);
+/* Materialised permutation: a C-contiguous copy of a with axes reordered. */
+LT_API lt_status lt_permute(const lt_tensor *a, const int *axes, lt_tensor **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,104 @@
+/* The backend interface: memory plus a few strided primitives. The front end lowers every
+ * operation into these steps; a backend never sees einsum strings, modes or plans. */
+#ifndef LT_BACKEND_H
+#define LT_BACKEND_H
+
+#include "tensor.h"
+
+/* One operand of a step: a storage handle, an element offset, a dtype, and one stride (in
+ * elements, may be 0 or negative) per dimension of the step's iteration space. */
+typedef struct lt__operand {
+  void *mem;      /* backend memory handle (host pointer on the CPU, cl_mem on OpenCL) */
+  int64_t offset; /* elements from the start of mem to the operand's first element */
+  lt_dtype dtype;
+  int64_t strides[LT_MAX_RANK];
+} lt__operand;
+
+/* Elementwise map over `shape` (rank 0 = one element):
+ *   n_in 0: out = s0
+ *   n_in 1: out = s0*u0(in0)
+ *   n_in 2: out = (s0*u0(in0)) op_ab (s1*u1(in1))
+ *   n_in 3: out = ((s0*u0(in0)) op_ab (s1*u1(in1))) op_abc (s2*u2(in2))
+ * computed in `compute` (F32 or F64). Permutation, copy, conversion and fill are maps. The
+ * output never has zero strides over a dimension of extent > 1 and does not partially
+ * overlap any input (the front end guarantees it). */
+typedef struct lt__map_step {
+  int rank;
+  int64_t shape[LT_MAX_RANK];
+  int n_in;
+  lt__operand in[3];
+  lt__operand out;
+  lt_unary_op unary[3];
+  lt_binary_op op_ab, op_abc;
+  double scalars[3];
+  lt_dtype compute;
+} lt__map_step;
+
+/* Reduction: for each index of the kept space (rank/shape), reduce u(in) over the reduced space
+ * (red_rank/red_shape), then out = alpha*r + beta*c (beta == 0: c is never read; has_c false:
+ * c means out itself). in.strides covers the kept dims, in_red_strides the reduced ones.
+ * ARGMAX/ARGMIN: red_rank == 1, out is LT_I64, alpha/beta ignored. MEAN divides by the
+ * reduced count (NaN when 0). */
+typedef struct lt__reduce_step {
+  int rank;
+  int64_t shape[LT_MAX_RANK];
+  int red_rank;
+  int64_t red_shape[LT_MAX_RANK];
+  lt__operand in;
+  int64_t in_red_strides[LT_MAX_RANK];
+  lt__operand out;
+  bool has_c;
+  lt__operand c; /* strides over the kept dims */
+  lt_unary_op unary;
+  lt_reduce_op op;
+  double alpha, beta;
+  lt_dtype compute;
+} lt__reduce_step;
+
+/* One matrix of a GEMM: element (r, c) at mem[offset + r*rs + c*cs]; batch strides separate. */
+typedef struct lt__matrix {
+  void *mem;
+  int64_t offset;
+  int64_t rs, cs;
+  int64_t batch_strides[LT_MAX_RANK];
+} lt__matrix;
+
+/* Batched GEMM: C[b] = alpha * A[b] (m x k) * B[b] (k x n) + beta * C[b] for every index b of
+ * the batch space, all operands of `dtype` (F32 or F64). The front end guarantees that each
+ * matrix has rs == 1 or cs == 1 (a BLAS layout) and that C's elements do not overlap each other.
+ * beta == 0: C is never read. */
+typedef struct lt__gemm_step {
+  lt_dtype dtype;
+  int64_t m, n, k;
+  int batch_rank;
+  int64_t batch_shape[LT_MAX_RANK];
+  lt__matrix a, b, c;
+  double alpha, beta;
+} lt__gemm_step;
+
+typedef struct lt__backend {
+  const char *name;
+  /* Device memory of `bytes` (may be 0); *mem != NULL on success. */
+  lt_status (*mem_alloc)(lt_context *ctx, size_t bytes, void **mem);
+  void (*mem_free)(lt_context *ctx, void *mem, size_t bytes);
+  lt_status (*mem_write)(lt_context *ctx, void *mem, size_t offset, const void *src,
+                         size_t bytes);
+  lt_status (*mem_read)(lt_context *ctx, void *mem, size_t offset, void *dst, size_t bytes);
+  lt_status (*map)(lt_context *ctx, const lt__map_step *step);
+  lt_status (*reduce)(lt_context *ctx, const lt__reduce_step *step);
+  lt_status (*gemm)(lt_context *ctx, const lt__gemm_step *step);
+  lt_status (*synchronize)(lt_context *ctx);
+  /* Frees the backend state (ctx->backend_state) when the context dies. */
+  void (*release)(lt_context *ctx);
+} lt__backend;
+
+/* Backend constructors: fill ctx->backend and ctx->backend_state for the device string. */
+lt_status lt__cpu_open(lt_context *ctx);
+#ifdef LT_HAVE_OPENCL
+lt_status lt__opencl_open(lt_context *ctx, const char *device);
+lt_status lt__opencl_device_count(int *count);
+lt_status lt__opencl_device_string(int index, lt_device_prop prop, const char **out);
+lt_status lt__opencl_device_int(int index, lt_device_prop prop, int64_t *out);
+#endif
+
+#endif

@@ -1,0 +1,113 @@
+/* Contexts: a device's backend, allocator hooks, thread count and plan cache. */
+#include "core/error.h"
+#include "core/object.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static lt_status context_open_backend(lt_context *ctx, const char *device) {
+  if (strcmp(device, "cpu") == 0) {
+    snprintf(ctx->device, sizeof ctx->device, "cpu");
+    return lt__cpu_open(ctx);
+  }
+  if (strncmp(device, "opencl", 6) == 0 && (device[6] == '\0' || device[6] == ':')) {
+#ifdef LT_HAVE_OPENCL
+    return lt__opencl_open(ctx, device);
+#else
+    return lt__error(LT_ERR_NO_DEVICE,
+                     "device '%s': this libtensor was built without OpenCL (LT_WITH_OPENCL=OFF)",
+                     device);
+#endif
+  }
+  return lt__error(LT_ERR_NO_DEVICE,
+                   "unknown device '%s' (expected \"cpu\", \"opencl\" or \"opencl:P:D\")", device);
+}
+
+lt_status lt_context_create_with_allocator(const char *device, lt_alloc_fn alloc,
+                                           lt_free_fn free_fn, void *user, lt_context **out) {
+  LT_CHECK_NULL(out, "out");
+  *out = NULL;
+  LT_RETURN_IF((alloc == NULL) != (free_fn == NULL), LT_ERR_INVALID_ARGUMENT,
+               "lt_context_create_with_allocator: alloc and free must both be set or both NULL");
+  if (device == NULL) {
+    device = getenv("LT_DEVICE");
+    if (device == NULL || device[0] == '\0') device = "cpu";
+  }
+  /* The context itself comes from the user allocator too, so failure injection reaches it. */
+  lt_context *ctx = alloc ? alloc(sizeof *ctx, 64, user) : calloc(1, sizeof *ctx);
+  LT_RETURN_IF(ctx == NULL, LT_ERR_OUT_OF_MEMORY, "lt_context_create: out of memory");
+  memset(ctx, 0, sizeof *ctx);
+  atomic_init(&ctx->refcount, 1);
+  ctx->user_alloc = alloc;
+  ctx->user_free = free_fn;
+  ctx->user_data = user;
+  pthread_mutex_init(&ctx->cache_lock, NULL);
+  lt_status st = context_open_backend(ctx, device);
+  if (st != LT_OK) {
+    pthread_mutex_destroy(&ctx->cache_lock);
+    if (free_fn) free_fn(ctx, sizeof *ctx, user);
+    else free(ctx);
+    return st;
+  }
+  *out = ctx;
+  return LT_OK;
+}
+
+lt_status lt_context_create(const char *device, lt_context **out) {
+  return lt_context_create_with_allocator(device, NULL, NULL, NULL, out);
+}
+
+void lt__context_retain(lt_context *ctx) { atomic_fetch_add(&ctx->refcount, 1); }
+
+void lt__context_release(lt_context *ctx) {
+  if (ctx == NULL || atomic_fetch_sub(&ctx->refcount, 1) != 1) return;
+  if (ctx->plan_cache && ctx->plan_cache_destroy) ctx->plan_cache_destroy(ctx->plan_cache);
+  if (ctx->backend && ctx->backend->release) ctx->backend->release(ctx);
+  pthread_mutex_destroy(&ctx->cache_lock);
+  if (ctx->user_free) ctx->user_free(ctx, sizeof *ctx, ctx->user_data);
+  else free(ctx);
+}
+
+void lt_context_destroy(lt_context *ctx) { lt__context_release(ctx); }
+
+const char *lt_context_device(const lt_context *ctx) { return ctx ? ctx->device : NULL; }
+
+lt_status lt_context_set_num_threads(lt_context *ctx, int threads) {
+  LT_CHECK_NULL(ctx, "ctx");
+  LT_RETURN_IF(threads < 0 || threads > 1024, LT_ERR_INVALID_ARGUMENT,
+               "lt_context_set_num_threads: %d threads is outside [0, 1024]", threads);
+  ctx->num_threads = threads;
+  return LT_OK;
+}
+
+int lt_context_num_threads(const lt_context *ctx) { return ctx ? ctx->num_threads : 0; }
+
+lt_status lt_context_synchronize(lt_context *ctx) {
+  LT_CHECK_NULL(ctx, "ctx");
+  return ctx->backend->synchronize ? ctx->backend->synchronize(ctx) : LT_OK;
+}
+
+lt_status lt_context_clear_cache(lt_context *ctx) {
+  LT_CHECK_NULL(ctx, "ctx");
+  pthread_mutex_lock(&ctx->cache_lock);
+  if (ctx->plan_cache && ctx->plan_cache_destroy) ctx->plan_cache_destroy(ctx->plan_cache);
+  ctx->plan_cache = NULL;
+  pthread_mutex_unlock(&ctx->cache_lock);
+  return LT_OK;
+}
+
+void *lt__host_alloc(lt_context *ctx, size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  if (ctx && ctx->user_alloc) return ctx->user_alloc(bytes, 64, ctx->user_data);
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded < bytes) return NULL;
+  return aligned_alloc(64, rounded);
+}
+
+void lt__host_free(lt_context *ctx, void *ptr, size_t bytes) {
+  if (ptr == NULL) return;
+  if (bytes == 0) bytes = 1;
+  if (ctx && ctx->user_free) ctx->user_free(ptr, bytes, ctx->user_data);
+  else free(ptr);
+}

@@ -1,0 +1,33 @@
+/* Internal error reporting: statuses are raised where the cause is known, forwarded unchanged. */
+#ifndef LT_CORE_ERROR_H
+#define LT_CORE_ERROR_H
+
+#include "tensor.h"
+
+/* Records `fmt` as this thread's last error and returns `status`. */
+lt_status lt__error(lt_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prefixes the current thread's message with "prefix: " (context for a forwarded error). */
+void lt__error_prefix(const char *prefix);
+
+#define LT_RETURN_IF(cond, status, ...)                                                           \
+  do {                                                                                             \
+    if (cond) return lt__error((status), __VA_ARGS__);                                             \
+  } while (0)
+
+#define LT_TRY(call)                                                                               \
+  do {                                                                                             \
+    lt_status lt__try_status = (call);                                                             \
+    if (lt__try_status != LT_OK) return lt__try_status;                                            \
+  } while (0)
+
+/* Like LT_TRY but jumps to a cleanup label with the status stored in `st`. */
+#define LT_TRY_GOTO(st, call, label)                                                               \
+  do {                                                                                             \
+    (st) = (call);                                                                                 \
+    if ((st) != LT_OK) goto label;                                                                 \
+  } while (0)
+
+#define LT_CHECK_NULL(ptr, what)                                                                   \
+  LT_RETURN_IF((ptr) == NULL, LT_ERR_NULL_POINTER, "%s: %s is NULL", __func__, what)
+
+#endif

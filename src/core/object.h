@@ -1,0 +1,90 @@
+/* Internal layout of the opaque handles: context, storage, tensor. */
+#ifndef LT_CORE_OBJECT_H
+#define LT_CORE_OBJECT_H
+
+#include "backend/backend.h"
+#include "tensor.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+struct lt_context {
+  atomic_int refcount; /* the user's handle + every storage and plan on it */
+  const lt__backend *backend;
+  void *backend_state;
+  char device[64];
+  lt_alloc_fn user_alloc;
+  lt_free_fn user_free;
+  void *user_data;
+  int num_threads;
+  /* One-shot plan cache, owned by the einsum layer (it installs the destructor). */
+  pthread_mutex_t cache_lock;
+  void *plan_cache;
+  void (*plan_cache_destroy)(void *cache);
+};
+
+typedef struct lt__storage {
+  atomic_int refcount; /* one per tensor handle using it */
+  lt_context *ctx;
+  void *mem;           /* backend handle */
+  size_t nbytes;
+  bool owned;          /* false for wrapped host memory */
+  lt_release_fn release;
+  void *release_data; /* the pointer the user wrapped */
+  void *release_user;
+} lt__storage;
+
+struct lt_tensor {
+  lt__storage *storage;
+  lt_dtype dtype;
+  int rank;
+  int64_t offset; /* elements from storage->mem */
+  int64_t numel;
+  int64_t shape[LT_MAX_RANK];
+  int64_t strides[LT_MAX_RANK];
+};
+
+/* Context references (tensors, storages and plans hold one). */
+void lt__context_retain(lt_context *ctx);
+void lt__context_release(lt_context *ctx);
+
+/* Host allocation through the context's allocator (or malloc), 64-byte aligned. */
+void *lt__host_alloc(lt_context *ctx, size_t bytes);
+void lt__host_free(lt_context *ctx, void *ptr, size_t bytes);
+
+/* Allocates storage of `bytes` on ctx's device. */
+lt_status lt__storage_create(lt_context *ctx, size_t bytes, lt__storage **out);
+void lt__storage_release(lt__storage *s);
+
+/* New handle over `storage` (retained) with the given layout; no bounds check. */
+lt_status lt__tensor_wrap_storage(lt__storage *storage, lt_dtype dtype, int rank,
+                                  const int64_t *shape, const int64_t *strides, int64_t offset,
+                                  lt_tensor **out);
+/* Fresh C-contiguous tensor of the given shape on ctx (checked sizes). */
+lt_status lt__tensor_new(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                         lt_tensor **out);
+/* Validates a shape (rank range, non-negative extents, element count and bytes fit). */
+lt_status lt__check_shape(int rank, const int64_t *shape, lt_dtype dtype, int64_t *numel);
+/* C-order strides of shape. */
+void lt__contiguous_strides(int rank, const int64_t *shape, int64_t *strides);
+/* Lowest and highest element offsets a layout reaches (relative to its first element). */
+void lt__layout_extent(int rank, const int64_t *shape, const int64_t *strides, int64_t *lo,
+                       int64_t *hi);
+/* Fills an operand from a tensor, with its strides over its own axes. */
+void lt__operand_from_tensor(const lt_tensor *t, lt__operand *op);
+/* Validates that t is a usable handle (non-NULL) for `what`. */
+lt_status lt__check_tensor(const lt_tensor *t, const char *what);
+/* Normalises a possibly negative axis against rank (axis in [-rank, rank)). */
+lt_status lt__normalize_axis(int axis, int rank, const char *what, int *out);
+
+/* Overlap analysis between the memory of two tensors. */
+typedef enum lt__overlap {
+  LT__OVERLAP_NONE = 0,  /* disjoint memory (or different storage) */
+  LT__OVERLAP_SAME = 1,  /* identical layout: same offset, shape, strides, dtype */
+  LT__OVERLAP_PARTIAL = 2 /* may share elements in a different arrangement */
+} lt__overlap;
+lt__overlap lt__tensor_overlap(const lt_tensor *a, const lt_tensor *b);
+/* True if two different indices of t address the same element (zero or clashing strides). */
+bool lt__tensor_self_overlaps(const lt_tensor *t);
+
+#endif

@@ -1,0 +1,308 @@
+/* Tensors and their reference-counted storage: creation, wrapping, properties, elements. */
+#include "core/checked.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/object.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+lt_status lt__check_tensor(const lt_tensor *t, const char *what) {
+  LT_RETURN_IF(t == NULL, LT_ERR_NULL_POINTER, "%s is NULL", what);
+  return LT_OK;
+}
+
+lt_status lt__normalize_axis(int axis, int rank, const char *what, int *out) {
+  LT_RETURN_IF(axis < -rank || axis >= rank, LT_ERR_OUT_OF_RANGE,
+               "%s: axis %d is out of range for a rank-%d tensor", what, axis, rank);
+  *out = axis < 0 ? axis + rank : axis;
+  return LT_OK;
+}
+
+lt_status lt__check_shape(int rank, const int64_t *shape, lt_dtype dtype, int64_t *numel) {
+  LT_RETURN_IF(rank < 0 || rank > LT_MAX_RANK, LT_ERR_INVALID_ARGUMENT,
+               "rank %d is outside [0, %d]", rank, LT_MAX_RANK);
+  LT_RETURN_IF(rank > 0 && shape == NULL, LT_ERR_NULL_POINTER, "shape is NULL for rank %d", rank);
+  LT_RETURN_IF(!lt__dtype_valid(dtype), LT_ERR_DTYPE, "invalid dtype %d", (int)dtype);
+  int64_t n = 1;
+  bool empty = false;
+  for (int i = 0; i < rank; i++) {
+    LT_RETURN_IF(shape[i] < 0, LT_ERR_INVALID_ARGUMENT, "extent %lld of axis %d is negative",
+                 (long long)shape[i], i);
+    if (shape[i] == 0) empty = true;
+  }
+  /* An empty shape has 0 elements even if the other extents multiply past 2^63; still refuse
+   * extents whose product overflows, since strides of such a shape overflow too. */
+  for (int i = 0; i < rank; i++) {
+    int64_t e = shape[i] == 0 ? 1 : shape[i];
+    LT_RETURN_IF(lt__mul_overflow(n, e, &n), LT_ERR_OVERFLOW,
+                 "shape overflows: the product of extents exceeds 2^63 at axis %d", i);
+  }
+  int64_t bytes;
+  LT_RETURN_IF(lt__mul_overflow(n, (int64_t)lt_dtype_size(dtype), &bytes), LT_ERR_OVERFLOW,
+               "shape overflows: %lld elements of %s exceed 2^63 bytes", (long long)n,
+               lt_dtype_name(dtype));
+  if (numel) *numel = empty ? 0 : n;
+  return LT_OK;
+}
+
+void lt__contiguous_strides(int rank, const int64_t *shape, int64_t *strides) {
+  int64_t s = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    strides[i] = s;
+    s *= shape[i] > 0 ? shape[i] : 1;
+  }
+}
+
+void lt__layout_extent(int rank, const int64_t *shape, const int64_t *strides, int64_t *lo,
+                       int64_t *hi) {
+  int64_t l = 0, h = 0;
+  for (int i = 0; i < rank; i++) {
+    if (shape[i] == 0) {
+      *lo = 0;
+      *hi = -1; /* empty */
+      return;
+    }
+    int64_t span = (shape[i] - 1) * strides[i];
+    if (span < 0) l += span;
+    else h += span;
+  }
+  *lo = l;
+  *hi = h;
+}
+
+lt_status lt__storage_create(lt_context *ctx, size_t bytes, lt__storage **out) {
+  lt__storage *s = lt__host_alloc(ctx, sizeof *s);
+  LT_RETURN_IF(s == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating a storage header");
+  memset(s, 0, sizeof *s);
+  lt_status st = ctx->backend->mem_alloc(ctx, bytes, &s->mem);
+  if (st != LT_OK) {
+    lt__host_free(ctx, s, sizeof *s);
+    return st;
+  }
+  atomic_init(&s->refcount, 1);
+  s->ctx = ctx;
+  s->nbytes = bytes;
+  s->owned = true;
+  lt__context_retain(ctx);
+  *out = s;
+  return LT_OK;
+}
+
+void lt__storage_release(lt__storage *s) {
+  if (s == NULL || atomic_fetch_sub(&s->refcount, 1) != 1) return;
+  lt_context *ctx = s->ctx;
+  if (s->owned) ctx->backend->mem_free(ctx, s->mem, s->nbytes);
+  if (s->release) s->release(s->release_data, s->release_user);
+  lt__host_free(ctx, s, sizeof *s);
+  lt__context_release(ctx);
+}
+
+lt_status lt__tensor_wrap_storage(lt__storage *storage, lt_dtype dtype, int rank,
+                                  const int64_t *shape, const int64_t *strides, int64_t offset,
+                                  lt_tensor **out) {
+  lt_tensor *t = lt__host_alloc(storage->ctx, sizeof *t);
+  LT_RETURN_IF(t == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating a tensor handle");
+  memset(t, 0, sizeof *t);
+  t->storage = storage;
+  atomic_fetch_add(&storage->refcount, 1);
+  t->dtype = dtype;
+  t->rank = rank;
+  t->offset = offset;
+  t->numel = 1;
+  for (int i = 0; i < rank; i++) {
+    t->shape[i] = shape[i];
+    t->strides[i] = strides[i];
+    t->numel *= shape[i];
+  }
+  *out = t;
+  return LT_OK;
+}
+
+lt_status lt__tensor_new(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                         lt_tensor **out) {
+  LT_CHECK_NULL(ctx, "ctx");
+  LT_CHECK_NULL(out, "out");
+  *out = NULL;
+  int64_t numel;
+  LT_TRY(lt__check_shape(rank, shape, dtype, &numel));
+  size_t bytes = (size_t)numel * lt_dtype_size(dtype);
+  lt__storage *s;
+  LT_TRY(lt__storage_create(ctx, bytes, &s));
+  int64_t strides[LT_MAX_RANK];
+  lt__contiguous_strides(rank, shape, strides);
+  lt_status st = lt__tensor_wrap_storage(s, dtype, rank, shape, strides, 0, out);
+  lt__storage_release(s); /* the tensor holds the only reference now (or none on failure) */
+  return st;
+}
+
+lt_status lt_tensor_empty(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                          lt_tensor **out) {
+  return lt__tensor_new(ctx, dtype, rank, shape, out);
+}
+
+lt_status lt_tensor_full(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                         double value, lt_tensor **out) {
+  LT_TRY(lt__tensor_new(ctx, dtype, rank, shape, out));
+  lt__map_step step;
+  memset(&step, 0, sizeof step);
+  step.rank = rank;
+  memcpy(step.shape, shape, sizeof(int64_t) * (size_t)rank);
+  step.n_in = 0;
+  lt__operand_from_tensor(*out, &step.out);
+  step.scalars[0] = value;
+  step.compute = LT_F64;
+  lt_status st = (*out)->numel ? ctx->backend->map(ctx, &step) : LT_OK;
+  if (st != LT_OK) {
+    lt_tensor_destroy(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+lt_status lt_tensor_zeros(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                          lt_tensor **out) {
+  return lt_tensor_full(ctx, dtype, rank, shape, 0.0, out);
+}
+
+void lt_tensor_destroy(lt_tensor *t) {
+  if (t == NULL) return;
+  lt__storage *s = t->storage;
+  lt__host_free(s->ctx, t, sizeof *t);
+  lt__storage_release(s);
+}
+
+lt_status lt_tensor_wrap_host(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                              const int64_t *strides, void *data, lt_release_fn release,
+                              void *user, lt_tensor **out) {
+  LT_CHECK_NULL(ctx, "ctx");
+  LT_CHECK_NULL(out, "out");
+  *out = NULL;
+  LT_RETURN_IF(strcmp(ctx->device, "cpu") != 0, LT_ERR_UNSUPPORTED,
+               "lt_tensor_wrap_host: context '%s' is not a CPU context; use lt_tensor_from_host",
+               ctx->device);
+  int64_t numel;
+  LT_TRY(lt__check_shape(rank, shape, dtype, &numel));
+  LT_RETURN_IF(data == NULL && numel > 0, LT_ERR_NULL_POINTER, "lt_tensor_wrap_host: data is NULL");
+  int64_t cstrides[LT_MAX_RANK];
+  if (strides == NULL) {
+    lt__contiguous_strides(rank, shape, cstrides);
+    strides = cstrides;
+  }
+  /* The storage spans exactly the reachable elements; overflow in that span is refused. */
+  int64_t lo = 0, hi = -1;
+  for (int i = 0; i < rank && numel > 0; i++) {
+    int64_t span;
+    LT_RETURN_IF(lt__mul_overflow(shape[i] - 1, strides[i], &span), LT_ERR_OVERFLOW,
+                 "lt_tensor_wrap_host: stride %lld of axis %d overflows", (long long)strides[i], i);
+  }
+  lt__layout_extent(rank, shape, strides, &lo, &hi);
+  size_t esize = lt_dtype_size(dtype);
+  int64_t span_bytes = 0;
+  if (numel > 0)
+    LT_RETURN_IF(lt__mul_overflow(hi - lo + 1, (int64_t)esize, &span_bytes), LT_ERR_OVERFLOW,
+                 "lt_tensor_wrap_host: the layout spans more than 2^63 bytes");
+  lt__storage *s = lt__host_alloc(ctx, sizeof *s);
+  LT_RETURN_IF(s == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating a storage header");
+  memset(s, 0, sizeof *s);
+  atomic_init(&s->refcount, 1);
+  s->ctx = ctx;
+  s->mem = numel > 0 ? (char *)data + lo * (int64_t)esize : data;
+  s->nbytes = (size_t)span_bytes;
+  s->owned = false;
+  lt__context_retain(ctx);
+  lt_status st = lt__tensor_wrap_storage(s, dtype, rank, shape, strides, numel > 0 ? -lo : 0, out);
+  if (st != LT_OK) {
+    lt__host_free(ctx, s, sizeof *s);
+    lt__context_release(ctx);
+    return st;
+  }
+  /* Only now does the library own the release duty: on failure it is never called. */
+  s->release = release;
+  s->release_data = data;
+  s->release_user = user;
+  lt__storage_release(s);
+  return LT_OK;
+}
+
+void lt__operand_from_tensor(const lt_tensor *t, lt__operand *op) {
+  op->mem = t->storage->mem;
+  op->offset = t->offset;
+  op->dtype = t->dtype;
+  for (int i = 0; i < t->rank; i++) op->strides[i] = t->strides[i];
+}
+
+static lt_status element_offset(const lt_tensor *t, const int64_t *index, int64_t *off) {
+  LT_RETURN_IF(t->rank > 0 && index == NULL, LT_ERR_NULL_POINTER, "index is NULL");
+  int64_t o = t->offset;
+  for (int i = 0; i < t->rank; i++) {
+    int64_t k = index[i] < 0 ? index[i] + t->shape[i] : index[i];
+    LT_RETURN_IF(k < 0 || k >= t->shape[i], LT_ERR_OUT_OF_RANGE,
+                 "index %lld is out of range for axis %d of extent %lld", (long long)index[i], i,
+                 (long long)t->shape[i]);
+    o += k * t->strides[i];
+  }
+  *off = o;
+  return LT_OK;
+}
+
+lt_status lt_tensor_get(const lt_tensor *t, const int64_t *index, double *value) {
+  LT_TRY(lt__check_tensor(t, "lt_tensor_get: tensor"));
+  LT_CHECK_NULL(value, "value");
+  int64_t off;
+  LT_TRY(element_offset(t, index, &off));
+  size_t es = lt_dtype_size(t->dtype);
+  unsigned char buf[8];
+  lt_context *ctx = t->storage->ctx;
+  LT_TRY(ctx->backend->mem_read(ctx, t->storage->mem, (size_t)off * es, buf, es));
+  *value = lt__load_f64(buf, t->dtype, 0);
+  return LT_OK;
+}
+
+lt_status lt_tensor_set(lt_tensor *t, const int64_t *index, double value) {
+  LT_TRY(lt__check_tensor(t, "lt_tensor_set: tensor"));
+  int64_t off;
+  LT_TRY(element_offset(t, index, &off));
+  size_t es = lt_dtype_size(t->dtype);
+  unsigned char buf[8];
+  lt__store_f64(buf, t->dtype, 0, value);
+  lt_context *ctx = t->storage->ctx;
+  return ctx->backend->mem_write(ctx, t->storage->mem, (size_t)off * es, buf, es);
+}
+
+lt_status lt_tensor_host_pointer(const lt_tensor *t, void **out) {
+  LT_TRY(lt__check_tensor(t, "lt_tensor_host_pointer: tensor"));
+  LT_CHECK_NULL(out, "out");
+  LT_RETURN_IF(strcmp(t->storage->ctx->device, "cpu") != 0, LT_ERR_UNSUPPORTED,
+               "lt_tensor_host_pointer: tensor lives on '%s', not the host",
+               t->storage->ctx->device);
+  *out = (char *)t->storage->mem + t->offset * (int64_t)lt_dtype_size(t->dtype);
+  return LT_OK;
+}
+
+lt_dtype lt_tensor_dtype(const lt_tensor *t) { return t ? t->dtype : LT_DTYPE_INVALID; }
+int lt_tensor_rank(const lt_tensor *t) { return t ? t->rank : 0; }
+const int64_t *lt_tensor_shape(const lt_tensor *t) { return t ? t->shape : NULL; }
+const int64_t *lt_tensor_strides(const lt_tensor *t) { return t ? t->strides : NULL; }
+int64_t lt_tensor_offset(const lt_tensor *t) { return t ? t->offset : 0; }
+int64_t lt_tensor_numel(const lt_tensor *t) { return t ? t->numel : 0; }
+size_t lt_tensor_nbytes(const lt_tensor *t) {
+  return t ? (size_t)t->numel * lt_dtype_size(t->dtype) : 0;
+}
+lt_context *lt_tensor_context(const lt_tensor *t) { return t ? t->storage->ctx : NULL; }
+
+bool lt_tensor_is_contiguous(const lt_tensor *t) {
+  if (t == NULL) return false;
+  if (t->numel == 0) return true;
+  int64_t expect = 1;
+  for (int i = t->rank - 1; i >= 0; i--) {
+    if (t->shape[i] == 1) continue;
+    if (t->strides[i] != expect) return false;
+    expect *= t->shape[i];
+  }
+  return true;
+}
+
+bool lt_tensor_shares_storage(const lt_tensor *a, const lt_tensor *b) {
+  return a && b && a->storage == b->storage;
+}

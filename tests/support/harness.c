@@ -1,0 +1,241 @@
+/* Shared test harness implementation (see harness.h). */
+#include "harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int lt_test_devices(const char *out[8]) {
+  static char list[256];
+  const char *env = getenv("LT_TEST_DEVICES");
+  int n = 0;
+  if (env && *env) {
+    snprintf(list, sizeof list, "%s", env);
+    for (char *tok = strtok(list, ","); tok && n < 8; tok = strtok(NULL, ",")) out[n++] = tok;
+    return n;
+  }
+  out[n++] = "cpu";
+  lt_context *ctx = NULL;
+  if (lt_context_create("opencl", &ctx) == LT_OK) out[n++] = "opencl";
+  lt_context_destroy(ctx);
+  lt_clear_error();
+  return n;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+uint64_t lt_test_seed(void) {
+  static uint64_t seed = 0;
+  static int printed = 0;
+  if (!printed) {
+    const char *env = getenv("LT_TEST_SEED");
+    seed = env ? strtoull(env, NULL, 0) : 20261129ull;
+    fprintf(stderr, "[harness] LT_TEST_SEED=%llu\n", (unsigned long long)seed);
+    printed = 1;
+  }
+  return seed;
+}
+
+void lt_test_rng_reset(uint64_t seed) { rng_state = seed * 0x9E3779B97F4A7C15ull + 1; }
+
+uint64_t lt_test_rand_u64(void) {
+  /* splitmix64 */
+  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+int64_t lt_test_rand_int(int64_t lo, int64_t hi) {
+  return lo + (int64_t)(lt_test_rand_u64() % (uint64_t)(hi - lo + 1));
+}
+
+double lt_test_rand_double(double lo, double hi) {
+  return lo + (hi - lo) * ((double)(lt_test_rand_u64() >> 11) * (1.0 / 9007199254740992.0));
+}
+
+const char *lt_test_layout_name(lt_test_layout layout) {
+  static const char *names[] = {"contiguous", "transposed", "stepped", "negative", "broadcast"};
+  return layout < LT_LAYOUT_COUNT ? names[layout] : "?";
+}
+
+int64_t lt_test_numel(int rank, const int64_t *shape) {
+  int64_t n = 1;
+  for (int i = 0; i < rank; i++) n *= shape[i];
+  return n;
+}
+
+void lt_test_unravel(int64_t linear, int rank, const int64_t *shape, int64_t *index) {
+  for (int d = rank - 1; d >= 0; d--) {
+    index[d] = shape[d] ? linear % shape[d] : 0;
+    linear = shape[d] ? linear / shape[d] : 0;
+  }
+}
+
+static void fill_random(lt_tensor *t) {
+  int64_t n = lt_tensor_numel(t);
+  int rank = lt_tensor_rank(t);
+  const int64_t *shape = lt_tensor_shape(t);
+  int64_t idx[LT_MAX_RANK];
+  for (int64_t i = 0; i < n; i++) {
+    lt_test_unravel(i, rank, shape, idx);
+    double v = lt_test_rand_double(-1.0, 1.0);
+    if (v == 0.0) v = 0.5;
+    LT_CHECK(lt_tensor_set(t, idx, v));
+  }
+}
+
+/* Builds a view of `layout` family over a freshly allocated base buffer. */
+static lt_tensor *make_layout(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                              lt_test_layout layout, lt_tensor **base_out, double poison,
+                              bool random) {
+  int64_t bshape[LT_MAX_RANK];
+  lt_tensor *base = NULL, *view = NULL, *tmp = NULL;
+  switch (layout) {
+  case LT_LAYOUT_TRANSPOSED: {
+    /* Base holds the axes reversed; the view permutes them back. */
+    for (int i = 0; i < rank; i++) bshape[i] = shape[rank - 1 - i];
+    LT_CHECK(lt_tensor_full(ctx, dtype, rank, bshape, poison, &base));
+    int axes[LT_MAX_RANK];
+    for (int i = 0; i < rank; i++) axes[i] = rank - 1 - i;
+    LT_CHECK(lt_view_permute(base, axes, &view));
+    break;
+  }
+  case LT_LAYOUT_STEPPED: {
+    /* Each axis takes every second element, starting at 1, of an axis 2n+2 long. */
+    for (int i = 0; i < rank; i++) bshape[i] = 2 * shape[i] + 2;
+    LT_CHECK(lt_tensor_full(ctx, dtype, rank, bshape, poison, &base));
+    view = base;
+    for (int i = 0; i < rank; i++) {
+      LT_CHECK(lt_view_slice(view, i, 1, 1 + 2 * shape[i], 2, &tmp));
+      if (view != base) lt_tensor_destroy(view);
+      view = tmp;
+    }
+    if (view == base) LT_CHECK(lt_view_reshape(base, 0, NULL, &view));
+    break;
+  }
+  case LT_LAYOUT_NEGATIVE: {
+    LT_CHECK(lt_tensor_full(ctx, dtype, rank, shape, poison, &base));
+    view = base;
+    for (int i = 0; i < rank; i++) {
+      LT_CHECK(lt_view_flip(view, i, &tmp));
+      if (view != base) lt_tensor_destroy(view);
+      view = tmp;
+    }
+    if (view == base) LT_CHECK(lt_view_reshape(base, 0, NULL, &view));
+    break;
+  }
+  case LT_LAYOUT_BROADCAST: {
+    /* Axes with odd index collapse to extent 1 and are broadcast back. */
+    for (int i = 0; i < rank; i++) bshape[i] = (i % 2 == 1) ? 1 : shape[i];
+    LT_CHECK(lt_tensor_full(ctx, dtype, rank, bshape, poison, &base));
+    if (random) fill_random(base);
+    LT_CHECK(lt_view_broadcast_to(base, rank, shape, &view));
+    *base_out = base;
+    return view;
+  }
+  default: {
+    LT_CHECK(lt_tensor_full(ctx, dtype, rank, shape, poison, &base));
+    LT_CHECK(lt_view_reshape(base, rank, shape, &view));
+    break;
+  }
+  }
+  if (random) fill_random(view);
+  *base_out = base;
+  return view;
+}
+
+lt_tensor *lt_test_random_tensor(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                                 lt_test_layout layout) {
+  lt_tensor *base = NULL;
+  lt_tensor *view = make_layout(ctx, dtype, rank, shape, layout, &base, 0.0, true);
+  lt_tensor_destroy(base); /* the view keeps the storage alive */
+  return view;
+}
+
+double *lt_test_read_all(const lt_tensor *t) {
+  int64_t n = lt_tensor_numel(t);
+  double *out = malloc(sizeof(double) * (size_t)(n ? n : 1));
+  assert_non_null(out);
+  lt_tensor *c = NULL;
+  LT_CHECK(lt_tensor_contiguous(t, LT_F64, &c));
+  LT_CHECK(lt_tensor_to_host(c, out, sizeof(double) * (size_t)n));
+  lt_tensor_destroy(c);
+  return out;
+}
+
+double *lt_test_snapshot(const lt_tensor *t) { return lt_test_read_all(t); }
+
+void lt_test_check_unchanged(const lt_tensor *t, const double *snapshot) {
+  double *now = lt_test_read_all(t);
+  int64_t n = lt_tensor_numel(t);
+  for (int64_t i = 0; i < n; i++)
+    if (memcmp(&now[i], &snapshot[i], sizeof(double)) != 0)
+      fail_msg("input element %lld changed: %.17g -> %.17g", (long long)i, snapshot[i], now[i]);
+  free(now);
+}
+
+void lt_test_output_make(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                         lt_test_layout layout, lt_test_output *out) {
+  if (layout == LT_LAYOUT_BROADCAST) layout = LT_LAYOUT_STEPPED;
+  out->view = make_layout(ctx, dtype, rank, shape, layout, &out->base, NAN, false);
+  out->base_before = lt_test_read_all(out->base);
+}
+
+void lt_test_output_check_guard(const lt_test_output *out) {
+  /* Every base element the view does not cover must still hold its poison. Mark the covered
+   * ones by writing a sentinel through a copy of the view, then compare. */
+  int64_t n = lt_tensor_numel(out->base);
+  double *now = lt_test_read_all(out->base);
+  lt_tensor *probe_base = NULL, *probe_view = NULL;
+  LT_CHECK(lt_tensor_full(lt_tensor_context(out->base), LT_F64, lt_tensor_rank(out->base),
+                          lt_tensor_shape(out->base), 0.0, &probe_base));
+  LT_CHECK(lt_view_as_strided(probe_base, lt_tensor_rank(out->view), lt_tensor_shape(out->view),
+                              lt_tensor_strides(out->view), lt_tensor_offset(out->view),
+                              &probe_view));
+  lt_tensor *one = NULL;
+  LT_CHECK(lt_tensor_full(lt_tensor_context(out->base), LT_F64, 0, NULL, 1.0, &one));
+  LT_CHECK(lt_tensor_copy_into(probe_view, one));
+  double *covered = lt_test_read_all(probe_base);
+  for (int64_t i = 0; i < n; i++)
+    if (covered[i] == 0.0 && memcmp(&now[i], &out->base_before[i], sizeof(double)) != 0)
+      fail_msg("element %lld outside the output view was written (%.17g)", (long long)i, now[i]);
+  free(covered);
+  free(now);
+  lt_tensor_destroy(one);
+  lt_tensor_destroy(probe_view);
+  lt_tensor_destroy(probe_base);
+}
+
+void lt_test_output_free(lt_test_output *out) {
+  lt_tensor_destroy(out->view);
+  lt_tensor_destroy(out->base);
+  free(out->base_before);
+  memset(out, 0, sizeof *out);
+}
+
+double lt_test_tolerance(lt_dtype dtype, int64_t terms) {
+  double eps;
+  switch (dtype) {
+  case LT_F16: eps = 9.8e-4; break;
+  case LT_BF16: eps = 7.9e-3; break;
+  case LT_F32: eps = 1.2e-7; break;
+  default: eps = 2.3e-16; break;
+  }
+  double t = terms > 1 ? (double)terms : 1.0;
+  return 8.0 * eps * (1.0 + sqrt(t)) + (dtype == LT_F64 ? 1e-14 : 0.0);
+}
+
+void lt_test_assert_close(const double *got, const double *want, int64_t n, double rtol,
+                          const char *what) {
+  for (int64_t i = 0; i < n; i++) {
+    double g = got[i], w = want[i];
+    if (isnan(w) && isnan(g)) continue;
+    if (isinf(w) && g == w) continue;
+    double err = fabs(g - w);
+    if (!(err <= rtol * (1.0 + fabs(w))))
+      fail_msg("%s: element %lld is %.10g, expected %.10g (|err| %.3g > rtol %.3g)", what,
+               (long long)i, g, w, err, rtol);
+  }
+}

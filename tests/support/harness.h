@@ -1,0 +1,101 @@
+/* Shared test harness: devices, seeded random data, layout families, float64 reference
+ * reads, poisoned and guarded outputs, tolerances. Every test_*.c uses it. */
+#ifndef LT_TEST_HARNESS_H
+#define LT_TEST_HARNESS_H
+
+#include "tensor.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* Fails the current test with the library's message when a call does not return LT_OK. */
+#define LT_CHECK(call)                                                                             \
+  do {                                                                                             \
+    lt_status lt_check_st = (call);                                                                \
+    if (lt_check_st != LT_OK)                                                                      \
+      fail_msg("%s returned %s: %s", #call, lt_status_string(lt_check_st), lt_last_error());       \
+  } while (0)
+
+/* Asserts a specific failure status and that a message was set. */
+#define LT_CHECK_FAILS(call, status)                                                               \
+  do {                                                                                             \
+    lt_clear_error();                                                                              \
+    lt_status lt_check_st = (call);                                                                \
+    if (lt_check_st != (status))                                                                   \
+      fail_msg("%s returned %s, expected %s (%s)", #call, lt_status_string(lt_check_st),           \
+               lt_status_string(status), lt_last_error());                                         \
+    assert_true(lt_last_error()[0] != '\0');                                                       \
+  } while (0)
+
+/* ---- devices: every test runs on each backend present ---- */
+
+/* Device strings to test: "cpu" always, "opencl" if a context opens (LT_TEST_DEVICES overrides
+ * with a comma-separated list). Returns the count. */
+int lt_test_devices(const char *out[8]);
+
+/* ---- random numbers (fixed, printed seed; LT_TEST_SEED overrides) ---- */
+
+uint64_t lt_test_seed(void);
+void lt_test_rng_reset(uint64_t seed);
+uint64_t lt_test_rand_u64(void);
+/* Uniform integer in [lo, hi]. */
+int64_t lt_test_rand_int(int64_t lo, int64_t hi);
+/* Uniform double in [lo, hi). */
+double lt_test_rand_double(double lo, double hi);
+
+/* ---- layout families for inputs and outputs ---- */
+
+typedef enum lt_test_layout {
+  LT_LAYOUT_CONTIGUOUS = 0,
+  LT_LAYOUT_TRANSPOSED,  /* a permuted view of a contiguous buffer */
+  LT_LAYOUT_STEPPED,     /* sliced with steps > 1 inside a larger buffer */
+  LT_LAYOUT_NEGATIVE,    /* every axis flipped (negative strides) */
+  LT_LAYOUT_BROADCAST,   /* extents of 1 broadcast with zero strides (inputs only) */
+  LT_LAYOUT_COUNT
+} lt_test_layout;
+
+const char *lt_test_layout_name(lt_test_layout layout);
+
+/* A tensor of the given shape and layout family on ctx, filled with random values in
+ * [-1, 1) (never all zero). For LT_LAYOUT_BROADCAST, some axes become zero-stride views. */
+lt_tensor *lt_test_random_tensor(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                                 lt_test_layout layout);
+
+/* A guarded output: `view` is a strided view (of the given layout family, never broadcast)
+ * inside a larger `base` buffer poisoned with NaN. lt_test_output_check_guard fails the test if
+ * anything outside the view was written. */
+typedef struct lt_test_output {
+  lt_tensor *base;
+  lt_tensor *view;
+  double *base_before; /* host copy of the base as f64 */
+} lt_test_output;
+
+void lt_test_output_make(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                         lt_test_layout layout, lt_test_output *out);
+void lt_test_output_check_guard(const lt_test_output *out);
+void lt_test_output_free(lt_test_output *out);
+
+/* Every element of t as double, in C order (caller frees). */
+double *lt_test_read_all(const lt_tensor *t);
+/* Snapshot of an input so lt_test_check_unchanged can verify it was not modified. */
+double *lt_test_snapshot(const lt_tensor *t);
+void lt_test_check_unchanged(const lt_tensor *t, const double *snapshot);
+
+/* ---- tolerances, stated in one place ---- */
+
+/* Relative tolerance for a result computed in `dtype` from `terms` summed terms. */
+double lt_test_tolerance(lt_dtype dtype, int64_t terms);
+/* Compares got vs want (n values); NaN matches NaN, inf matches same inf; fails with the first
+ * mismatching index. `scale` is added to |want| in the error bound. */
+void lt_test_assert_close(const double *got, const double *want, int64_t n, double rtol,
+                          const char *what);
+
+/* Multi-index helpers for naive references. */
+int64_t lt_test_numel(int rank, const int64_t *shape);
+/* Converts a C-order linear index into a multi-index. */
+void lt_test_unravel(int64_t linear, int rank, const int64_t *shape, int64_t *index);
+
+#endif

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs the Debian 12 packages libtensor needs to build, test and benchmark (idempotent:
+# does nothing when they are present). Run as root.
+set -e
+pkgs="build-essential cmake pkg-config libcmocka-dev libopenblas-dev ocl-icd-opencl-dev
+opencl-headers pocl-opencl-icd clinfo python3 python3-numpy python3-pytest python3-hypothesis
+python3-matplotlib valgrind clang libclang-rt-14-dev"
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "installing:$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  # shellcheck disable=SC2086
+  apt-get install -y -q --no-install-recommends $missing
+fi

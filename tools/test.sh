@@ -1,0 +1,33 @@
+#!/bin/sh
+# Quick start, step 2: build (warnings as errors) and run the whole test suite with ctest.
+#   tools/test.sh             release build in build/
+#   tools/test.sh --sanitize  ASan+UBSan build in build-asan/
+#   tools/test.sh --valgrind  memcheck over the unit tests (build/)
+set -e
+cd "$(dirname "$0")/.."
+sh tools/install_deps.sh
+mode=${1:-}
+jobs=$(nproc)
+case "$mode" in
+--sanitize)
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLT_WERROR=ON -DLT_BUILD_BENCH=OFF \
+    "-DLT_SANITIZE=address;undefined" >/dev/null
+  cmake --build build-asan -j"$jobs"
+  # PoCL's compiler and OpenBLAS's threads are not instrumented; leaks inside them are theirs.
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+  LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'install_consumer|python_tests'
+  ;;
+--valgrind)
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLT_WERROR=ON >/dev/null
+  cmake --build build -j"$jobs"
+  LT_TEST_DEVICES=cpu ctest --test-dir build --output-on-failure -T memcheck -R '^test_' \
+    --overwrite MemoryCheckCommandOptions="--leak-check=full --error-exitcode=1 --suppressions=$(pwd)/tests/valgrind.supp"
+  ;;
+*)
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLT_WERROR=ON >/dev/null
+  cmake --build build -j"$jobs"
+  ctest --test-dir build --output-on-failure -j"$jobs"
+  ;;
+esac
