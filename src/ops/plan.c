@@ -1,0 +1,192 @@
+/* Plan objects shared by every operation family: options, validation at execute, lifetime. */
+#include "ops/plan.h"
+#include "core/dtype.h"
+#include "core/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const lt_plan_options default_options = {
+    .compute = LT_DTYPE_INVALID,
+    .output = LT_DTYPE_INVALID,
+    .unary = {LT_UNARY_IDENTITY, LT_UNARY_IDENTITY, LT_UNARY_IDENTITY},
+    .path = LT_PATH_AUTO,
+    .memory_limit = 0,
+};
+
+const lt_plan_options *lt__plan_options_default(void) { return &default_options; }
+
+lt_status lt_plan_options_create(lt_plan_options **out) {
+  LT_CHECK_NULL(out, "out");
+  *out = malloc(sizeof **out);
+  LT_RETURN_IF(*out == NULL, LT_ERR_OUT_OF_MEMORY, "lt_plan_options_create: out of memory");
+  **out = default_options;
+  return LT_OK;
+}
+
+void lt_plan_options_destroy(lt_plan_options *opts) { free(opts); }
+
+lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtype) {
+  LT_CHECK_NULL(opts, "opts");
+  LT_RETURN_IF(dtype != LT_F32 && dtype != LT_F64 && dtype != LT_DTYPE_INVALID, LT_ERR_DTYPE,
+               "compute dtype must be f32 or f64, not %s",
+               lt_dtype_name(dtype) ? lt_dtype_name(dtype) : "an invalid dtype");
+  opts->compute = dtype;
+  return LT_OK;
+}
+
+lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary_op op) {
+  LT_CHECK_NULL(opts, "opts");
+  LT_RETURN_IF(operand < 0 || operand > 2, LT_ERR_OUT_OF_RANGE,
+               "unary operand index %d is outside [0, 2] (A, B, C)", operand);
+  LT_RETURN_IF((int)op < LT_UNARY_IDENTITY || (int)op > LT_UNARY_SQUARE, LT_ERR_INVALID_ARGUMENT,
+               "unknown unary op code %d", (int)op);
+  opts->unary[operand] = op;
+  return LT_OK;
+}
+
+lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo) {
+  LT_CHECK_NULL(opts, "opts");
+  LT_RETURN_IF((int)algo < LT_PATH_AUTO || (int)algo > LT_PATH_NONE, LT_ERR_INVALID_ARGUMENT,
+               "unknown path algorithm %d", (int)algo);
+  opts->path = algo;
+  return LT_OK;
+}
+
+lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes) {
+  LT_CHECK_NULL(opts, "opts");
+  LT_RETURN_IF(bytes < 0, LT_ERR_INVALID_ARGUMENT, "memory limit %lld is negative",
+               (long long)bytes);
+  opts->memory_limit = bytes;
+  return LT_OK;
+}
+
+lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtype dtype) {
+  LT_CHECK_NULL(opts, "opts");
+  LT_RETURN_IF(dtype != LT_DTYPE_INVALID && !lt__dtype_valid(dtype), LT_ERR_DTYPE,
+               "invalid output dtype %d", (int)dtype);
+  opts->output = dtype;
+  return LT_OK;
+}
+
+lt_status lt__plan_alloc(lt_context *ctx, lt__plan_kind kind, int n_inputs_max, lt_plan **out) {
+  lt_plan *p = lt__host_alloc(ctx, sizeof *p);
+  LT_RETURN_IF(p == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating a plan");
+  memset(p, 0, sizeof *p);
+  size_t bytes = sizeof(lt__layout) * (size_t)(n_inputs_max > 0 ? n_inputs_max : 1);
+  p->inputs = lt__host_alloc(ctx, bytes);
+  if (p->inputs == NULL) {
+    lt__host_free(ctx, p, sizeof *p);
+    return lt__error(LT_ERR_OUT_OF_MEMORY, "out of memory allocating a plan");
+  }
+  memset(p->inputs, 0, bytes);
+  p->n_inputs_max = n_inputs_max;
+  p->kind = kind;
+  p->ctx = ctx;
+  lt__context_retain(ctx);
+  *out = p;
+  return LT_OK;
+}
+
+void lt__layout_from_tensor(const lt_tensor *t, lt__layout *layout) {
+  layout->dtype = t->dtype;
+  layout->rank = t->rank;
+  memcpy(layout->shape, t->shape, sizeof(int64_t) * (size_t)t->rank);
+  memcpy(layout->strides, t->strides, sizeof(int64_t) * (size_t)t->rank);
+}
+
+lt_status lt__plan_set_description(lt_plan *plan, const char *text) {
+  size_t n = strlen(text) + 1;
+  char *copy = lt__host_alloc(plan->ctx, n);
+  LT_RETURN_IF(copy == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory for a plan description");
+  memcpy(copy, text, n);
+  if (plan->description) lt__host_free(plan->ctx, plan->description, strlen(plan->description) + 1);
+  plan->description = copy;
+  return LT_OK;
+}
+
+lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
+                                 lt_dtype *out) {
+  if (opts && opts->compute != LT_DTYPE_INVALID) {
+    *out = opts->compute;
+    return LT_OK;
+  }
+  *out = LT_F32;
+  for (int i = 0; i < n; i++)
+    if (ts[i] && (ts[i]->dtype == LT_F64 || ts[i]->dtype == LT_I64)) *out = LT_F64;
+  return LT_OK;
+}
+
+/* Compares a tensor with the layout the plan expects, naming the first difference. */
+static lt_status check_layout(const lt_tensor *t, const lt__layout *want, const char *what) {
+  LT_RETURN_IF(t == NULL, LT_ERR_NULL_POINTER, "lt_plan_execute: %s is NULL", what);
+  LT_RETURN_IF(t->dtype != want->dtype, LT_ERR_LAYOUT_MISMATCH,
+               "lt_plan_execute: %s has dtype %s but the plan was built for %s", what,
+               lt_dtype_name(t->dtype), lt_dtype_name(want->dtype));
+  LT_RETURN_IF(t->rank != want->rank, LT_ERR_LAYOUT_MISMATCH,
+               "lt_plan_execute: %s has rank %d but the plan was built for rank %d", what, t->rank,
+               want->rank);
+  for (int i = 0; i < t->rank; i++) {
+    LT_RETURN_IF(t->shape[i] != want->shape[i], LT_ERR_LAYOUT_MISMATCH,
+                 "lt_plan_execute: %s axis %d has extent %lld but the plan was built for %lld",
+                 what, i, (long long)t->shape[i], (long long)want->shape[i]);
+    LT_RETURN_IF(t->shape[i] > 1 && t->strides[i] != want->strides[i], LT_ERR_LAYOUT_MISMATCH,
+                 "lt_plan_execute: %s axis %d has stride %lld but the plan was built for %lld",
+                 what, i, (long long)t->strides[i], (long long)want->strides[i]);
+  }
+  return LT_OK;
+}
+
+lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
+                          const double *scalars, int n_scalars, lt_tensor *d) {
+  LT_CHECK_NULL(plan, "plan");
+  LT_RETURN_IF(n_inputs < plan->n_inputs_min || n_inputs > plan->n_inputs_max,
+               LT_ERR_INVALID_ARGUMENT,
+               "lt_plan_execute: the plan takes %d to %d inputs, got %d", plan->n_inputs_min,
+               plan->n_inputs_max, n_inputs);
+  LT_RETURN_IF(n_inputs > 0 && inputs == NULL, LT_ERR_NULL_POINTER,
+               "lt_plan_execute: inputs is NULL");
+  LT_RETURN_IF(scalars != NULL && n_scalars != plan->n_scalars, LT_ERR_INVALID_ARGUMENT,
+               "lt_plan_execute: the plan takes %d scalars, got %d", plan->n_scalars, n_scalars);
+  char what[32];
+  for (int i = 0; i < n_inputs; i++) {
+    snprintf(what, sizeof what, "input %d", i);
+    LT_TRY(check_layout(inputs[i], &plan->inputs[i], what));
+    LT_RETURN_IF(inputs[i]->storage->ctx != plan->ctx, LT_ERR_CONTEXT_MISMATCH,
+                 "lt_plan_execute: input %d lives on '%s' but the plan on '%s'", i,
+                 inputs[i]->storage->ctx->device, plan->ctx->device);
+  }
+  LT_TRY(check_layout(d, &plan->output, "output"));
+  LT_RETURN_IF(d->storage->ctx != plan->ctx, LT_ERR_CONTEXT_MISMATCH,
+               "lt_plan_execute: the output lives on '%s' but the plan on '%s'",
+               d->storage->ctx->device, plan->ctx->device);
+  return plan->run(plan, inputs, n_inputs, scalars ? scalars : plan->default_scalars, d);
+}
+
+lt_status lt_plan_create_output(const lt_plan *plan, lt_tensor **out) {
+  LT_CHECK_NULL(plan, "plan");
+  return lt__tensor_new(plan->ctx, plan->output.dtype, plan->output.rank, plan->output.shape, out);
+}
+
+lt_status lt_plan_workspace_size(const lt_plan *plan, size_t *bytes) {
+  LT_CHECK_NULL(plan, "plan");
+  LT_CHECK_NULL(bytes, "bytes");
+  *bytes = plan->workspace_bytes;
+  return LT_OK;
+}
+
+const char *lt_plan_describe(const lt_plan *plan) {
+  if (plan == NULL) return NULL;
+  return plan->description ? plan->description : "";
+}
+
+void lt_plan_destroy(lt_plan *plan) {
+  if (plan == NULL) return;
+  if (plan->destroy_impl) plan->destroy_impl(plan->impl);
+  lt_context *ctx = plan->ctx;
+  if (plan->description) lt__host_free(ctx, plan->description, strlen(plan->description) + 1);
+  lt__host_free(ctx, plan->inputs, sizeof(lt__layout) * (size_t)(plan->n_inputs_max > 0 ? plan->n_inputs_max : 1));
+  lt__host_free(ctx, plan, sizeof *plan);
+  lt__context_release(ctx);
+}

@@ -1,0 +1,61 @@
+/* Internal shape of plans and plan options, shared by every operation family (ops/, einsum/). */
+#ifndef LT_OPS_PLAN_H
+#define LT_OPS_PLAN_H
+
+#include "core/object.h"
+
+struct lt_plan_options {
+  lt_dtype compute;   /* LT_DTYPE_INVALID = default rule */
+  lt_dtype output;    /* LT_DTYPE_INVALID = natural dtype */
+  lt_unary_op unary[3];
+  lt_path_algo path;
+  int64_t memory_limit; /* 0 = unlimited */
+};
+
+/* A layout a plan was built for; execution checks tensors against it (offset excluded). */
+typedef struct lt__layout {
+  lt_dtype dtype;
+  int rank;
+  int64_t shape[LT_MAX_RANK];
+  int64_t strides[LT_MAX_RANK];
+} lt__layout;
+
+typedef enum lt__plan_kind {
+  LT__PLAN_PERMUTATION,
+  LT__PLAN_BINARY,
+  LT__PLAN_TRINARY,
+  LT__PLAN_REDUCTION,
+  LT__PLAN_CONTRACTION,
+  LT__PLAN_EINSUM
+} lt__plan_kind;
+
+struct lt_plan {
+  lt__plan_kind kind;
+  lt_context *ctx; /* retained */
+  int n_inputs_min, n_inputs_max; /* accepted input counts */
+  lt__layout *inputs; /* n_inputs_max expected input layouts */
+  lt__layout output;
+  int n_scalars;          /* how many scalars execute reads */
+  double default_scalars[3];
+  size_t workspace_bytes;
+  char *description;      /* owned, NUL-terminated */
+  /* Runs the family-specific steps; inputs/output were already validated. */
+  lt_status (*run)(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
+                   const double *scalars, lt_tensor *d);
+  void (*destroy_impl)(void *impl);
+  void *impl;
+};
+
+/* Default options when the caller passes NULL. */
+const lt_plan_options *lt__plan_options_default(void);
+/* Allocates a zeroed plan on ctx (retains ctx) with room for n_inputs_max input layouts. */
+lt_status lt__plan_alloc(lt_context *ctx, lt__plan_kind kind, int n_inputs_max, lt_plan **out);
+/* Records a tensor's layout (without offset). */
+void lt__layout_from_tensor(const lt_tensor *t, lt__layout *layout);
+/* Sets the description text (copied). */
+lt_status lt__plan_set_description(lt_plan *plan, const char *text);
+/* Default compute dtype: F64 if any input is F64 (or I64), else F32; opts may override. */
+lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
+                                 lt_dtype *out);
+
+#endif
