@@ -150,11 +150,15 @@ lt_status lt_view_slice(const lt_tensor *t, int axis, int64_t start, int64_t sto
   memcpy(shape, t->shape, sizeof(int64_t) * (size_t)t->rank);
   memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->rank);
   int64_t offset = t->offset;
-  if (count > 0) offset += start * t->strides[a];
+  /* In a tensor with elements, position `start` lies inside the layout's span: no overflow. */
+  if (count > 0 && t->numel > 0) offset += start * t->strides[a];
   shape[a] = count;
-  LT_RETURN_IF(lt__mul_overflow(t->strides[a], step, &strides[a]), LT_ERR_OVERFLOW,
-               "lt_view_slice: stride %lld times step %lld overflows", (long long)t->strides[a],
-               (long long)step);
+  if (lt__mul_overflow(t->strides[a], step, &strides[a])) {
+    LT_RETURN_IF(count > 1 && t->numel > 0, LT_ERR_OVERFLOW,
+                 "lt_view_slice: stride %lld times step %lld overflows", (long long)t->strides[a],
+                 (long long)step);
+    strides[a] = 0; /* the axis never moves (<= 1 position, or no elements): any stride is right */
+  }
   return view_make(t, t->rank, shape, strides, offset, out);
 }
 
@@ -174,7 +178,9 @@ lt_status lt_view_select(const lt_tensor *t, int axis, int64_t index, lt_tensor 
       shape[r] = t->shape[i];
       strides[r++] = t->strides[i];
     }
-  return view_make(t, r, shape, strides, t->offset + k * t->strides[a], out);
+  /* Strides of an empty tensor are arbitrary (possibly huge): its offset never matters. */
+  int64_t offset = t->numel > 0 ? t->offset + k * t->strides[a] : t->offset;
+  return view_make(t, r, shape, strides, offset, out);
 }
 
 lt_status lt_view_broadcast_to(const lt_tensor *t, int rank, const int64_t *shape,
@@ -213,7 +219,10 @@ lt_status lt_view_unsqueeze(const lt_tensor *t, int axis, lt_tensor **out) {
   for (int i = 0, j = 0; i <= t->rank; i++) {
     if (i == a) {
       shape[i] = 1;
-      strides[i] = (j < t->rank) ? t->strides[j] * t->shape[j] : 1;
+      /* The new axis never moves: if stride * extent overflows (huge strides of size-1 axes or
+       * of empty tensors), any stride is right. */
+      if (j >= t->rank || lt__mul_overflow(t->strides[j], t->shape[j], &strides[i]))
+        strides[i] = 1;
       continue;
     }
     shape[i] = t->shape[j];
@@ -259,12 +268,13 @@ lt_status lt_view_diagonal(const lt_tensor *t, int64_t offset, int axis1, int ax
   LT_RETURN_IF(offset == INT64_MIN, LT_ERR_OVERFLOW, "lt_view_diagonal: offset overflows");
   int64_t n1 = t->shape[a], n2 = t->shape[b];
   int64_t start = t->offset, len;
+  /* With elements present, the first diagonal element lies inside the layout: no overflow. */
   if (offset >= 0) {
     len = n2 - offset < n1 ? n2 - offset : n1;
-    if (len > 0) start += offset * t->strides[b];
+    if (len > 0 && t->numel > 0) start += offset * t->strides[b];
   } else {
     len = n1 + offset < n2 ? n1 + offset : n2;
-    if (len > 0) start += -offset * t->strides[a];
+    if (len > 0 && t->numel > 0) start += -offset * t->strides[a];
   }
   if (len < 0) len = 0;
   int64_t shape[LT_MAX_RANK], strides[LT_MAX_RANK];
@@ -275,7 +285,13 @@ lt_status lt_view_diagonal(const lt_tensor *t, int64_t offset, int axis1, int ax
       strides[r++] = t->strides[i];
     }
   shape[r] = len;
-  strides[r++] = t->strides[a] + t->strides[b];
+  if (lt__add_overflow(t->strides[a], t->strides[b], &strides[r])) {
+    LT_RETURN_IF(len > 1 && t->numel > 0, LT_ERR_OVERFLOW,
+                 "lt_view_diagonal: strides %lld and %lld of axes %d and %d overflow when added",
+                 (long long)t->strides[a], (long long)t->strides[b], a, b);
+    strides[r] = 0; /* the diagonal never moves: any stride is right */
+  }
+  r++;
   return view_make(t, r, shape, strides, len > 0 ? start : t->offset, out);
 }
 
