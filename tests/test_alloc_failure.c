@@ -71,10 +71,10 @@ typedef struct fixture {
   lt_tensor *in[4];
   double *snap[4];
   int n_in;
-  lt_tensor *out;      /* result of a call that creates a tensor */
-  lt_plan *plan;       /* result of a call that creates a plan */
-  void *aux;           /* scenario data (host buffers) */
-  int released;        /* wrap_host release callback count */
+  lt_tensor *out; /* result of a call that creates a tensor */
+  lt_plan *plan;  /* result of a call that creates a plan */
+  void *aux;      /* scenario data (host buffers) */
+  int released;   /* wrap_host release callback count */
 } fixture;
 
 typedef struct scenario {
@@ -109,21 +109,24 @@ static void setup_none(fixture *f) {}
 
 static const int64_t shape345[3] = {3, 4, 5};
 
-static lt_status run_empty(fixture *f) { return lt_tensor_empty(f->ctx, LT_F32, 3, shape345, &f->out); }
+static lt_status run_empty(fixture *f) {
+  return lt_tensor_empty(f->ctx, LT_F32, 3, shape345, &f->out);
+}
 static lt_status run_full(fixture *f) {
   return lt_tensor_full(f->ctx, LT_F64, 3, shape345, 2.5, &f->out);
 }
 static lt_status run_from_host_strided(fixture *f) {
   static double data[2 * 3 * 4 * 5];
-  for (int i = 0; i < 120; i++) data[i] = i + 1;
+  for (int i = 0; i < 120; i++)
+    data[i] = i + 1;
   const int64_t strides[3] = {40, 10, 2}; /* every second element: needs a gather buffer */
   return lt_tensor_from_host(f->ctx, LT_F64, 3, shape345, strides, data, &f->out);
 }
 static void on_release(void *data, void *user) { ((fixture *)user)->released++; }
 static lt_status run_wrap_host(fixture *f) {
   static float data[60];
-  lt_status st = lt_tensor_wrap_host(f->ctx, LT_F32, 3, shape345, NULL, data, on_release, f,
-                                     &f->out);
+  lt_status st =
+      lt_tensor_wrap_host(f->ctx, LT_F32, 3, shape345, NULL, data, on_release, f, &f->out);
   if (st != LT_OK) assert_int_equal(f->released, 0); /* never released on failure */
   return st;
 }
@@ -255,7 +258,8 @@ static void setup_npy(fixture *f) {
     double v = 0.25 * (i + 1);
     unsigned char b[8];
     memcpy(b, &v, 8);
-    for (int k = 0; k < 8; k++) file[128 + 8 * i + k] = b[7 - k];
+    for (int k = 0; k < 8; k++)
+      file[128 + 8 * i + k] = b[7 - k];
   }
   f->aux = file;
 }
@@ -314,7 +318,8 @@ static long long sweep(const scenario *sc) {
                  lt_status_string(st), lt_last_error());
       if (!injected) fail_msg("%s: out of memory without an injected failure", sc->name);
       if (lt_last_error()[0] == '\0') fail_msg("%s: out of memory without a message", sc->name);
-      if (f.out != NULL || f.plan != NULL) fail_msg("%s: failed but set its out-parameter", sc->name);
+      if (f.out != NULL || f.plan != NULL)
+        fail_msg("%s: failed but set its out-parameter", sc->name);
       check_intact(&f);
       /* The library is still consistent: the same call now succeeds. */
       LT_CHECK(sc->run(&f));

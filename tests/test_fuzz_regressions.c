@@ -8,7 +8,8 @@
 /* A rank-1 f64 tensor holding 1, 2, ..., n. */
 static lt_tensor *iota(lt_context *ctx, int64_t n) {
   double data[16];
-  for (int64_t i = 0; i < n; i++) data[i] = (double)(i + 1);
+  for (int64_t i = 0; i < n; i++)
+    data[i] = (double)(i + 1);
   lt_tensor *t = NULL;
   LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 1, &n, NULL, data, &t));
   return t;

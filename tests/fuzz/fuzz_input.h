@@ -32,9 +32,9 @@ static inline int64_t fuzz_range(fuzz_input *in, int64_t lo, int64_t hi) {
 
 /* Mostly small values, sometimes the edges of int64 where overflow bugs hide. */
 static inline int64_t fuzz_int(fuzz_input *in, int64_t lo, int64_t hi) {
-  static const int64_t edges[] = {0,         1,          -1,         INT64_MAX,  INT64_MIN,
-                                  INT32_MAX, -INT32_MAX, 1LL << 31,  1LL << 32,  1LL << 62,
-                                  -(1LL << 62), INT64_MAX / 2, INT64_MIN + 1, 3};
+  static const int64_t edges[] = {
+      0,         1,         -1,        INT64_MAX,    INT64_MIN,     INT32_MAX,     -INT32_MAX,
+      1LL << 31, 1LL << 32, 1LL << 62, -(1LL << 62), INT64_MAX / 2, INT64_MIN + 1, 3};
   uint8_t sel = fuzz_u8(in);
   if (sel >= 240) return edges[(sel - 240) % (sizeof edges / sizeof edges[0])];
   return fuzz_range(in, lo, hi);
@@ -44,9 +44,9 @@ static inline int64_t fuzz_int(fuzz_input *in, int64_t lo, int64_t hi) {
 #define FUZZ_ASSERT(cond, ...)                                                                     \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
-      fprintf(stderr, "fuzz assertion failed: %s\n  ", #cond);                                    \
+      fprintf(stderr, "fuzz assertion failed: %s\n  ", #cond);                                     \
       fprintf(stderr, __VA_ARGS__);                                                                \
-      fprintf(stderr, "\n  last error: %s\n", lt_last_error());                                   \
+      fprintf(stderr, "\n  last error: %s\n", lt_last_error());                                    \
       abort();                                                                                     \
     }                                                                                              \
   } while (0)

@@ -20,10 +20,10 @@ typedef struct model {
 typedef struct state {
   lt_context *ctx;
   lt_dtype dtype;
-  lt_tensor *cur;     /* the view under test */
-  model m;            /* the model of cur */
-  int64_t capacity;   /* elements in cur's storage */
-  double *store;      /* expected value of every storage element */
+  lt_tensor *cur;   /* the view under test */
+  model m;          /* the model of cur */
+  int64_t capacity; /* elements in cur's storage */
+  double *store;    /* expected value of every storage element */
 } state;
 
 static void unravel(int64_t linear, int rank, const int64_t *shape, int64_t *idx) {
@@ -35,7 +35,8 @@ static void unravel(int64_t linear, int rank, const int64_t *shape, int64_t *idx
 
 static int64_t ravel(int rank, const int64_t *shape, const int64_t *idx) {
   int64_t l = 0;
-  for (int d = 0; d < rank; d++) l = l * shape[d] + idx[d];
+  for (int d = 0; d < rank; d++)
+    l = l * shape[d] + idx[d];
   return l;
 }
 
@@ -111,8 +112,8 @@ static void check_view(state *s, fuzz_input *in) {
       if (fuzz_u8(in) & 1) idx[d] -= m->shape[d];
     double v = NAN;
     FUZZ_ASSERT(lt_tensor_get(t, idx, &v) == LT_OK, "get");
-    FUZZ_ASSERT(v == s->store[m->ids[lin]], "get of element %lld: %g, model %g", (long long)lin,
-                v, s->store[m->ids[lin]]);
+    FUZZ_ASSERT(v == s->store[m->ids[lin]], "get of element %lld: %g, model %g", (long long)lin, v,
+                s->store[m->ids[lin]]);
   }
 }
 
@@ -133,8 +134,8 @@ static void expect(lt_status st, bool ok, lt_status bad1, lt_status bad2, lt_ten
     FUZZ_ASSERT(st == LT_OK, "%s: expected success, got %s", op, lt_status_string(st));
     return;
   }
-  FUZZ_ASSERT(st == bad1 || st == bad2, "%s: expected %s or %s, got %s", op,
-              lt_status_string(bad1), lt_status_string(bad2), lt_status_string(st));
+  FUZZ_ASSERT(st == bad1 || st == bad2, "%s: expected %s or %s, got %s", op, lt_status_string(bad1),
+              lt_status_string(bad2), lt_status_string(st));
   FUZZ_ASSERT(out == NULL, "%s: failed but set *out", op);
   FUZZ_ASSERT(lt_last_error()[0] != '\0', "%s: failed without a message", op);
 }
@@ -201,9 +202,11 @@ static void op_reshape(state *s, fuzz_input *in) {
 
 static void op_permute(state *s, fuzz_input *in) {
   int rank = s->m.rank, axes[LT_MAX_RANK] = {0};
-  for (int d = 0; d < rank; d++) axes[d] = d;
+  for (int d = 0; d < rank; d++)
+    axes[d] = d;
   if (fuzz_u8(in) % 4 == 0) {
-    for (int d = 0; d < rank; d++) axes[d] = (int)fuzz_range(in, -rank - 1, rank);
+    for (int d = 0; d < rank; d++)
+      axes[d] = (int)fuzz_range(in, -rank - 1, rank);
   } else {
     for (int d = rank - 1; d > 0; d--) {
       int j = (int)fuzz_range(in, 0, d), tmp = axes[d];
@@ -216,9 +219,12 @@ static void op_permute(state *s, fuzz_input *in) {
   lt_status want = LT_OK;
   bool seen[LT_MAX_RANK] = {false};
   for (int d = 0; d < rank && want == LT_OK; d++) {
-    if (!axis_ok(axes[d], rank)) want = LT_ERR_OUT_OF_RANGE;
-    else if (seen[norm_axis(axes[d], rank)]) want = LT_ERR_INVALID_ARGUMENT;
-    else seen[norm_axis(axes[d], rank)] = true;
+    if (!axis_ok(axes[d], rank))
+      want = LT_ERR_OUT_OF_RANGE;
+    else if (seen[norm_axis(axes[d], rank)])
+      want = LT_ERR_INVALID_ARGUMENT;
+    else
+      seen[norm_axis(axes[d], rank)] = true;
   }
   lt_tensor *out = NULL;
   lt_status st = lt_view_permute(s->cur, axes, &out);
@@ -227,11 +233,13 @@ static void op_permute(state *s, fuzz_input *in) {
   model *nm = scratch();
   nm->rank = rank;
   nm->numel = s->m.numel;
-  for (int d = 0; d < rank; d++) nm->shape[d] = s->m.shape[norm_axis(axes[d], rank)];
+  for (int d = 0; d < rank; d++)
+    nm->shape[d] = s->m.shape[norm_axis(axes[d], rank)];
   int64_t idx[LT_MAX_RANK], src[LT_MAX_RANK];
   for (int64_t i = 0; i < nm->numel; i++) {
     unravel(i, rank, nm->shape, idx);
-    for (int d = 0; d < rank; d++) src[norm_axis(axes[d], rank)] = idx[d];
+    for (int d = 0; d < rank; d++)
+      src[norm_axis(axes[d], rank)] = idx[d];
     nm->ids[i] = s->m.ids[ravel(rank, s->m.shape, src)];
   }
   adopt(s, out, nm);
@@ -326,7 +334,8 @@ static void op_select(state *s, fuzz_input *in) {
   int64_t idx[LT_MAX_RANK], src[LT_MAX_RANK];
   for (int64_t i = 0; i < nm->numel; i++) {
     unravel(i, nm->rank, nm->shape, idx);
-    for (int d = 0, r = 0; d < rank; d++) src[d] = d == axis ? k : idx[r++];
+    for (int d = 0, r = 0; d < rank; d++)
+      src[d] = d == axis ? k : idx[r++];
     nm->ids[i] = s->m.ids[ravel(rank, s->m.shape, src)];
   }
   adopt(s, out, nm);
@@ -341,8 +350,10 @@ static void op_broadcast(state *s, fuzz_input *in) {
   bool compatible = nrank >= rank;
   for (int d = 0; d < nrank; d++) {
     int64_t e = d >= lead && d - lead < rank ? s->m.shape[d - lead] : 1;
-    if (e == 1 || fuzz_u8(in) % 8 == 0) shape[d] = fuzz_range(in, 0, 4);
-    else shape[d] = e;
+    if (e == 1 || fuzz_u8(in) % 8 == 0)
+      shape[d] = fuzz_range(in, 0, 4);
+    else
+      shape[d] = e;
     if (d >= lead && shape[d] != e && e != 1) compatible = false;
   }
   lt_tensor *out = NULL;
@@ -360,7 +371,8 @@ static void op_broadcast(state *s, fuzz_input *in) {
   int64_t idx[LT_MAX_RANK], src[LT_MAX_RANK];
   for (int64_t i = 0; i < nm->numel; i++) {
     unravel(i, nrank, shape, idx);
-    for (int d = 0; d < rank; d++) src[d] = s->m.shape[d] == 1 ? 0 : idx[d + lead];
+    for (int d = 0; d < rank; d++)
+      src[d] = s->m.shape[d] == 1 ? 0 : idx[d + lead];
     nm->ids[i] = s->m.ids[ravel(rank, s->m.shape, src)];
   }
   adopt(s, out, nm);
@@ -379,7 +391,8 @@ static void op_unsqueeze(state *s, fuzz_input *in) {
   model *nm = scratch();
   *nm = s->m;
   nm->rank = rank + 1;
-  for (int d = 0, r = 0; d <= rank; d++) nm->shape[d] = d == axis ? 1 : s->m.shape[r++];
+  for (int d = 0, r = 0; d <= rank; d++)
+    nm->shape[d] = d == axis ? 1 : s->m.shape[r++];
   adopt(s, out, nm); /* same elements in the same order */
 }
 
@@ -438,8 +451,10 @@ static void op_diagonal(state *s, fuzz_input *in) {
   expect(st, true, 0, 0, out, "diagonal");
   int64_t n1 = s->m.shape[a], n2 = s->m.shape[b], len;
   int64_t skip1 = offset < 0 ? -offset : 0, skip2 = offset > 0 ? offset : 0;
-  if (skip1 >= n1 || skip2 >= n2) len = 0;
-  else len = n1 - skip1 < n2 - skip2 ? n1 - skip1 : n2 - skip2;
+  if (skip1 >= n1 || skip2 >= n2)
+    len = 0;
+  else
+    len = n1 - skip1 < n2 - skip2 ? n1 - skip1 : n2 - skip2;
   model *nm = scratch();
   nm->rank = rank - 1;
   for (int d = 0, r = 0; d < rank; d++)
@@ -471,8 +486,10 @@ static void op_as_strided(state *s, fuzz_input *in) {
   __int128 lo = offset, hi = offset;
   for (int d = 0; d < rank && numel > 0; d++) {
     __int128 span = (__int128)(shape[d] - 1) * strides[d];
-    if (span < 0) lo += span;
-    else hi += span;
+    if (span < 0)
+      lo += span;
+    else
+      hi += span;
   }
   bool inside = numel > 0 ? lo >= 0 && hi < s->capacity : offset >= 0 && offset <= s->capacity;
   lt_tensor *out = NULL;
@@ -487,7 +504,8 @@ static void op_as_strided(state *s, fuzz_input *in) {
   for (int64_t i = 0; i < numel; i++) {
     unravel(i, rank, shape, idx);
     int64_t id = offset;
-    for (int d = 0; d < rank; d++) id += idx[d] * strides[d];
+    for (int d = 0; d < rank; d++)
+      id += idx[d] * strides[d];
     nm->ids[i] = id;
   }
   adopt(s, out, nm);
@@ -520,16 +538,19 @@ static void op_copy_into(state *s, fuzz_input *in) {
     int srank = m->rank > 0 ? (int)fuzz_range(in, 0, m->rank) : 0;
     int lead = m->rank - srank;
     int64_t sshape[LT_MAX_RANK];
-    for (int d = 0; d < srank; d++) sshape[d] = fuzz_u8(in) % 4 == 0 ? 1 : m->shape[lead + d];
+    for (int d = 0; d < srank; d++)
+      sshape[d] = fuzz_u8(in) % 4 == 0 ? 1 : m->shape[lead + d];
     int64_t sn = small_numel(srank, sshape);
     double vals[MAX_ELEMS];
-    for (int64_t i = 0; i < sn; i++) vals[i] = (double)fuzz_range(in, 1, 200);
+    for (int64_t i = 0; i < sn; i++)
+      vals[i] = (double)fuzz_range(in, 1, 200);
     FUZZ_ASSERT(lt_tensor_from_host(s->ctx, LT_F64, srank, sshape, NULL, vals, &src) == LT_OK,
                 "source tensor");
     int64_t idx[LT_MAX_RANK], sidx[LT_MAX_RANK];
     for (int64_t i = 0; i < m->numel; i++) {
       unravel(i, m->rank, m->shape, idx);
-      for (int d = 0; d < srank; d++) sidx[d] = sshape[d] == 1 ? 0 : idx[lead + d];
+      for (int d = 0; d < srank; d++)
+        sidx[d] = sshape[d] == 1 ? 0 : idx[lead + d];
       want[i] = vals[ravel(srank, sshape, sidx)];
     }
   }
@@ -539,7 +560,8 @@ static void op_copy_into(state *s, fuzz_input *in) {
   /* A non-overlapping but exotic layout may be refused conservatively (documented status). */
   if (st == LT_ERR_ALIASING) return;
   expect(st, true, 0, 0, NULL, "copy_into");
-  for (int64_t i = 0; i < m->numel; i++) s->store[m->ids[i]] = want[i];
+  for (int64_t i = 0; i < m->numel; i++)
+    s->store[m->ids[i]] = want[i];
 }
 
 /* Continues on a contiguous copy (possibly in another dtype): a new storage. */
@@ -564,16 +586,16 @@ static void op_contiguous(state *s, fuzz_input *in) {
 }
 
 typedef void (*view_op)(state *s, fuzz_input *in);
-static const view_op ops[] = {op_reshape,   op_permute,  op_transpose, op_slice,
-                              op_select,    op_broadcast, op_unsqueeze, op_squeeze,
-                              op_flip,      op_diagonal, op_as_strided, op_copy_into,
-                              op_contiguous};
+static const view_op ops[] = {op_reshape,    op_permute,   op_transpose, op_slice, op_select,
+                              op_broadcast,  op_unsqueeze, op_squeeze,   op_flip,  op_diagonal,
+                              op_as_strided, op_copy_into, op_contiguous};
 
 static lt_tensor *make_base(state *s, fuzz_input *in) {
   static const lt_dtype dtypes[] = {LT_F64, LT_F32, LT_I64, LT_F16, LT_BF16};
   s->dtype = dtypes[fuzz_u8(in) % 5];
   s->m.rank = (int)fuzz_range(in, 0, 4);
-  for (int d = 0; d < s->m.rank; d++) s->m.shape[d] = fuzz_range(in, 0, 6);
+  for (int d = 0; d < s->m.rank; d++)
+    s->m.shape[d] = fuzz_range(in, 0, 6);
   s->m.numel = small_numel(s->m.rank, s->m.shape);
   s->capacity = s->m.numel;
   s->store = malloc(sizeof(double) * count_or_one(s->m.numel));
