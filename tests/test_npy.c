@@ -1,13 +1,11 @@
 /* .npy files: round trips of every dtype, layout, version, byte order and memory order (the
  * byte streams are written by hand here, independently of the library), and every family of
  * malformed input, each with its status and message, on every backend. */
-#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const lt_dtype npy_dtypes[] = {LT_F16, LT_F32, LT_F64, LT_I64};
 static const char *npy_codes[] = {"f2", "f4", "f8", "i8"};
@@ -21,7 +19,8 @@ typedef struct npy_bytes {
 
 /* magic + version + little-endian header length (2 bytes for v1, 4 for v2/v3) + dict + data.
  * The dict is padded with spaces and '\n' to a 16-byte multiple when `pad` is set. */
-static npy_bytes make_npy(int major, const char *dict, const void *data, size_t data_len, bool pad) {
+static npy_bytes make_npy(int major, const char *dict, const void *data, size_t data_len,
+                          bool pad) {
   size_t len_bytes = major == 1 ? 2 : 4, pre = 8 + len_bytes, dlen = strlen(dict);
   size_t hlen = pad ? ((pre + dlen + 1 + 15) / 16 * 16 - pre) : dlen;
   npy_bytes b = {malloc(pre + hlen + data_len + 1), pre + hlen + data_len};
@@ -80,13 +79,6 @@ static void format_shape(int rank, const int64_t *shape, char *buf, size_t cap) 
   for (int i = 0; i < rank; i++)
     n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "", (long long)shape[i]);
   snprintf(buf + n, cap - n, rank == 1 ? ",)" : ")");
-}
-
-static void temp_path(char buf[64]) {
-  snprintf(buf, 64, "/tmp/lt_test_npy_XXXXXX");
-  int fd = mkstemp(buf);
-  assert_true(fd >= 0);
-  close(fd);
 }
 
 /* ---- round trips of hand-written streams ---- */
@@ -222,7 +214,7 @@ static void test_save_load_roundtrip(void **state) {
   static const int64_t shapes[][3] = {{0}, {7}, {3, 5}, {2, 3, 4}, {3, 0, 2}};
   static const int ranks[] = {0, 1, 2, 3, 3};
   char path[64];
-  temp_path(path);
+  lt_test_temp_path(path);
   for (int d = 0; d < ndev; d++) {
     lt_context *ctx;
     LT_CHECK(lt_context_create(devs[d], &ctx));
@@ -265,7 +257,7 @@ static void test_saved_bytes(void **state) {
   LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 2, shape, NULL, v, &t));
   LT_CHECK(lt_view_transpose(t, 0, 1, &tt));
   char path[64];
-  temp_path(path);
+  lt_test_temp_path(path);
   LT_CHECK(lt_npy_save(tt, path));
   FILE *f = fopen(path, "rb");
   unsigned char buf[256];
@@ -457,7 +449,7 @@ static void test_corruption_fuzz(void **state) {
   lt_test_rng_reset(lt_test_seed() + 2);
   double data[6] = {1, 2, 3, 4, 5, 6};
   npy_bytes good = make_npy(1, "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }", data,
-                        sizeof data, true);
+                            sizeof data, true);
   unsigned char *copy = malloc(good.size);
   int ok = 0;
   for (int iter = 0; iter < 3000; iter++) {
@@ -497,7 +489,7 @@ static void test_file_errors(void **state) {
   LT_CHECK_FAILS(lt_npy_load(ctx, "/tmp", &t), LT_ERR_IO);
   /* A format error from a file names the file. */
   char path[64];
-  temp_path(path);
+  lt_test_temp_path(path);
   FILE *f = fopen(path, "wb");
   fputs("not a numpy file", f);
   fclose(f);
@@ -533,41 +525,24 @@ static void test_file_errors(void **state) {
 
 /* ---- allocation failures: each is LT_ERR_OUT_OF_MEMORY and leaks nothing ---- */
 
-typedef struct counting_alloc {
-  int budget; /* allocations left before failing; -1 = unlimited */
-  int live;
-} counting_alloc;
-
-static void *counted_alloc(size_t bytes, size_t align, void *user) {
-  counting_alloc *a = user;
-  if (a->budget == 0) return NULL;
-  if (a->budget > 0) a->budget--;
-  a->live++;
-  return aligned_alloc(align, (bytes + align - 1) / align * align);
-}
-
-static void counted_free(void *ptr, size_t bytes, void *user) {
-  ((counting_alloc *)user)->live--;
-  free(ptr);
-}
-
 static void test_allocation_failures(void **state) {
   double data[24];
   for (int i = 0; i < 24; i++)
     data[i] = i + 0.5;
   npy_bytes b = make_npy(3, "{'descr': '>f8', 'fortran_order': True, 'shape': (2, 3, 4), }", data,
-                     sizeof data, true);
+                         sizeof data, true);
   char path[64];
-  temp_path(path);
+  lt_test_temp_path(path);
   FILE *f = fopen(path, "wb");
   fwrite(b.data, 1, b.size, f);
   fclose(f);
   for (int mode = 0; mode < 3; mode++) {
     bool succeeded = false;
     for (int budget = 0; !succeeded && budget < 64; budget++) {
-      counting_alloc a = {-1, 0};
+      lt_test_alloc a = {-1, 0, 0};
       lt_context *ctx;
-      LT_CHECK(lt_context_create_with_allocator("cpu", counted_alloc, counted_free, &a, &ctx));
+      LT_CHECK(
+          lt_context_create_with_allocator("cpu", lt_test_alloc_fn, lt_test_free_fn, &a, &ctx));
       a.budget = budget;
       lt_tensor *t = NULL;
       lt_status st;
