@@ -5,11 +5,11 @@
 
 #include "tensor.h"
 
+#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 
 /* Fails the current test with the library's message when a call does not return LT_OK. */
 #define LT_CHECK(call)                                                                             \
@@ -50,10 +50,10 @@ double lt_test_rand_double(double lo, double hi);
 
 typedef enum lt_test_layout {
   LT_LAYOUT_CONTIGUOUS = 0,
-  LT_LAYOUT_TRANSPOSED,  /* a permuted view of a contiguous buffer */
-  LT_LAYOUT_STEPPED,     /* sliced with steps > 1 inside a larger buffer */
-  LT_LAYOUT_NEGATIVE,    /* every axis flipped (negative strides) */
-  LT_LAYOUT_BROADCAST,   /* extents of 1 broadcast with zero strides (inputs only) */
+  LT_LAYOUT_TRANSPOSED, /* a permuted view of a contiguous buffer */
+  LT_LAYOUT_STEPPED,    /* sliced with steps > 1 inside a larger buffer */
+  LT_LAYOUT_NEGATIVE,   /* every axis flipped (negative strides) */
+  LT_LAYOUT_BROADCAST,  /* extents of 1 broadcast with zero strides (inputs only) */
   LT_LAYOUT_COUNT
 } lt_test_layout;
 
@@ -97,5 +97,20 @@ void lt_test_assert_close(const double *got, const double *want, int64_t n, doub
 int64_t lt_test_numel(int rank, const int64_t *shape);
 /* Converts a C-order linear index into a multi-index. */
 void lt_test_unravel(int64_t linear, int rank, const int64_t *shape, int64_t *index);
+
+/* ---- mode-label references (naive float64) ---- */
+
+/* C-order linear index into a tensor with modes `modes_t` (read with lt_test_read_all) of the
+ * element addressed by index_d over modes_d; modes absent from d or of extent 1 read index 0. */
+int64_t lt_test_mode_index(int rank_t, const int64_t *shape_t, const int32_t *modes_t, int rank_d,
+                           const int32_t *modes_d, const int64_t *index_d);
+/* Reference semantics of unary and binary ops in float64 (MIN/MAX propagate NaN). */
+double lt_test_unary_ref(lt_unary_op op, double x);
+double lt_test_binary_ref(lt_binary_op op, double a, double b);
+/* Rounds a float64 reference to what a dtype can hold (overflow to +-inf, f32/f16/bf16
+ * rounding), so that values past the dtype's range compare as infinities. */
+double lt_test_round_to(lt_dtype dtype, double v);
+/* Fisher-Yates shuffle of n int32 values. */
+void lt_test_shuffle(int32_t *v, int n);
 
 #endif
