@@ -5,11 +5,12 @@
 
 #include "tensor.h"
 
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+/* cmocka needs the headers above first. */
+#include <cmocka.h>
 
 /* Fails the current test with the library's message when a call does not return LT_OK. */
 #define LT_CHECK(call)                                                                             \
