@@ -87,6 +87,7 @@ static const void *chunk_values(const reduce_job *j, int64_t off, int64_t stride
 
 /* Reduces linear positions [lo, hi) of the reduced space starting from input offset base. */
 static void reduce_range(const reduce_job *j, int64_t base, int64_t lo, int64_t hi, partial *r) {
+  if (lo >= hi) return; /* also an empty reduced space, whose extents may be 0 */
   const lt__cpu_nest *red = &j->red;
   int inner = red->rank - 1;
   int64_t len = red->rank ? red->shape[inner] : 1, st = red->rank ? red->strides[IN][inner] : 0;
