@@ -290,6 +290,8 @@ void lt_test_temp_path(char buf[64]) {
   int fd = mkstemp(buf);
   if (fd < 0) fail_msg("cannot create a temporary file %s", buf);
   close(fd);
+}
+
 int64_t lt_test_mode_index(int rank_t, const int64_t *shape_t, const int32_t *modes_t, int rank_d,
                            const int32_t *modes_d, const int64_t *index_d) {
   int64_t lin = 0;
