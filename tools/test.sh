@@ -25,7 +25,8 @@ case "$mode" in
     -DLT_BUILD_TOOLS=OFF -DLT_SANITIZE=thread >/dev/null
   cmake --build build-tsan -j"$jobs"
   # Races inside uninstrumented OpenBLAS/PoCL are theirs: tests/tsan.supp says why for each.
-  TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
+  # allocator_may_return_null: tests ask for absurd sizes on purpose and expect LT_ERR_OUT_OF_MEMORY.
+  TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1 allocator_may_return_null=1" \
     ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R '^(test_|fuzz_replay_)'
   ;;
 --valgrind)
