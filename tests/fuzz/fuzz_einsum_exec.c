@@ -6,6 +6,7 @@
  * for bit. The one-shot call, a plan with alpha/beta into a strided output, and the
  * integer-label entry point are all checked. */
 #include "fuzz_input.h"
+#include "fuzz_tensor.h"
 #include "optional_api.h"
 
 #define MAX_OPS 3
@@ -40,50 +41,6 @@ static int64_t numel_of(int rank, const int64_t *shape) {
 static double quarter(fuzz_input *in) {
   double v = (double)(fuzz_range(in, 0, 16) - 8) / 4.0;
   return v == 0.0 ? 0.75 : v;
-}
-
-/* Builds a tensor with the operand's values in the chosen layout family. */
-static lt_tensor *make_operand(lt_context *ctx, operand *o, lt_dtype dtype, int layout) {
-  int64_t base_shape[MAX_RANK];
-  for (int d = 0; d < o->rank; d++)
-    base_shape[d] = o->collapsed[d] ? 1 : o->shape[d];
-  lt_tensor *src = NULL, *view = NULL, *store = NULL, *tmp = NULL;
-  if (lt_tensor_from_host(ctx, LT_F64, o->rank, base_shape, NULL, o->vals, &src) != LT_OK) abort();
-  if (layout == 4) { /* broadcast: zero strides over collapsed axes */
-    lt_tensor *typed = NULL;
-    if (lt_tensor_contiguous(src, dtype, &typed) != LT_OK) abort();
-    if (lt_view_broadcast_to(typed, o->rank, o->shape, &view) != LT_OK) abort();
-    lt_tensor_destroy(typed);
-    lt_tensor_destroy(src);
-    return view;
-  }
-  int64_t sshape[MAX_RANK];
-  int axes[MAX_RANK];
-  for (int d = 0; d < o->rank; d++) {
-    sshape[d] = layout == 1   ? o->shape[o->rank - 1 - d]
-                : layout == 2 ? 2 * o->shape[d] + 1
-                              : o->shape[d];
-    axes[d] = o->rank - 1 - d;
-  }
-  if (lt_tensor_full(ctx, dtype, o->rank, sshape, 1e300, &store) != LT_OK) abort();
-  if (layout == 1) {
-    if (lt_view_permute(store, axes, &view) != LT_OK) abort();
-  } else {
-    view = store;
-    for (int d = 0; d < o->rank; d++) {
-      lt_status st = layout == 2   ? lt_view_slice(view, d, 1, 1 + 2 * o->shape[d], 2, &tmp)
-                     : layout == 3 ? lt_view_flip(view, d, &tmp)
-                                   : lt_view_reshape(view, o->rank, o->shape, &tmp);
-      if (st != LT_OK) abort();
-      if (view != store) lt_tensor_destroy(view);
-      view = tmp;
-    }
-    if (view == store && lt_view_reshape(store, o->rank, o->shape, &view) != LT_OK) abort();
-  }
-  if (lt_tensor_copy_into(view, src) != LT_OK) abort();
-  lt_tensor_destroy(store);
-  lt_tensor_destroy(src);
-  return view;
 }
 
 static double operand_value(const operand *o, const int64_t *label_idx) {
@@ -235,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int64_t nv = numel_of(o->rank, base);
     for (int64_t k = 0; k < nv; k++)
       o->vals[k] = quarter(&in);
-    o->t = make_operand(ctx, o, dtype, layout);
+    o->t = fuzz_make_tensor(ctx, dtype, o->rank, o->shape, o->collapsed, o->vals, layout);
     ts[i] = o->t;
   }
   double want[243];

@@ -541,6 +541,10 @@ static void op_copy_into(state *s, fuzz_input *in) {
     for (int d = 0; d < srank; d++)
       sshape[d] = fuzz_u8(in) % 4 == 0 ? 1 : m->shape[lead + d];
     int64_t sn = small_numel(srank, sshape);
+    if (sn < 0) { /* dst is empty through an axis the source lacks: keep the source small */
+      for (int d = 0; d < srank; d++) sshape[d] = 1;
+      sn = 1;
+    }
     double vals[MAX_ELEMS];
     for (int64_t i = 0; i < sn; i++)
       vals[i] = (double)fuzz_range(in, 1, 200);

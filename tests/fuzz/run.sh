@@ -20,7 +20,7 @@ mkdir -p "$build/artifacts" "$build/logs"
 lib=$(ls "$build"/src/libtensor.so.*.*.* | head -n 1)
 
 # target:symbol it needs
-targets="views:lt_view_as_strided npy:lt_npy_load_buffer einsum_parse:lt_plan_einsum einsum_exec:lt_einsum"
+targets="views:lt_view_as_strided ops:lt_plan_reduction npy:lt_npy_load_buffer einsum_parse:lt_plan_einsum einsum_exec:lt_einsum"
 status=0
 printf '%-14s %10s %8s %s\n' target executions seconds result
 for entry in $targets; do
