@@ -117,5 +117,19 @@ void lt_test_free_fn(void *ptr, size_t bytes, void *user);
 
 /* Creates an empty temporary file and writes its path into buf (caller removes it). */
 void lt_test_temp_path(char buf[64]);
+/* ---- mode-label references (naive float64) ---- */
+
+/* C-order linear index into a tensor with modes `modes_t` (read with lt_test_read_all) of the
+ * element addressed by index_d over modes_d; modes absent from d or of extent 1 read index 0. */
+int64_t lt_test_mode_index(int rank_t, const int64_t *shape_t, const int32_t *modes_t, int rank_d,
+                           const int32_t *modes_d, const int64_t *index_d);
+/* Reference semantics of unary and binary ops in float64 (MIN/MAX propagate NaN). */
+double lt_test_unary_ref(lt_unary_op op, double x);
+double lt_test_binary_ref(lt_binary_op op, double a, double b);
+/* Rounds a float64 reference to what a dtype can hold (overflow to +-inf, f32/f16/bf16
+ * rounding), so that values past the dtype's range compare as infinities. */
+double lt_test_round_to(lt_dtype dtype, double v);
+/* Fisher-Yates shuffle of n int32 values. */
+void lt_test_shuffle(int32_t *v, int n);
 
 #endif
