@@ -148,34 +148,34 @@ static int demo_npy(demo *d, lt_tensor *at) {
 }
 
 /* Runs an optional operation; prints its result or why it was skipped. */
-static void demo_optional(const char *what, lt_status st, lt_tensor *out, demo *d) {
+static void demo_optional(const char *what, lt_status st, lt_tensor **out, demo *d) {
   if (st != LT_OK) {
     printf("  %s: skipped (%s: %s)\n", what, lt_status_string(st), lt_last_error());
     return;
   }
-  keep(d, out);
-  if (show(what, out) != LT_OK) printf("  %s: cannot print (%s)\n", what, lt_last_error());
+  keep(d, *out);
+  if (show(what, *out) != LT_OK) printf("  %s: cannot print (%s)\n", what, lt_last_error());
 }
 
 static void demo_ops(demo *d, lt_tensor *a, lt_tensor *at, lt_tensor *vb) {
   printf("\n5. Operations (where this build has them):\n");
   lt_tensor *out = NULL;
   if (lt_add)
-    demo_optional("lt_add(a, broadcast v)", lt_add(a, vb, &out), out, d);
+    demo_optional("lt_add(a, broadcast v)", lt_add(a, vb, &out), &out, d);
   else
     printf("  lt_add: not in this build, skipped\n");
   out = NULL;
   int axes[1] = {1};
   if (lt_reduce)
     demo_optional("lt_reduce(SUM, a, axis 1)", lt_reduce(LT_REDUCE_SUM, a, 1, axes, false, &out),
-                  out, d);
+                  &out, d);
   else
     printf("  lt_reduce: not in this build, skipped\n");
   out = NULL;
   const lt_tensor *inputs[2] = {a, at};
   if (lt_einsum)
     demo_optional("lt_einsum(\"ij,jk->ik\", a, a.T)", lt_einsum("ij,jk->ik", 2, inputs, NULL, &out),
-                  out, d);
+                  &out, d);
   else
     printf("  lt_einsum: not in this build, skipped\n");
 }
