@@ -2,6 +2,7 @@
  * float32 tensors, each printed as GB/s (bytes read + written) and as a ratio to a limit
  * measured in the same run with the same number of threads: copy (memcpy and a plain loop),
  * a read-only sum loop, and a STREAM triad. Medians of LT_BENCH_REPS runs (default 5).
+ * Each case's limit is re-measured interleaved with its own runs (the machine may be shared).
  *   usage: bench_ops [csv-file]   (LT_BENCH_N overrides the element count, LT_NUM_THREADS the
  *   thread count; the CSV lines feed bench/bench_ops_numpy.py for the side-by-side) */
 #define _GNU_SOURCE
@@ -120,6 +121,10 @@ static float *huge_alloc(int64_t n) {
 
 /* ---- our operations ---- */
 
+/* The limit buffers stay allocated: each case re-measures its limit interleaved with its own
+ * runs (limit, case, limit, case, ...), so both see the same machine load (it is shared). */
+static float *la, *lb, *lc;
+
 static lt_context *ctx;
 
 static void check(lt_status st, const char *what) {
@@ -129,15 +134,25 @@ static void check(lt_status st, const char *what) {
   }
 }
 
-/* Median seconds of one plan execution (after a warm-up that also faults the output in). */
-static double time_plan(lt_plan *plan, const lt_tensor *const *ins, int n_in, lt_tensor *out) {
-  double t[64];
+/* Median seconds of one plan execution (after a warm-up that also faults the output in) and,
+ * interleaved with it, the median GB/s of the matching limit (for copies: the better of memcpy
+ * and the copy loop). */
+static double time_plan(lt_plan *plan, const lt_tensor *const *ins, int n_in, lt_tensor *out,
+                        limit_kind kind, double limit_bytes, double *limit) {
+  double t[64], l[64];
   check(lt_plan_execute(plan, ins, n_in, NULL, 0, out), "execute");
   for (int r = 0; r < REPS; r++) {
+    double tl = run_limit(kind, la, lb, lc);
+    if (kind == K_MEMCPY) {
+      double tc = run_limit(K_COPY, la, lb, lc);
+      tl = tc < tl ? tc : tl;
+    }
+    l[r] = limit_bytes / tl / 1e9;
     double t0 = now();
     check(lt_plan_execute(plan, ins, n_in, NULL, 0, out), "execute");
     t[r] = now() - t0;
   }
+  *limit = median(l, REPS);
   return median(t, REPS);
 }
 
@@ -178,8 +193,7 @@ static lt_tensor *make(int rank, const int64_t *shape) {
   return t;
 }
 
-static void bench_permutation(category *cat, double copy_limit, int rank, const int64_t *shape,
-                              const int *perm) {
+static void bench_permutation(category *cat, int rank, const int64_t *shape, const int *perm) {
   lt_tensor *a = make(rank, shape), *d;
   int64_t dshape[8];
   int32_t ma[8], md[8];
@@ -191,7 +205,9 @@ static void bench_permutation(category *cat, double copy_limit, int rank, const 
   d = make(rank, dshape);
   lt_plan *plan;
   check(lt_plan_permutation(a, ma, d, md, NULL, &plan), "plan_permutation");
-  double s = time_plan(plan, (const lt_tensor *const *)&a, 1, d);
+  double copy_limit;
+  double s =
+      time_plan(plan, (const lt_tensor *const *)&a, 1, d, K_MEMCPY, 8.0 * (double)N, &copy_limit);
   char detail[128];
   describe(detail, sizeof detail, rank, shape, perm, rank);
   report(cat, "copy", detail, 8.0 * (double)N, s, copy_limit);
@@ -200,8 +216,8 @@ static void bench_permutation(category *cat, double copy_limit, int rank, const 
   lt_tensor_destroy(d);
 }
 
-static void bench_reduction(category *cat, double read_limit, int rank, const int64_t *shape,
-                            const int *axes, int n_axes) {
+static void bench_reduction(category *cat, int rank, const int64_t *shape, const int *axes,
+                            int n_axes) {
   lt_tensor *a = make(rank, shape), *d;
   int64_t dshape[8];
   int32_t ma[8], md[8];
@@ -221,7 +237,9 @@ static void bench_reduction(category *cat, double read_limit, int rank, const in
   d = make(kept, dshape);
   lt_plan *plan;
   check(lt_plan_reduction(a, ma, NULL, NULL, LT_REDUCE_SUM, d, md, NULL, &plan), "plan_reduction");
-  double s = time_plan(plan, (const lt_tensor *const *)&a, 1, d);
+  double read_limit;
+  double s =
+      time_plan(plan, (const lt_tensor *const *)&a, 1, d, K_SUM, 4.0 * (double)N, &read_limit);
   char detail[128];
   describe(detail, sizeof detail, rank, shape, axes, n_axes);
   report(cat, "read", detail, 4.0 * (double)(N + nout), s, read_limit);
@@ -231,8 +249,8 @@ static void bench_reduction(category *cat, double read_limit, int rank, const in
 }
 
 /* D[ijk] = A[ijk] + B[subset of ijk]: bytes = A + B + D. */
-static void bench_binary(category *cat, double triad_limit, const int64_t *shape, const int32_t *mb,
-                         int rank_b, const char *label) {
+static void bench_binary(category *cat, const int64_t *shape, const int32_t *mb, int rank_b,
+                         const char *label) {
   int32_t m[3] = {0, 1, 2};
   int64_t bshape[3];
   int64_t nb = 1;
@@ -242,7 +260,8 @@ static void bench_binary(category *cat, double triad_limit, const int64_t *shape
   lt_plan *plan;
   check(lt_plan_binary(a, m, b, mb, LT_BINARY_ADD, d, m, NULL, &plan), "plan_binary");
   const lt_tensor *ins[2] = {a, b};
-  double s = time_plan(plan, ins, 2, d);
+  double triad_limit;
+  double s = time_plan(plan, ins, 2, d, K_TRIAD, 12.0 * (double)N, &triad_limit);
   char detail[128];
   snprintf(detail, sizeof detail, "(%lld,%lld,%lld) + %s", (long long)shape[0], (long long)shape[1],
            (long long)shape[2], label);
@@ -274,9 +293,9 @@ int main(int argc, char **argv) {
   double cpy = limit_gbs(K_COPY, a, b, c, 2 * bytes);
   double rd = limit_gbs(K_SUM, a, b, c, bytes);
   double triad = limit_gbs(K_TRIAD, a, b, c, 3 * bytes);
-  free(a);
-  free(b);
-  free(c);
+  la = a;
+  lb = b;
+  lc = c;
   printf("libtensor %s, %lld float32 elements, %d threads, median of %d runs\n", lt_version(),
          (long long)N, THREADS, REPS);
   printf("limits: memcpy %.2f GB/s, copy loop %.2f GB/s, read-only sum %.2f GB/s, triad %.2f "
@@ -285,48 +304,50 @@ int main(int argc, char **argv) {
   if (csv)
     fprintf(csv, "limit,memcpy,%.4f,1\nlimit,copy,%.4f,1\nlimit,sum,%.4f,1\nlimit,triad,%.4f,1\n",
             mcpy, cpy, rd, triad);
-  double copy_limit = mcpy > cpy ? mcpy : cpy;
 
   category perm = {"permutation", 0, 0, 0};
   int64_t r = (int64_t)llround(sqrt((double)N));
   int64_t s2[2] = {r, N / r};
   int p2[2] = {1, 0};
-  bench_permutation(&perm, copy_limit, 2, s2, p2);
+  bench_permutation(&perm, 2, s2, p2);
   int64_t s3[3] = {N / (512 * 256), 256, 512};
   int p3[4][3] = {{2, 1, 0}, {0, 2, 1}, {2, 0, 1}, {1, 0, 2}};
   for (int i = 0; i < 4; i++)
-    bench_permutation(&perm, copy_limit, 3, s3, p3[i]);
+    bench_permutation(&perm, 3, s3, p3[i]);
   int64_t s4[4] = {N / (64 * 128 * 128), 64, 128, 128};
   int p4[3][4] = {{3, 2, 1, 0}, {0, 1, 3, 2}, {3, 0, 1, 2}};
   for (int i = 0; i < 3; i++)
-    bench_permutation(&perm, copy_limit, 4, s4, p4[i]);
+    bench_permutation(&perm, 4, s4, p4[i]);
   int64_t s5[5] = {N / (32 * 32 * 32 * 64), 32, 32, 32, 64};
   int p5[3][5] = {{4, 3, 2, 1, 0}, {0, 1, 2, 4, 3}, {4, 0, 1, 2, 3}};
   for (int i = 0; i < 3; i++)
-    bench_permutation(&perm, copy_limit, 5, s5, p5[i]);
+    bench_permutation(&perm, 5, s5, p5[i]);
   int64_t s6[6] = {N / (16 * 16 * 16 * 16 * 64), 16, 16, 16, 16, 64};
   int p6[3][6] = {{5, 4, 3, 2, 1, 0}, {0, 1, 2, 3, 5, 4}, {5, 0, 1, 2, 3, 4}};
   for (int i = 0; i < 3; i++)
-    bench_permutation(&perm, copy_limit, 6, s6, p6[i]);
+    bench_permutation(&perm, 6, s6, p6[i]);
 
   category red = {"reduction", 0, 0, 0};
   int64_t r3[3] = {N / (512 * 512), 512, 512};
   int ax[7][3] = {{2}, {0}, {1}, {1, 2}, {0, 1}, {0, 2}, {0, 1, 2}};
   int nax[7] = {1, 1, 1, 2, 2, 2, 3};
   for (int i = 0; i < 7; i++)
-    bench_reduction(&red, rd, 3, r3, ax[i], nax[i]);
+    bench_reduction(&red, 3, r3, ax[i], nax[i]);
 
   category bin = {"binary", 0, 0, 0};
   int32_t full[3] = {0, 1, 2}, row[1] = {2}, col[2] = {0, 1}, mid[1] = {1};
-  bench_binary(&bin, triad, r3, full, 3, "B(i,j,k)");
-  bench_binary(&bin, triad, r3, row, 1, "B(k)");
-  bench_binary(&bin, triad, r3, col, 2, "B(i,j)");
-  bench_binary(&bin, triad, r3, mid, 1, "B(j)");
+  bench_binary(&bin, r3, full, 3, "B(i,j,k)");
+  bench_binary(&bin, r3, row, 1, "B(k)");
+  bench_binary(&bin, r3, col, 2, "B(i,j)");
+  bench_binary(&bin, r3, mid, 1, "B(j)");
 
   summary(&perm);
   summary(&red);
   summary(&bin);
   if (csv) fclose(csv);
+  free(a);
+  free(b);
+  free(c);
   lt_context_destroy(ctx);
   return 0;
 }
