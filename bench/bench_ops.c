@@ -162,6 +162,12 @@ typedef struct category {
   int count;
 } category;
 
+/* LT_BENCH_ONLY=permutation|reduction|binary runs one category. */
+static bool wanted(const char *cat) {
+  const char *only = getenv("LT_BENCH_ONLY");
+  return only == NULL || strcmp(only, cat) == 0;
+}
+
 static void report(category *cat, const char *name, const char *detail, double bytes,
                    double seconds, double limit) {
   double gbs = bytes / seconds / 1e9, ratio = gbs / limit;
@@ -173,6 +179,7 @@ static void report(category *cat, const char *name, const char *detail, double b
 }
 
 static void summary(const category *cat) {
+  if (cat->count == 0) return;
   printf("%-12s geometric mean %.2f, minimum %.2f over %d cases\n", cat->name,
          exp(cat->log_ratio_sum / cat->count), cat->min_ratio, cat->count);
 }
@@ -218,6 +225,7 @@ static void bench_permutation(category *cat, int rank, const int64_t *shape, con
 
 static void bench_reduction(category *cat, int rank, const int64_t *shape, const int *axes,
                             int n_axes) {
+  if (!wanted(cat->name)) return;
   lt_tensor *a = make(rank, shape), *d;
   int64_t dshape[8];
   int32_t ma[8], md[8];
@@ -251,6 +259,7 @@ static void bench_reduction(category *cat, int rank, const int64_t *shape, const
 /* D[ijk] = A[ijk] + B[subset of ijk]: bytes = A + B + D. */
 static void bench_binary(category *cat, const int64_t *shape, const int32_t *mb, int rank_b,
                          const char *label) {
+  if (!wanted(cat->name)) return;
   int32_t m[3] = {0, 1, 2};
   int64_t bshape[3];
   int64_t nb = 1;

@@ -171,6 +171,7 @@ static void map_tile(const map_job *j, int64_t in_base, int64_t out_base, const 
     for (int64_t iq = 0; iq < nq; iq++) {
       srow[iq] = in + (in_base + in_q[iq] + p0) * es;
       __builtin_prefetch(srow[iq] + TILE * es); /* the next p block of the same rows */
+      __builtin_prefetch(srow[iq] + TILE * es + 64);
     }
     lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->stream);
     return;
@@ -188,7 +189,11 @@ static void map_tile(const map_job *j, int64_t in_base, int64_t out_base, const 
              nq);
 }
 
-/* Task = (outer index, block of TILE p positions); it walks every q block. */
+/* Task = (outer index, block of TILE positions of one group); it walks every block of the other
+ * group. Cached outputs: the task holds a p block, so it writes TILE output rows sequentially.
+ * Streamed outputs: the task holds a q block, so it reads TILE input rows sequentially (the
+ * prefetchers follow them) while each tile row leaves as whole non-temporal lines, which need
+ * no order. */
 static void run_tiles(void *arg, int64_t lo, int64_t hi) {
   const map_job *j = arg;
   const lt__cpu_nest *nest = &j->nest;
@@ -198,12 +203,23 @@ static void run_tiles(void *arg, int64_t lo, int64_t hi) {
   int64_t b = lo % j->n_blocks;
   int64_t out_p[TILE], in_q[TILE];
   for (int64_t t = lo; t < hi; t++) {
-    int64_t p0 = b * TILE, np = j->p_extent - p0 < TILE ? j->p_extent - p0 : TILE;
-    group_offsets(nest, pfirst, j->p_dims, 1, p0, np, out_p);
-    for (int64_t q0 = 0; q0 < j->q_extent; q0 += TILE) {
-      int64_t nq = j->q_extent - q0 < TILE ? j->q_extent - q0 : TILE;
-      group_offsets(nest, qfirst, j->q_dims, 0, q0, nq, in_q);
-      map_tile(j, it.off[0], it.off[1], out_p, in_q, p0, np, q0, nq);
+    int64_t x0 = b * TILE;
+    if (j->stream) {
+      int64_t nq = j->q_extent - x0 < TILE ? j->q_extent - x0 : TILE;
+      group_offsets(nest, qfirst, j->q_dims, 0, x0, nq, in_q);
+      for (int64_t p0 = 0; p0 < j->p_extent; p0 += TILE) {
+        int64_t np = j->p_extent - p0 < TILE ? j->p_extent - p0 : TILE;
+        group_offsets(nest, pfirst, j->p_dims, 1, p0, np, out_p);
+        map_tile(j, it.off[0], it.off[1], out_p, in_q, p0, np, x0, nq);
+      }
+    } else {
+      int64_t np = j->p_extent - x0 < TILE ? j->p_extent - x0 : TILE;
+      group_offsets(nest, pfirst, j->p_dims, 1, x0, np, out_p);
+      for (int64_t q0 = 0; q0 < j->q_extent; q0 += TILE) {
+        int64_t nq = j->q_extent - q0 < TILE ? j->q_extent - q0 : TILE;
+        group_offsets(nest, qfirst, j->q_dims, 0, q0, nq, in_q);
+        map_tile(j, it.off[0], it.off[1], out_p, in_q, x0, np, q0, nq);
+      }
     }
     if (++b == j->n_blocks) {
       b = 0;
@@ -221,22 +237,21 @@ static bool plan_tiles(map_job *j) {
   lt__cpu_nest *nest = &j->nest;
   int r = nest->rank;
   if (r < 2) return false;
-  /* q group: output-innermost dims, grown while shorter than a tile (the nest is sorted by
-   * output stride, so they are the last dims). */
+  /* The input's contiguous dim heads the p group; if it is the output's too, rows suffice. */
+  int pdims[LT_MAX_RANK], pn = 1;
+  pdims[0] = 0;
+  for (int d = 1; d < r; d++)
+    if (abs64(nest->strides[0][d]) < abs64(nest->strides[0][pdims[0]])) pdims[0] = d;
+  if (pdims[0] == r - 1 || abs64(nest->strides[0][r - 1]) < TILE_MIN_STRIDE) return false;
+  /* q group: output-innermost dims (the last ones: the nest is sorted by output stride), grown
+   * while shorter than a tile and output-contiguous, stopping at the p dim. */
   int qn = 1;
   int64_t qext = nest->shape[r - 1];
-  while (qext < TILE && qn < r - 1 &&
+  while (qext < TILE && r - 1 - qn != pdims[0] &&
          nest->strides[1][r - 1 - qn] == nest->strides[1][r - qn] * nest->shape[r - qn]) {
     qext *= nest->shape[r - 1 - qn];
     qn++;
   }
-  if (abs64(nest->strides[0][r - 1]) < TILE_MIN_STRIDE) return false;
-  /* p group: the input's smallest stride among the other dims, then dims continuing it. */
-  int pdims[LT_MAX_RANK], pn = 0;
-  for (int d = 0; d < r - qn; d++)
-    if (pn == 0 || abs64(nest->strides[0][d]) < abs64(nest->strides[0][pdims[0]]))
-      pdims[0] = d, pn = 1;
-  if (pn == 0 || abs64(nest->strides[0][pdims[0]]) >= abs64(nest->strides[0][r - 1])) return false;
   int64_t pext = nest->shape[pdims[0]];
   for (bool grew = true; grew && pext < TILE;) {
     grew = false;
@@ -267,7 +282,7 @@ static bool plan_tiles(map_job *j) {
   j->tile_ps = nest->strides[0][r - qn - 1];
   j->tile_qs = nest->strides[1][r - 1];
   j->n_outer = r - pn - qn;
-  j->n_blocks = (pext + TILE - 1) / TILE;
+  j->n_blocks = ((j->stream ? qext : pext) + TILE - 1) / TILE;
   return true;
 }
 
