@@ -7,5 +7,6 @@
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *step);
+lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *step);
 
 #endif
