@@ -90,7 +90,7 @@ static void fill_random(lt_tensor *t) {
 static lt_tensor *make_layout(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                               lt_test_layout layout, lt_tensor **base_out, double poison,
                               bool random) {
-  int64_t bshape[LT_MAX_RANK];
+  int64_t bshape[LT_MAX_RANK] = {0};
   lt_tensor *base = NULL, *view = NULL, *tmp = NULL;
   switch (layout) {
   case LT_LAYOUT_TRANSPOSED: {
