@@ -6,6 +6,8 @@
 
 static const tool_verb verbs[] = {
     {"version", "print the library version", tool_version},
+    {"einsum", "evaluate an einsum expression on .npy files", tool_einsum},
+    {"bench", "run the benchmarks and print their ratios to the machine's limits", tool_bench},
 };
 
 static void usage(FILE *f) {

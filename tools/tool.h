@@ -11,5 +11,7 @@ typedef struct tool_verb {
 } tool_verb;
 
 int tool_version(int argc, char **argv);
+int tool_einsum(int argc, char **argv);
+int tool_bench(int argc, char **argv);
 
 #endif
