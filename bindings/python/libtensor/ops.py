@@ -1,5 +1,8 @@
 """Elementwise operations, reductions and permutations, NumPy style.
 
+(This module defines sum/min/max/abs like NumPy: the builtins are not used below their
+definitions.)
+
 Each function takes Tensors, NumPy arrays or scalars. With NumPy inputs (no Tensor among them)
 the result is a NumPy array (owning its storage through the library's result tensor); with a
 Tensor among the inputs it is a Tensor on that tensor's context."""
@@ -98,10 +101,10 @@ def _axes(axis, ndim):
     out = []
     for a in axes:
         a = int(a)
-        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a != 0 and a != -1):
+        if not -ndim <= a < ndim:
             from .errors import OutOfRangeError
             raise OutOfRangeError(f"libtensor: axis {a} is out of range for {ndim} axes", -5)
-        out.append(a % ndim if ndim else a)
+        out.append(a % ndim)
     return out
 
 
