@@ -1,7 +1,8 @@
 """Loading libtensor.so and declaring the C signatures (ctypes, no compiler needed).
 
 The library is found, in order, through the environment variable LIBTENSOR_PATH (a file or a
-folder), next to this package, in a build tree above it, then on the system. Functions that the
+folder), next to this package, in a build tree above it, in the installed tree the package
+sits in (PREFIX/lib/python3/dist-packages), then on the system. Functions that the
 loaded library does not export yet are simply absent: `has(name)` tells, `fn(name)` raises.
 """
 import ctypes
@@ -122,9 +123,12 @@ def _candidates():
     # A build tree at the repository root: bindings/python/libtensor -> ../../../build*/src
     root = os.path.abspath(os.path.join(here, "..", "..", ".."))
     yield from sorted(glob.glob(os.path.join(root, "build*", "src", "libtensor.so")))
+    # Installed: PREFIX/lib/python3/dist-packages/libtensor -> PREFIX/lib/libtensor.so.0
+    yield from sorted(glob.glob(os.path.join(root, "libtensor.so.*")))
     found = ctypes.util.find_library("tensor")
     if found:
         yield found
+    yield "libtensor.so.0"  # the dynamic loader's default folders, without ldconfig's cache
 
 
 def _load():
