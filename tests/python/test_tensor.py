@@ -275,3 +275,14 @@ def test_transfer_between_devices(rng):
     back = t.to("cpu")
     assert back.device == "cpu"
     np.testing.assert_array_equal(back.numpy(), a)
+
+
+def test_read_only_arrays_stay_unwritten(rng):
+    a = random_array(rng, (3, 4))
+    a.flags.writeable = False
+    t = lt.tensor(a)
+    assert t.readonly and t[1:].readonly
+    with pytest.raises(ValueError):
+        t[0] = 1.0
+    assert not t.numpy().flags.writeable
+    assert lt.tensor(a, copy=True).numpy().flags.writeable

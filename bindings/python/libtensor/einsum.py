@@ -6,7 +6,7 @@ import numpy as np
 from . import _lib
 from .errors import InvalidArgumentError, check
 from .ops import operands, result
-from .tensor import Tensor, _new, from_numpy, lt_dtype
+from .tensor import Tensor, _new, check_writeable, from_numpy, lt_dtype
 
 _PATHS = {"auto": 0, True: 0, "greedy": 1, "optimal": 2, "none": 3, False: 3, None: 3}
 
@@ -54,6 +54,9 @@ def _to_numpy(t, arrays):
 
 def _wrap_out(out, ctx):
     """A tensor writing straight into the NumPy array `out`, or None if it must be copied."""
+    if isinstance(out, Tensor):
+        check_writeable(out)
+        return out
     if not (isinstance(out, np.ndarray) and out.flags.writeable and ctx.is_cpu):
         return None
     try:
@@ -79,7 +82,7 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
     opts = _Options(optimize, dtype)
     handles = _lib.handle_array(t.handle for t in tensors)
     if out is not None:
-        target = out if isinstance(out, Tensor) else _wrap_out(out, ctx)
+        target = _wrap_out(out, ctx)
         if target is not None:
             check(_lib.fn("lt_einsum_into")(expr.encode(), len(tensors), handles, opts.handle,
                                             target.handle))
@@ -98,7 +101,8 @@ def _ctx(device):
 
 class EinsumPlan:
     """An einsum compiled for fixed operand layouts and dtypes; call it with arrays of those
-    layouts (the data may differ) as many times as needed: plan(*arrays, out=None)."""
+    layouts (the data may differ) as many times as needed: plan(*arrays, out=None). Arrays of
+    other layouts raise LayoutMismatchError. `shape` and `dtype` describe the result."""
 
     def __init__(self, expr, *arrays, device=None, optimize="auto", dtype=None,
                  memory_limit=None):
@@ -112,6 +116,10 @@ class EinsumPlan:
                                         _lib.handle_array(t.handle for t in tensors), None,
                                         opts.handle, ctypes.byref(out)))
         self.handle = out.value
+        template = ctypes.c_void_p()
+        check(_lib.fn("lt_plan_create_output")(self.handle, ctypes.byref(template)))
+        template = Tensor(template.value, self.context)
+        self.shape, self.dtype = template.shape, template.dtype
 
     def __del__(self):
         h, self.handle = getattr(self, "handle", None), None
@@ -142,8 +150,11 @@ class EinsumPlan:
         if beta != 0 and out is None:
             raise InvalidArgumentError("libtensor: beta != 0 needs out=", -1)
         target = None
-        if out is not None:
-            target = out if isinstance(out, Tensor) else _wrap_out(out, self.context)
+        if isinstance(out, Tensor):
+            target = _wrap_out(out, self.context)
+        elif out is not None and out.flags.c_contiguous and out.dtype == self.dtype \
+                and out.shape == self.shape:
+            target = _wrap_out(out, self.context)  # the plan's own output layout
         if target is None:
             handle = ctypes.c_void_p()
             check(_lib.fn("lt_plan_create_output")(self.handle, ctypes.byref(handle)))

@@ -80,11 +80,11 @@ def held_count():
     return len(_held)
 
 
-def _new(fn_name, ctx, *args):
+def _new(fn_name, ctx, *args, readonly=False):
     """Calls a constructor-style C function whose last argument is the out handle."""
     out = ctypes.c_void_p()
     check(_lib.fn(fn_name)(*args, ctypes.byref(out)))
-    return Tensor(out.value, ctx)
+    return Tensor(out.value, ctx, readonly)
 
 
 class _HostView:
@@ -93,16 +93,19 @@ class _HostView:
     def __init__(self, tensor, ptr, dtype):
         self.tensor = tensor
         self.__array_interface__ = {
-            "version": 3, "shape": tensor.shape, "typestr": dtype.str, "data": (ptr, False),
+            "version": 3, "shape": tensor.shape, "typestr": dtype.str,
+            "data": (ptr, tensor.readonly),
             "strides": tuple(s * dtype.itemsize for s in tensor.strides)}
 
 
 class Tensor:
     """A libtensor tensor: storage shared by views, dtype, shape, element strides, context."""
 
-    def __init__(self, handle, ctx):
+    def __init__(self, handle, ctx, readonly=False):
         self._handle = handle
         self.context = ctx
+        # Set for tensors over a read-only NumPy array (and their views): never written.
+        self.readonly = readonly
 
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
@@ -231,7 +234,7 @@ class Tensor:
 
     # ---- views (zero-copy, share storage)
     def _view(self, fn_name, *args):
-        return _new(fn_name, self.context, self._handle, *args)
+        return _new(fn_name, self.context, self._handle, *args, readonly=self.readonly)
 
     def reshape(self, *shape):
         """View with a new shape (one extent may be -1); NotViewableError if impossible."""
@@ -239,6 +242,7 @@ class Tensor:
         return self._view("lt_view_reshape", len(shape), _lib.int64_array(shape))
 
     def reshape_or_copy(self, *shape):
+        """Reshaped view when the strides allow it, else a contiguous copy."""
         shape = _shape_arg(shape)
         return self._view("lt_tensor_reshape", len(shape), _lib.int64_array(shape))
 
@@ -318,6 +322,7 @@ class Tensor:
 
     def __setitem__(self, key, value):
         """Copies `value` (broadcast, converted) into the view self[key]."""
+        check_writeable(self)
         dst = self[key]
         if isinstance(value, Tensor):
             src = value
@@ -370,6 +375,11 @@ class Tensor:
     def __matmul__(self, other):
         from .einsum import einsum
         return einsum("...ij,...jk->...ik", self, other)
+
+
+def check_writeable(t):
+    if t.readonly:
+        raise ValueError("libtensor: tensor is read-only (it wraps a read-only NumPy array)")
 
 
 def _shape_arg(args):
@@ -434,7 +444,7 @@ def from_numpy(arr, device=None, dtype=None, copy=False):
         _held[key] = arr
     try:
         return _new("lt_tensor_wrap_host", ctx, ctx.handle, code, arr.ndim, shape, strides_c,
-                    data, _release, ctypes.c_void_p(key))
+                    data, _release, ctypes.c_void_p(key), readonly=not arr.flags.writeable)
     except BaseException:
         with _held_lock:
             _held.pop(key, None)  # on failure the library never calls release
