@@ -45,6 +45,7 @@ class Context:
         check(_lib.fn("lt_context_create")(None if device is None else device.encode(),
                                            ctypes.byref(out)))
         self._handle = out.value
+        self._device = _lib.fn("lt_context_device")(self._handle).decode()
 
     @property
     def handle(self):
@@ -55,7 +56,7 @@ class Context:
     @property
     def device(self):
         """The device id string ("cpu", "opencl:0:0")."""
-        return _lib.fn("lt_context_device")(self.handle).decode()
+        return self._device
 
     @property
     def is_cpu(self):
