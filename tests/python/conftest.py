@@ -28,6 +28,15 @@ def requires(*symbols):
     return pytest.mark.skipif(bool(missing), reason="libtensor lacks " + ", ".join(missing))
 
 
+def skip_unless_supported(device, dtype):
+    """Skips float64 work on a device without float64 arithmetic (some OpenCL GPUs)."""
+    if np.dtype(dtype) != np.float64 or device == "cpu":
+        return
+    dev_id = lt.Context(device).device
+    if not any(d.id == dev_id and d.fp64 for d in lt.devices()):
+        pytest.skip(f"{dev_id} has no float64 arithmetic")
+
+
 @pytest.fixture(params=DEVICES)
 def device(request):
     return request.param

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import libtensor as lt
-from conftest import DEVICES, LAYOUTS, SEED, assert_close, random_array, requires
+from conftest import (DEVICES, LAYOUTS, SEED, assert_close, random_array, requires,
+                      skip_unless_supported)
 
 pytestmark = requires("lt_einsum")
 
@@ -52,6 +53,7 @@ def random_expression(rng, max_operands=4, max_rank=4, ellipsis=True):
 
 
 def check_einsum(rng, expr, shapes, n_terms, device, dtype=np.float64, optimize="auto"):
+    skip_unless_supported(device, dtype)
     arrays = [random_array(rng, s, dtype, rng.choice(LAYOUTS)) for s in shapes]
     want = np.einsum(expr, *[a.astype(np.float64) for a in arrays])
     got = lt.einsum(expr, *arrays, device=device, optimize=optimize)

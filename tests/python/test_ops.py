@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import libtensor as lt
-from conftest import LAYOUTS, assert_close, random_array, requires
+from conftest import LAYOUTS, assert_close, random_array, requires, skip_unless_supported
 
 BINARY = [("add", np.add), ("subtract", np.subtract), ("multiply", np.multiply),
           ("divide", np.divide), ("minimum", np.minimum), ("maximum", np.maximum)]
@@ -21,6 +21,7 @@ BROADCAST_SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((), 
 @pytest.mark.parametrize("shapes", BROADCAST_SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_binary(device, rng, name, ref, shapes, dtype):
+    skip_unless_supported(device, dtype)
     layouts = rng.choice(LAYOUTS, 2)
     a = random_array(rng, shapes[0], dtype, layouts[0])
     b = random_array(rng, shapes[1], dtype, layouts[1])
@@ -56,6 +57,7 @@ def test_binary_shape_mismatch():
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_unary(device, rng, name, ref, layout, dtype):
+    skip_unless_supported(device, dtype)
     a = random_array(rng, (3, 5), dtype, layout)
     if (name, ref) in POSITIVE_UNARY:
         a = np.abs(a)
@@ -74,6 +76,7 @@ AXES = [None, 0, 1, -1, (0, 2), (0, 1, 2), ()]
 @pytest.mark.parametrize("axis", AXES, ids=str)
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_reduce(device, rng, name, ref, axis, keepdims):
+    skip_unless_supported(device, np.float64)
     layout = rng.choice(LAYOUTS)
     a = random_array(rng, (3, 4, 5), np.float64, layout)
     got = getattr(lt, name)(lt.tensor(a, device=device), axis=axis, keepdims=keepdims).numpy()
