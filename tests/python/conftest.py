@@ -81,11 +81,14 @@ def random_array(rng, shape, dtype=np.float64, layout="contiguous"):
 
 
 def tolerance(dtype, n=1):
-    """(rtol, atol) for comparing a result of `dtype` summing about `n` terms with float64."""
-    eps = {np.float16: 1e-3, np.float32: 1.2e-7, np.float64: 2.3e-16}.get(
-        np.dtype(dtype).type, 1e-12)
-    scale = eps * 8 * max(1.0, float(n)) ** 0.5 * 4
-    return scale, scale
+    """(rtol, atol) for comparing a result of `dtype`, summing about `n` terms, with float64:
+    rounding to the stored dtype plus accumulation in the compute dtype (float32 for 16- and
+    32-bit dtypes, float64 otherwise). The one place tolerances are stated."""
+    storage = {np.float16: 2.0 ** -11, np.float32: 2.0 ** -24}.get(np.dtype(dtype).type,
+                                                                     2.0 ** -53)
+    compute = 2.0 ** -24 if storage > 2.0 ** -53 else 2.0 ** -53
+    tol = 4 * storage + 16 * compute * max(1.0, float(n)) ** 0.5
+    return tol, tol
 
 
 def assert_close(got, want, dtype=None, n=1):
