@@ -61,8 +61,11 @@ lt_status lt_tensor_copy_into(lt_tensor *dst, const lt_tensor *src) {
   LT_RETURN_IF(lt__tensor_self_overlaps(dst), LT_ERR_ALIASING,
                "lt_tensor_copy_into: dst has overlapping elements (zero or clashing strides)");
   lt_tensor *view;
-  LT_TRY(lt_view_broadcast_to(src, dst->rank, dst->shape, &view));
-  lt_status st;
+  lt_status st = lt_view_broadcast_to(src, dst->rank, dst->shape, &view);
+  if (st != LT_OK) {
+    lt__error_prefix("lt_tensor_copy_into: src does not broadcast to dst");
+    return st;
+  }
   if (lt__tensor_overlap(dst, view) == LT__OVERLAP_PARTIAL) {
     /* Reading and writing the same memory in different arrangements: go through a temporary. */
     lt_tensor *tmp;

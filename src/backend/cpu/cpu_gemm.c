@@ -26,7 +26,8 @@ static void gemm_one(const lt__gemm_step *s, int64_t oa, int64_t ob, int64_t oc)
 
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
   int64_t nb = 1;
-  for (int d = 0; d < s->batch_rank; d++) nb *= s->batch_shape[d];
+  for (int d = 0; d < s->batch_rank; d++)
+    nb *= s->batch_shape[d];
   for (int64_t b = 0; b < nb; b++) {
     int64_t oa = s->a.offset, ob = s->b.offset, oc = s->c.offset, rem = b;
     for (int d = s->batch_rank - 1; d >= 0; d--) {
