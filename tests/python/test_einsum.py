@@ -113,7 +113,7 @@ def test_tensor_in_tensor_out(device, rng):
     a = random_array(rng, (3, 4))
     t = lt.tensor(a, device=device)
     got = lt.einsum("ij->ji", t)
-    assert isinstance(got, lt.Tensor) and got.device == device
+    assert isinstance(got, lt.Tensor) and got.device.startswith(device)
     np.testing.assert_array_equal(got.numpy(), a.T)
     assert_close((t @ t.T).numpy(), a @ a.T, np.float64, n=4)
 

@@ -19,7 +19,7 @@ DTYPES = [np.float16, np.float32, np.float64, np.int64]
 def test_roundtrip(device, rng, shape, layout, dtype):
     a = random_array(rng, shape, dtype, layout)
     t = lt.tensor(a, device=device)
-    assert t.shape == a.shape and t.dtype == a.dtype and t.device == device
+    assert t.shape == a.shape and t.dtype == a.dtype and t.device.startswith(device)
     back = t.numpy()
     assert back.dtype == a.dtype
     np.testing.assert_array_equal(back, a)
