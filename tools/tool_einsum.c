@@ -184,8 +184,7 @@ int tool_einsum(int argc, char **argv) {
     if (a.describe)
       printf("%s\nplan: %.3f ms, run: %.3f ms on %s\n", lt_plan_describe(r.plan),
              1e3 * r.plan_seconds, 1e3 * r.run_seconds, lt_context_device(r.ctx));
-    st = a.output ? lt_npy_save(r.result, a.output)
-                  : (a.describe ? LT_OK : tool_print_tensor(stdout, r.result));
+    st = a.output ? lt_npy_save(r.result, a.output) : tool_print_tensor(stdout, r.result);
     rc = st == LT_OK ? 0 : fail_lib(st);
   }
   run_free(&r, a.n_inputs);
