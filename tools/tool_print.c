@@ -166,9 +166,9 @@ static int print_axis(printer *p, int axis, int64_t base, int col) {
   for (int64_t i = 0; i < n; i++) {
     bool ellipsis = p->summarise && n > 2 * EDGE_ITEMS && i == EDGE_ITEMS;
     if (i > 0 && innermost) {
-      /* Leave room for the closing brackets after the last element. */
-      int need = 1 + (ellipsis ? 3 : width) + (i == n - 1 ? axis + 1 : 0);
-      if (col + need > LINE_WIDTH)
+      /* NumPy's rule: each enclosing bracket and the separator take a column off the width. */
+      int need = 1 + (ellipsis ? 3 : width);
+      if (col + need > LINE_WIDTH - 1 - axis)
         col = new_line(f, 1, axis + 1);
       else
         col += fprintf(f, " ");
@@ -191,6 +191,24 @@ static int print_axis(printer *p, int axis, int64_t base, int col) {
   }
   fputc(']', f);
   return col + 1;
+}
+
+/* A 0-d array prints as its scalar does in Python: shortest round-trip digits, "12.0", "1e-05". */
+static void print_scalar(const printer *p, double v) {
+  char buf[64];
+  if (p->integer || !isfinite(v)) {
+    format_raw(p, v, buf, sizeof buf);
+  } else {
+    int exponent = v == 0 ? 0 : (int)floor(log10(fabs(v)));
+    bool scientific = exponent < -4 || exponent >= 16;
+    for (int d = 0; d <= 17; d++) {
+      snprintf(buf, sizeof buf, scientific ? "%.*e" : "%.*f", d, v);
+      double back = strtod(buf, NULL);
+      if (p->single ? (float)back == (float)v : back == v) break;
+    }
+    if (!scientific && !strchr(buf, '.')) strcat(buf, ".0");
+  }
+  fputs(buf, p->f);
 }
 
 /* A C-ordered float64 host copy of any tensor. */
@@ -235,10 +253,7 @@ lt_status tool_print_tensor(FILE *f, const lt_tensor *t) {
   if (lt_tensor_numel(t) == 0) {
     fputs("[]", f); /* NumPy prints every empty array so */
   } else if (p.rank == 0) {
-    choose_format(&p);
-    char raw[400];
-    format_raw(&p, data[0], raw, sizeof raw);
-    fputs(raw, f);
+    print_scalar(&p, data[0]);
   } else {
     choose_format(&p);
     print_axis(&p, 0, 0, 0);

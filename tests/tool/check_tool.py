@@ -55,6 +55,34 @@ def check_bench(tmp):
     check(rc != 0 and "no bench_" in err, "bench without benchmarks fails clearly")
 
 
+def print_cases(rng):
+    """Arrays whose print(array) the tool must reproduce exactly: fixed and scientific
+    notation, shortest digits, alignment, nan/inf, wrapping at 75 columns, summarisation,
+    blank lines between blocks, 0-d and empty arrays; float32 and float64."""
+    return [
+        np.arange(6.).reshape(2, 3), np.array([1.5, 2.25, -3.0]), np.array(2.5), np.array(12.0),
+        np.array(1e-5), np.array(1.5e20), np.float32(0.1) * np.ones((), np.float32),
+        rng.standard_normal((3, 4)), rng.standard_normal((2, 2, 3)) * 1e-5,
+        np.arange(2000.).reshape(40, 50), rng.standard_normal(30),
+        np.array([1e10, 1.0]), np.array([np.nan, 1.5, np.inf]), np.array([1.5, np.nan, -np.inf]),
+        rng.standard_normal((5, 4, 3, 2)), np.zeros((2, 0)), np.arange(1200.).reshape(2, 600) * 1e-3,
+        np.array([0.1, 0.2, 1e3]), np.array([1e-5, 1.25]), np.array([100.5, 1e-3], np.float32),
+        np.array([-0.0, 1.0]), rng.standard_normal((3, 5)).astype(np.float32),
+        np.arange(60) * 7.0, np.arange(60).reshape(3, 20) * 100.0,
+        np.arange(5000.).reshape(2, 2500) * 1e3, np.arange(-30, 30) * 1.25,
+    ]
+
+
+def check_printing(tmp, rng):
+    for i, arr in enumerate(print_cases(rng)):
+        path = os.path.join(tmp, f"print{i}.npy")
+        np.save(path, arr)
+        rc, out, err = run("einsum", "...->...", path)
+        check(rc == 0 and out == str(arr) + "\n",
+              f"print case {i} {arr.dtype}{arr.shape}: rc={rc} {err}\n got {out!r}\n"
+              f"want {str(arr)!r}")
+
+
 def check_einsum(tmp):
     rng = np.random.default_rng(7)
 
@@ -85,6 +113,7 @@ def check_einsum(tmp):
         check(rc == 0 and out == str(want) + "\n",
               f"print {expr}: rc={rc} err={err!r}\n got {out!r}\nwant {str(want)!r}")
     check("..." in run("einsum", "ij->ij", big)[1], "large results are abbreviated")
+    check_printing(tmp, rng)
 
     for path_algo in ("auto", "greedy", "optimal", "none"):
         for dtype in ("f32", "f64"):
