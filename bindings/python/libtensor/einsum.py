@@ -187,4 +187,3 @@ def einsum_path(expr, *arrays, device=None, optimize="auto"):
 
 
 __all__ = ["einsum", "einsum_path", "plan_einsum", "EinsumPlan"]
-del from_numpy

@@ -6,7 +6,6 @@ definitions.)
 Each function takes Tensors, NumPy arrays or scalars. With NumPy inputs (no Tensor among them)
 the result is a NumPy array (owning its storage through the library's result tensor); with a
 Tensor among the inputs it is a Tensor on that tensor's context."""
-import ctypes
 
 import numpy as np
 
@@ -162,4 +161,3 @@ def contiguous(a, dtype=None):
 
 __all__ = list(_BINARY) + list(_UNARY) + list(_REDUCE)[:5] + [
     "sub", "mul", "div", "neg", "amin", "amax", "argmax", "argmin", "permute", "contiguous"]
-del ctypes
