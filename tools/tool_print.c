@@ -22,6 +22,7 @@ typedef struct printer {
   int precision;           /* scientific: common mantissa digits */
   int pad_left, pad_right; /* widths before and from the decimal point */
   double max_abs, min_abs; /* over shown finite values; min_abs over non-zero ones */
+  int pending;             /* padding of the last cell, written only if more follows */
   bool any_finite;
 } printer;
 
@@ -144,53 +145,81 @@ static void choose_format(printer *p) {
   for_shown(p, 0, 0, widen_for_specials);
 }
 
-/* Moves to a new line indented past `depth` brackets. */
-static int new_line(FILE *f, int lines, int depth) {
+/* Writes `len` bytes of `s` after the padding held back from the previous cell (already
+ * counted in the column); returns the columns `s` takes. */
+static int emit(printer *p, const char *s, size_t len) {
+  fprintf(p->f, "%*s%.*s", p->pending, "", (int)len, s);
+  p->pending = 0;
+  return (int)len;
+}
+
+/* Moves to a new line indented past `depth` brackets, dropping held-back padding as NumPy
+ * strips trailing spaces at a wrap. */
+static int new_line(printer *p, int lines, int depth) {
+  p->pending = 0;
   for (int k = 0; k < lines; k++)
-    fputc('\n', f);
-  fprintf(f, "%*s", depth, "");
+    fputc('\n', p->f);
+  fprintf(p->f, "%*s", depth, "");
   return depth;
 }
 
-/* Prints the sub-array of `axis` starting at element `base`; `col` is the current column.
- * Returns the column after it. */
-static int print_axis(printer *p, int axis, int64_t base, int col) {
-  FILE *f = p->f;
+/* Writes one word of the innermost axis (a cell or "..."), after a separator or a wrap:
+ * NumPy's rule takes a column off the width per enclosing bracket and one for the separator. */
+static int put_word(printer *p, const char *word, bool first, int axis, int col) {
+  size_t len = strlen(word), kept = len;
+  if (!first) {
+    if (col + 1 + (int)len > LINE_WIDTH - 1 - axis)
+      col = new_line(p, 1, axis + 1);
+    else
+      col += emit(p, " ", 1);
+  }
+  while (kept > 0 && word[kept - 1] == ' ')
+    kept--;
+  col += emit(p, word, kept);
+  p->pending = (int)(len - kept);
+  return col + p->pending;
+}
+
+static int print_axis(printer *p, int axis, int64_t base, int col);
+
+static int print_innermost(printer *p, int axis, int64_t base, int col) {
+  int64_t n = p->shape[axis];
+  bool first = true;
+  for (int64_t i = 0; i < n; i++, first = false) {
+    if (p->summarise && n > 2 * EDGE_ITEMS && i == EDGE_ITEMS) {
+      col = put_word(p, "...", first, axis, col);
+      i = n - EDGE_ITEMS;
+    }
+    char cell[512];
+    format_cell(p, p->data[base + i], cell, sizeof cell);
+    col = put_word(p, cell, first, axis, col);
+  }
+  return col;
+}
+
+static int print_outer(printer *p, int axis, int64_t base, int col) {
   int64_t n = p->shape[axis], stride = 1;
   for (int i = axis + 1; i < p->rank; i++)
     stride *= p->shape[i];
-  bool innermost = axis == p->rank - 1;
-  int width = p->pad_left + p->pad_right, blank_lines = p->rank - axis - 1;
-  fputc('[', f);
-  col++;
+  int blank_lines = p->rank - axis - 1;
   for (int64_t i = 0; i < n; i++) {
-    bool ellipsis = p->summarise && n > 2 * EDGE_ITEMS && i == EDGE_ITEMS;
-    if (i > 0 && innermost) {
-      /* NumPy's rule: each enclosing bracket and the separator take a column off the width. */
-      int need = 1 + (ellipsis ? 3 : width);
-      if (col + need > LINE_WIDTH - 1 - axis)
-        col = new_line(f, 1, axis + 1);
-      else
-        col += fprintf(f, " ");
-    } else if (i > 0) {
-      col = new_line(f, blank_lines, axis + 1);
-    }
-    if (ellipsis) {
-      fputs("...", f);
-      col += 3;
-      col = innermost ? col + fprintf(f, " ") : new_line(f, blank_lines, axis + 1);
+    if (i > 0) col = new_line(p, blank_lines, axis + 1);
+    if (p->summarise && n > 2 * EDGE_ITEMS && i == EDGE_ITEMS) {
+      col += emit(p, "...", 3);
+      col = new_line(p, blank_lines, axis + 1);
       i = n - EDGE_ITEMS;
     }
-    if (innermost) {
-      char cell[512];
-      format_cell(p, p->data[base + i * stride], cell, sizeof cell);
-      col += fprintf(f, "%s", cell);
-    } else {
-      col = print_axis(p, axis + 1, base + i * stride, col);
-    }
+    col = print_axis(p, axis + 1, base + i * stride, col);
   }
-  fputc(']', f);
-  return col + 1;
+  return col;
+}
+
+/* Prints the sub-array of `axis` starting at element `base`, in brackets; `col` is the current
+ * column. Returns the column after it. */
+static int print_axis(printer *p, int axis, int64_t base, int col) {
+  col += emit(p, "[", 1);
+  col = axis == p->rank - 1 ? print_innermost(p, axis, base, col) : print_outer(p, axis, base, col);
+  return col + emit(p, "]", 1);
 }
 
 /* A 0-d array prints as its scalar does in Python: shortest round-trip digits, "12.0", "1e-05". */

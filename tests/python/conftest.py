@@ -61,6 +61,11 @@ def random_array(rng, shape, dtype=np.float64, layout="contiguous"):
         return v.astype(dtype) if np.dtype(dtype).kind == "f" else \
             rng.integers(-9, 10, size=s).astype(dtype)
 
+    if rank == 0:
+        # A 0-d array owning its element, or a 0-d view into the middle of a larger buffer.
+        if layout == "contiguous":
+            return np.array(values(()))
+        return values((3,))[1:2].reshape(())
     if layout == "fortran":
         return np.asfortranarray(values(shape))
     if layout == "transposed":

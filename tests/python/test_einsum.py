@@ -57,7 +57,7 @@ def check_einsum(rng, expr, shapes, n_terms, device, dtype=np.float64, optimize=
     arrays = [random_array(rng, s, dtype, rng.choice(LAYOUTS)) for s in shapes]
     want = np.einsum(expr, *[a.astype(np.float64) for a in arrays])
     got = lt.einsum(expr, *arrays, device=device, optimize=optimize)
-    assert isinstance(got, np.ndarray)
+    assert isinstance(got, (np.ndarray, np.generic)) and np.shape(got) == np.shape(want)
     assert got.dtype == np.result_type(*arrays), expr
     assert_close(got, want, dtype, n=n_terms)
 
