@@ -181,9 +181,13 @@ int tool_einsum(int argc, char **argv) {
   if (st != LT_OK) {
     rc = fail_lib(st);
   } else {
-    if (a.describe)
-      printf("%s\nplan: %.3f ms, run: %.3f ms on %s\n", lt_plan_describe(r.plan),
-             1e3 * r.plan_seconds, 1e3 * r.run_seconds, lt_context_device(r.ctx));
+    if (a.describe) {
+      const char *text = lt_plan_describe(r.plan);
+      size_t len = strlen(text);
+      printf("%s%splan: %.3f ms, run: %.3f ms on %s\n", text,
+             len && text[len - 1] == '\n' ? "" : "\n", 1e3 * r.plan_seconds, 1e3 * r.run_seconds,
+             lt_context_device(r.ctx));
+    }
     st = a.output ? lt_npy_save(r.result, a.output) : tool_print_tensor(stdout, r.result);
     rc = st == LT_OK ? 0 : fail_lib(st);
   }
