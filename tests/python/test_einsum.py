@@ -166,3 +166,22 @@ def test_random_expressions_property(seed, device):
     rng = np.random.default_rng(seed)
     expr, shapes, n_terms = random_expression(rng, max_operands=5, max_rank=3)
     check_einsum(rng, expr, shapes, n_terms, device)
+
+
+def test_output_dtype_option(rng):
+    a, b = random_array(rng, (3, 4)), random_array(rng, (4, 2), np.float32)
+    got = lt.einsum("ij,jk->ik", a, b, dtype="float32")
+    assert got.dtype == np.float32
+    assert_close(got, a @ b.astype(np.float64), np.float32, n=4)
+
+
+@requires("lt_einsum_into")
+def test_out_tensor_and_read_only(rng):
+    a = random_array(rng, (3, 4))
+    out = lt.zeros((4, 3), "float64")
+    assert lt.einsum("ij->ji", a, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), a.T)
+    frozen = np.zeros((4, 3))
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError):
+        lt.einsum("ij->ji", a, out=lt.tensor(frozen))

@@ -4,6 +4,7 @@ import ctypes
 import numpy as np
 
 from . import _lib
+from .context import context
 from .errors import InvalidArgumentError, check
 from .ops import operands, result
 from .tensor import Tensor, _new, check_writeable, from_numpy, lt_dtype
@@ -46,9 +47,9 @@ def _numpy_result_dtype(arrays, got):
     return want if want is not None and want.kind in "iub" and got.kind == "f" else None
 
 
-def _to_numpy(t, arrays):
+def _to_numpy(t, arrays, dtype=None):
     arr = result(t, True)
-    want = _numpy_result_dtype(arrays, np.asarray(arr).dtype)
+    want = None if dtype is not None else _numpy_result_dtype(arrays, np.asarray(arr).dtype)
     return np.rint(arr).astype(want) if want is not None else arr
 
 
@@ -78,7 +79,7 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
     output, many operands). NumPy inputs give a NumPy result; Tensors a Tensor. `out` (an array
     or Tensor of the result's shape) receives the result and is returned."""
     tensors, numpy_out = operands(arrays, device)
-    ctx = tensors[0].context if tensors else _ctx(device)
+    ctx = tensors[0].context if tensors else context(device)
     opts = _Options(optimize, dtype)
     handles = _lib.handle_array(t.handle for t in tensors)
     if out is not None:
@@ -89,14 +90,9 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
             return out
     t = _new("lt_einsum", ctx, expr.encode(), len(tensors), handles, opts.handle)
     if out is None:
-        return _to_numpy(t, arrays) if numpy_out else t
-    np.copyto(out, np.asarray(_to_numpy(t, arrays)), casting="unsafe")
+        return _to_numpy(t, arrays, dtype) if numpy_out else t
+    np.copyto(out, np.asarray(_to_numpy(t, arrays, dtype)), casting="unsafe")
     return out
-
-
-def _ctx(device):
-    from .context import context
-    return context(device)
 
 
 class EinsumPlan:
@@ -107,7 +103,7 @@ class EinsumPlan:
     def __init__(self, expr, *arrays, device=None, optimize="auto", dtype=None,
                  memory_limit=None):
         tensors, self._numpy_out = operands(arrays, device)
-        self.context = tensors[0].context if tensors else _ctx(device)
+        self.context = tensors[0].context if tensors else context(device)
         self.expr = expr
         self.n_inputs = len(tensors)
         opts = _Options(optimize, dtype, memory_limit)
