@@ -94,6 +94,9 @@ static void decode_problem(problem *p, fuzz_input *in) {
     }
     if (i + 1 < p->n_ops) *e++ = ',';
   }
+  /* A label no operand uses does not exist: the reference must not sum over it. */
+  for (int l = 0; l < p->n_labels; l++)
+    if (count[l] == 0) p->extent[l] = 1;
   p->implicit = fuzz_u8(in) % 3 == 0;
   p->out_rank = 0;
   if (p->implicit) { /* NumPy: labels used exactly once, alphabetically */
