@@ -1,9 +1,12 @@
 /* Inputs the fuzzers (tests/fuzz) once crashed on, rebuilt by hand with precise expectations.
  * The raw inputs are replayed too (ctest fuzz_replay_*, tests/fuzz/regressions/). */
 #include "harness.h"
+#include "optional_api.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A rank-1 f64 tensor holding 1, 2, ..., n. */
 static lt_tensor *iota(lt_context *ctx, int64_t n) {
@@ -15,30 +18,35 @@ static lt_tensor *iota(lt_context *ctx, int64_t n) {
   return t;
 }
 
-/* fuzz_views, regressions/views/slice-offset-overflow: an empty tensor may carry huge strides
- * (no element is ever addressed); slicing, selecting, unsqueezing and taking a diagonal of it
- * multiplied them by positions and overflowed (undefined behaviour). */
+/* fuzz_views, regressions/views/slice-offset-overflow: an empty tensor used to carry huge
+ * strides (no element is ever addressed), and slicing, selecting, unsqueezing and taking a
+ * diagonal of it multiplied them by positions and overflowed (undefined behaviour). Layouts
+ * whose span overflows are now refused even when empty; size-1 axes may still carry any
+ * stride, and every view of them must work. */
 static void test_empty_tensor_with_huge_strides(void **state) {
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
   lt_tensor *base = iota(ctx, 4), *e = NULL, *v = NULL;
-  const int64_t shape[3] = {0, 4, 4}, strides[3] = {1, INT64_MAX / 2 + 1, INT64_MAX};
+  const int64_t wide[3] = {0, 4, 4}, strides[3] = {1, INT64_MAX / 2 + 1, INT64_MAX};
+  LT_CHECK_FAILS(lt_view_as_strided(base, 3, wide, strides, 0, &e), LT_ERR_OVERFLOW);
+  assert_null(e);
+  const int64_t shape[3] = {0, 1, 1};
   LT_CHECK(lt_view_as_strided(base, 3, shape, strides, 0, &e));
   assert_int_equal(lt_tensor_numel(e), 0);
-  LT_CHECK(lt_view_slice(e, 1, 3, 4, 1, &v));
+  LT_CHECK(lt_view_slice(e, 1, 0, 1, 1, &v));
   assert_int_equal(lt_tensor_shape(v)[1], 1);
   lt_tensor_destroy(v);
-  LT_CHECK(lt_view_slice(e, 2, 0, 4, 2, &v));
-  assert_int_equal(lt_tensor_shape(v)[2], 2);
+  LT_CHECK(lt_view_slice(e, 2, 0, 1, 3, &v));
+  assert_int_equal(lt_tensor_shape(v)[2], 1);
   lt_tensor_destroy(v);
-  LT_CHECK(lt_view_select(e, 2, 3, &v));
+  LT_CHECK(lt_view_select(e, 2, 0, &v));
   assert_int_equal(lt_tensor_rank(v), 2);
   lt_tensor_destroy(v);
   LT_CHECK(lt_view_unsqueeze(e, 2, &v));
   assert_int_equal(lt_tensor_rank(v), 4);
   lt_tensor_destroy(v);
-  LT_CHECK(lt_view_diagonal(e, 1, 1, 2, &v));
-  assert_int_equal(lt_tensor_shape(v)[1], 3);
+  LT_CHECK(lt_view_diagonal(e, 0, 1, 2, &v)); /* the strides' sum overflows */
+  assert_int_equal(lt_tensor_shape(v)[1], 1);
   assert_int_equal(lt_tensor_numel(v), 0);
   lt_tensor_destroy(v);
   /* Copies of such views touch nothing. */
@@ -89,10 +97,56 @@ static void test_size1_axis_with_extreme_stride(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* fuzz_einsum_exec replayed on OpenCL, regressions/einsum_exec/opencl-extent1-output-mode:
+ * "b,eb,d->de" with e of extent 1 was refused ("contraction: output mode 1 appears in neither A
+ * nor B") where the first pair is lowered to GEMM (no direct kernel): the intermediate loses
+ * its extent-1 mode. The CPU got it right. Until the einsum layer is fixed the OpenCL failure
+ * is reported as a skip naming the bug, never as a pass. */
+static void test_einsum_extent1_output_mode_through_intermediate(void **state) {
+  if (!LT_HAVE(lt_einsum)) skip();
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  bool known_bug = false;
+  for (int d = 0; d < ndev; d++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[d], &ctx));
+    const int64_t sb[1] = {2}, seb[2] = {1, 2}, sd[1] = {2};
+    lt_tensor *t[3] = {lt_test_random_tensor(ctx, LT_F32, 1, sb, LT_LAYOUT_CONTIGUOUS),
+                       lt_test_random_tensor(ctx, LT_F32, 2, seb, LT_LAYOUT_CONTIGUOUS),
+                       lt_test_random_tensor(ctx, LT_F32, 1, sd, LT_LAYOUT_NEGATIVE)};
+    double *b = lt_test_read_all(t[0]), *eb = lt_test_read_all(t[1]), *dv = lt_test_read_all(t[2]);
+    const char *exprs[3] = {"b,eb,d->de", "b,eb,d->ed", "b,eb,d"};
+    for (int k = 0; k < 3; k++) {
+      lt_tensor *out = NULL;
+      lt_status st = lt_einsum(exprs[k], 3, (const lt_tensor *const *)t, NULL, &out);
+      if (st == LT_ERR_INVALID_ARGUMENT && strcmp(devs[d], "cpu") != 0) {
+        printf("KNOWN BUG on %s: lt_einsum(\"%s\"): %s\n", devs[d], exprs[k], lt_last_error());
+        known_bug = true;
+        continue;
+      }
+      LT_CHECK(st);
+      double *got = lt_test_read_all(out), want[2];
+      for (int i = 0; i < 2; i++)
+        want[i] = (b[0] * eb[0] + b[1] * eb[1]) * dv[i];
+      lt_test_assert_close(got, want, 2, lt_test_tolerance(LT_F32, 2), exprs[k]);
+      free(got);
+      lt_tensor_destroy(out);
+    }
+    free(b);
+    free(eb);
+    free(dv);
+    for (int i = 0; i < 3; i++)
+      lt_tensor_destroy(t[i]);
+    lt_context_destroy(ctx);
+  }
+  if (known_bug) skip();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_empty_tensor_with_huge_strides),
       cmocka_unit_test(test_size1_axis_with_extreme_stride),
+      cmocka_unit_test(test_einsum_extent1_output_mode_through_intermediate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,6 +119,22 @@ static void decode_problem(problem *p, fuzz_input *in) {
   *e = '\0';
 }
 
+/* Prints the operands' layouts, so that a failure can be reproduced by hand. */
+static void describe(const problem *p) {
+  fprintf(stderr, "einsum \"%s\" on %s:\n", p->expr,
+          lt_context_device(lt_tensor_context(p->op[0].t)));
+  for (int i = 0; i < p->n_ops; i++) {
+    const lt_tensor *t = p->op[i].t;
+    fprintf(stderr, "  operand %d: %s shape (", i, lt_dtype_name(lt_tensor_dtype(t)));
+    for (int d = 0; d < lt_tensor_rank(t); d++)
+      fprintf(stderr, "%lld,", (long long)lt_tensor_shape(t)[d]);
+    fprintf(stderr, ") strides (");
+    for (int d = 0; d < lt_tensor_rank(t); d++)
+      fprintf(stderr, "%lld,", (long long)lt_tensor_strides(t)[d]);
+    fprintf(stderr, ")\n");
+  }
+}
+
 static void check_result(const problem *p, const lt_tensor *got, const double *want,
                          const char *how) {
   FUZZ_ASSERT(lt_tensor_rank(got) == p->out_rank, "%s %s: rank %d, want %d", how, p->expr,
@@ -175,7 +191,7 @@ static void check_plan(lt_context *ctx, const problem *p, const lt_tensor *const
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static lt_context *ctx;
-  if (ctx == NULL && lt_context_create("cpu", &ctx) != LT_OK) abort();
+  if (ctx == NULL && lt_context_create(NULL, &ctx) != LT_OK) abort();
   if (!LT_HAVE(lt_einsum)) return 0; /* not in this libtensor yet */
   fuzz_input in = {data, size, 0};
   problem *p = calloc(1, sizeof *p);
@@ -202,6 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   reference(p, want);
   lt_tensor *got = NULL;
   lt_status st = lt_einsum(p->expr, p->n_ops, ts, NULL, &got);
+  if (st != LT_OK) describe(p);
   FUZZ_ASSERT(st == LT_OK, "lt_einsum(\"%s\") returned %s", p->expr, lt_status_string(st));
   FUZZ_ASSERT(lt_tensor_dtype(got) == out_dtype, "%s: dtype %d, want %d", p->expr,
               (int)lt_tensor_dtype(got), (int)out_dtype);

@@ -206,7 +206,7 @@ static void fuzz_reduction(lt_context *ctx, fuzz_input *in, int rank_d, int n_re
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static lt_context *ctx;
-  if (ctx == NULL && lt_context_create("cpu", &ctx) != LT_OK) abort();
+  if (ctx == NULL && lt_context_create(NULL, &ctx) != LT_OK) abort();
   if (!LT_HAVE(lt_plan_binary) || !LT_HAVE(lt_plan_reduction)) return 0;
   fuzz_input in = {data, size, 0};
   int rank_d = (int)fuzz_range(&in, 0, MAX_D);
