@@ -304,26 +304,32 @@ static void test_one_shot_einsum_many_threads(void **state) {
 
 /* A large reduction (threaded inside the library) computed twice on fresh contexts with the
  * same worker count must agree bit for bit. */
-static lt_tensor *big_sum(int threads, const char *device) {
+/* Runs `expr` (a sum over all elements, or a matrix product) on fresh random data with the
+ * given worker count and returns the result on the host. Large enough to be split across
+ * threads inside the library. */
+static lt_tensor *big_run(int threads, const char *device, bool matmul) {
   lt_context *ctx;
   LT_CHECK(lt_context_create(device, &ctx));
   LT_CHECK(lt_context_set_num_threads(ctx, threads));
   lt_test_rng_reset(77);
-  const int64_t shape[2] = {257, 1531};
-  lt_tensor *a = lt_test_random_tensor(ctx, LT_F32, 2, shape, LT_LAYOUT_TRANSPOSED);
+  const int64_t sa[2] = {257, 1531}, sb[2] = {1531, 67};
+  lt_tensor *a = lt_test_random_tensor(ctx, LT_F32, 2, sa, LT_LAYOUT_TRANSPOSED);
+  lt_tensor *b = lt_test_random_tensor(ctx, LT_F32, 2, sb, LT_LAYOUT_STEPPED);
   lt_tensor *out = NULL;
-  if (LT_HAVE(lt_einsum)) {
-    const lt_tensor *args[1] = {a};
+  const lt_tensor *args[2] = {a, b};
+  if (matmul)
+    LT_CHECK(lt_einsum("ij,jk->ik", 2, args, NULL, &out));
+  else if (LT_HAVE(lt_einsum))
     LT_CHECK(lt_einsum("ij->", 1, args, NULL, &out));
-  } else {
+  else
     LT_CHECK(lt_reduce(LT_REDUCE_SUM, a, -1, NULL, false, &out));
-  }
   lt_tensor *host = NULL;
   lt_context *cpu;
   LT_CHECK(lt_context_create("cpu", &cpu));
   LT_CHECK(lt_tensor_to_context(out, cpu, &host));
   lt_tensor_destroy(out);
   lt_tensor_destroy(a);
+  lt_tensor_destroy(b);
   lt_context_destroy(ctx);
   lt_context_destroy(cpu);
   return host;
@@ -335,13 +341,16 @@ static void test_reproducible_for_fixed_thread_count(void **state) {
   int ndev = lt_test_devices(devs);
   for (int d = 0; d < ndev; d++) {
     const int counts[4] = {1, 2, 3, 8};
-    for (int k = 0; k < 4; k++) {
-      lt_tensor *first = big_sum(counts[k], devs[d]), *second = big_sum(counts[k], devs[d]);
-      if (!bitwise_equal(first, second))
-        fail_msg("%s, %d threads: two runs differ", devs[d], counts[k]);
-      lt_tensor_destroy(first);
-      lt_tensor_destroy(second);
-    }
+    for (int k = 0; k < 4; k++)
+      for (int matmul = 0; matmul < (LT_HAVE(lt_einsum) ? 2 : 1); matmul++) {
+        lt_tensor *first = big_run(counts[k], devs[d], matmul);
+        lt_tensor *second = big_run(counts[k], devs[d], matmul);
+        if (!bitwise_equal(first, second))
+          fail_msg("%s, %d threads, %s: two runs differ", devs[d], counts[k],
+                   matmul ? "ij,jk->ik" : "ij->");
+        lt_tensor_destroy(first);
+        lt_tensor_destroy(second);
+      }
   }
 }
 
