@@ -65,6 +65,8 @@ static void map_row(const map_job *j, const int64_t *off, int64_t len) {
   int64_t st[4];
   for (int q = 0; q <= n_in; q++)
     st[q] = inner >= 0 ? nest->strides[q][inner] : 0;
+  if (j->bitcopy && s->in[0].mem == s->out.mem && off[0] == off[n_in] && st[0] == st[n_in])
+    return; /* an in-place copy onto itself */
   if (j->bitcopy && j->stream && st[0] == 1 && st[n_in] == 1) {
     lt__cpu_copy_stream((char *)s->out.mem + off[n_in] * (int64_t)j->esize,
                         element(s->in[0].mem, j->esize, off[0]), (size_t)len * j->esize);
