@@ -1,10 +1,12 @@
 /* Shared test harness implementation (see harness.h). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "harness.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int lt_test_devices(const char *out[8]) {
   static char list[256];
@@ -75,17 +77,25 @@ void lt_test_unravel(int64_t linear, int rank, const int64_t *shape, int64_t *in
   }
 }
 
+static double fill_lo = -1.0, fill_hi = 1.0;
+
+/* Fills t with random values through one host buffer and one copy (fast on every backend;
+ * values are drawn in C order of t, so results do not depend on the layout family). */
 static void fill_random(lt_tensor *t) {
   int64_t n = lt_tensor_numel(t);
-  int rank = lt_tensor_rank(t);
-  const int64_t *shape = lt_tensor_shape(t);
-  int64_t idx[LT_MAX_RANK];
+  double *host = malloc(sizeof(double) * (size_t)(n ? n : 1));
+  assert_non_null(host);
   for (int64_t i = 0; i < n; i++) {
-    lt_test_unravel(i, rank, shape, idx);
-    double v = lt_test_rand_double(-1.0, 1.0);
-    if (v == 0.0) v = 0.5;
-    LT_CHECK(lt_tensor_set(t, idx, v));
+    double v = lt_test_rand_double(fill_lo, fill_hi);
+    if (v == 0.0) v = 0.5 * (fill_lo + fill_hi) + 0.25;
+    host[i] = v;
   }
+  lt_tensor *src = NULL;
+  LT_CHECK(lt_tensor_from_host(lt_tensor_context(t), LT_F64, lt_tensor_rank(t), lt_tensor_shape(t),
+                               NULL, host, &src));
+  LT_CHECK(lt_tensor_copy_into(t, src));
+  lt_tensor_destroy(src);
+  free(host);
 }
 
 /* Builds a view of `layout` family over a freshly allocated base buffer. */
@@ -158,6 +168,17 @@ lt_tensor *lt_test_random_tensor(lt_context *ctx, lt_dtype dtype, int rank, cons
   lt_tensor *view = make_layout(ctx, dtype, rank, shape, layout, &base, 0.0, true);
   lt_tensor_destroy(base); /* the view keeps the storage alive */
   return view;
+}
+
+lt_tensor *lt_test_random_tensor_range(lt_context *ctx, lt_dtype dtype, int rank,
+                                       const int64_t *shape, lt_test_layout layout, double lo,
+                                       double hi) {
+  fill_lo = lo;
+  fill_hi = hi;
+  lt_tensor *t = lt_test_random_tensor(ctx, dtype, rank, shape, layout);
+  fill_lo = -1.0;
+  fill_hi = 1.0;
+  return t;
 }
 
 double *lt_test_read_all(const lt_tensor *t) {
@@ -252,6 +273,29 @@ void lt_test_assert_close(const double *got, const double *want, int64_t n, doub
       fail_msg("%s: element %lld is %.10g, expected %.10g (|err| %.3g > rtol %.3g)", what,
                (long long)i, g, w, err, rtol);
   }
+}
+
+void *lt_test_alloc_fn(size_t bytes, size_t align, void *user) {
+  lt_test_alloc *a = user;
+  a->calls++;
+  if (a->budget == 0) return NULL;
+  if (a->budget > 0) a->budget--;
+  void *p = aligned_alloc(align, (bytes + align - 1) / align * align);
+  if (p) a->live++;
+  return p;
+}
+
+void lt_test_free_fn(void *ptr, size_t bytes, void *user) {
+  ((lt_test_alloc *)user)->live--;
+  free(ptr);
+}
+
+void lt_test_temp_path(char buf[64]) {
+  const char *dir = getenv("TMPDIR");
+  snprintf(buf, 64, "%s/lt_test_XXXXXX", dir && *dir && strlen(dir) < 40 ? dir : "/tmp");
+  int fd = mkstemp(buf);
+  if (fd < 0) fail_msg("cannot create a temporary file %s", buf);
+  close(fd);
 }
 
 int64_t lt_test_mode_index(int rank_t, const int64_t *shape_t, const int32_t *modes_t, int rank_d,

@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-/* cmocka needs the headers above first. */
+/* cmocka.h needs the headers above first. */
 #include <cmocka.h>
 
 /* Fails the current test with the library's message when a call does not return LT_OK. */
@@ -64,6 +64,10 @@ const char *lt_test_layout_name(lt_test_layout layout);
  * [-1, 1) (never all zero). For LT_LAYOUT_BROADCAST, some axes become zero-stride views. */
 lt_tensor *lt_test_random_tensor(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                                  lt_test_layout layout);
+/* Like lt_test_random_tensor with values in [lo, hi) (never exactly 0). */
+lt_tensor *lt_test_random_tensor_range(lt_context *ctx, lt_dtype dtype, int rank,
+                                       const int64_t *shape, lt_test_layout layout, double lo,
+                                       double hi);
 
 /* A guarded output: `view` is a strided view (of the given layout family, never broadcast)
  * inside a larger `base` buffer poisoned with NaN. lt_test_output_check_guard fails the test if
@@ -99,6 +103,20 @@ int64_t lt_test_numel(int rank, const int64_t *shape);
 /* Converts a C-order linear index into a multi-index. */
 void lt_test_unravel(int64_t linear, int rank, const int64_t *shape, int64_t *index);
 
+/* ---- resources ---- */
+
+/* An allocator for lt_context_create_with_allocator that fails once `budget` allocations were
+ * made (budget < 0: never) and counts live blocks, to check failure paths and leaks. */
+typedef struct lt_test_alloc {
+  int budget;
+  int live;
+  int calls;
+} lt_test_alloc;
+void *lt_test_alloc_fn(size_t bytes, size_t align, void *user);
+void lt_test_free_fn(void *ptr, size_t bytes, void *user);
+
+/* Creates an empty temporary file and writes its path into buf (caller removes it). */
+void lt_test_temp_path(char buf[64]);
 /* ---- mode-label references (naive float64) ---- */
 
 /* C-order linear index into a tensor with modes `modes_t` (read with lt_test_read_all) of the
