@@ -3,9 +3,10 @@
  * three ways, each split across the context's threads:
  *   - rows: the innermost dim in chunks through the compute-type kernels of cpu_typed.h
  *     (unit-stride operands of the compute dtype are used in place, others converted);
- *   - tiles: when the input's contiguous dim is not the output's, the plane of those two dims
- *     is walked in square tiles so both sides stream whole cache lines (a permutation);
- *   - bit copies: a permutation without arithmetic moves bits (SSE tile transposes). */
+ *   - tiles: when the input's contiguous dim is not the output's (a permutation), 32x32 tiles
+ *     over the output's innermost dims and the input's, so both sides move whole cache lines;
+ *   - bit copies: a permutation without arithmetic moves bits (SSE tile transposes), with
+ *     non-temporal stores for outputs past 32 MiB. */
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_nest.h"
 #include "backend/cpu/cpu_transpose.h"
