@@ -156,17 +156,19 @@ static bool write_json(const char *path, const bench_result *r, int n, bool quic
 int tool_bench(int argc, char **argv) {
   bool quick = false;
   const char *json = NULL;
+  if (tool_wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(argv[i], "--quick") == 0) {
+    if (strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
       json = argv[++i];
     } else {
-      fprintf(stderr, "tensor bench: unknown argument '%s' (see --help)\n", argv[i]);
-      return 2;
+      char msg[300];
+      snprintf(msg, sizeof msg, "unknown argument '%s'", argv[i]);
+      return tool_usage_error("bench", msg);
     }
   }
   char dir[PATH_MAX];
