@@ -66,7 +66,9 @@ def _element_strides(arr):
 # The release callback drops the reference once the library no longer needs the memory.
 _held = {}
 _keys = itertools.count(1)
-_held_lock = threading.Lock()
+# Re-entrant: a garbage collection inside a locked section may release a tensor, and so call
+# _release, on the same thread.
+_held_lock = threading.RLock()
 
 
 @_lib.release_fn
