@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 enum { MAX_BENCHES = 64 };
@@ -76,12 +75,6 @@ static int list_benches(const char *dir, bench_result *out) {
   return n;
 }
 
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Appends `line` to the result's captured output. */
 static bool append(bench_result *r, const char *line, size_t len) {
   char *grown = realloc(r->output, r->output_len + len + 1);
@@ -99,7 +92,7 @@ static void run_bench(const char *dir, bench_result *r, int index, int count) {
   bool fits = snprintf(cmd, sizeof cmd, "'%s/%s' 2>&1", dir, r->name) < (int)sizeof cmd;
   bool tty = isatty(STDERR_FILENO);
   fprintf(stderr, "[%d/%d] %s ...%s", index + 1, count, r->name, tty ? "" : "\n");
-  double start = seconds_now();
+  double start = tool_seconds();
   FILE *p = !fits || strchr(dir, '\'') ? NULL : popen(cmd, "r");
   r->exit_status = -1;
   if (p) {
@@ -116,7 +109,7 @@ static void run_bench(const char *dir, bench_result *r, int index, int count) {
     int status = pclose(p);
     r->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
-  r->seconds = seconds_now() - start;
+  r->seconds = tool_seconds() - start;
   if (tty) fprintf(stderr, "\r\033[K");
   fprintf(stderr, "[%d/%d] %s: %s in %.1f s\n", index + 1, count, r->name,
           r->exit_status == 0 ? "done" : "FAILED", r->seconds);

@@ -1,5 +1,4 @@
 /* `tensor einsum`: evaluates an einsum expression on .npy files, like numpy.einsum. */
-#define _POSIX_C_SOURCE 200809L
 #include "tool.h"
 #include "tool_print.h"
 
@@ -7,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { MAX_INPUTS = 64 };
 
@@ -104,12 +102,6 @@ static int parse_args(int argc, char **argv, einsum_args *a) {
   return -1;
 }
 
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static lt_status load_inputs(const einsum_args *a, einsum_run *r) {
   for (int i = 0; i < a->n_inputs; i++) {
     snprintf(r->stage, sizeof r->stage, "loading %s", a->inputs[i]);
@@ -143,17 +135,17 @@ static lt_status evaluate(const einsum_args *a, einsum_run *r) {
   if ((st = load_inputs(a, r)) != LT_OK) return st;
   snprintf(r->stage, sizeof r->stage, "planning '%s'", a->expr);
   if ((st = make_options(a, r)) != LT_OK) return st;
-  double t0 = seconds_now();
+  double t0 = tool_seconds();
   st = lt_plan_einsum(a->expr, a->n_inputs, (const lt_tensor *const *)r->inputs, NULL, r->opts,
                       &r->plan);
   if (st != LT_OK) return st;
   if ((st = lt_plan_create_output(r->plan, &r->result)) != LT_OK) return st;
-  double t1 = seconds_now();
+  double t1 = tool_seconds();
   snprintf(r->stage, sizeof r->stage, "running '%s'", a->expr);
   st = lt_plan_execute(r->plan, (const lt_tensor *const *)r->inputs, a->n_inputs, NULL, 0,
                        r->result);
   if (st == LT_OK) st = lt_context_synchronize(r->ctx);
-  double t2 = seconds_now();
+  double t2 = tool_seconds();
   r->plan_seconds = t1 - t0;
   r->run_seconds = t2 - t1;
   return st;
