@@ -213,3 +213,13 @@ def test_threads_share_a_plan(rng):
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+@pytest.mark.parametrize("expr,shapes", [
+    ("c,cd,b->bd", [(4,), (4, 1), (2,)]),  # an extent-1 output label kept through a pair step
+    ("ddc,dacd,b->bd", [(1, 1, 4), (1, 3, 4, 1), (2,)]),
+])
+def test_extent_one_labels(device, rng, expr, shapes):
+    """Minimal forms of random cases that failed on OpenCL only ("contraction: output mode 1
+    appears in neither A nor B")."""
+    check_einsum(rng, expr, shapes, 12, device)
