@@ -110,6 +110,7 @@ static const lt__backend cpu_backend = {
     .map = lt__cpu_map,
     .reduce = lt__cpu_reduce,
     .gemm = lt__cpu_gemm,
+    .contract = lt__cpu_contract,
     .synchronize = cpu_synchronize,
     .release = cpu_release,
 };
