@@ -59,12 +59,19 @@ static void reference(const problem *p, double *out) {
     n_out *= out_shape[k] = p->extent[p->out_labels[k]];
   for (int64_t i = 0; i < n_out; i++)
     out[i] = 0.0;
-  int64_t total = numel_of(p->n_labels, p->extent), idx[MAX_LABELS];
+  /* Only labels some operand uses exist (NumPy); the others must not multiply the sum. */
+  int64_t ext[MAX_LABELS], idx[MAX_LABELS];
+  for (int l = 0; l < p->n_labels; l++)
+    ext[l] = 1;
+  for (int i = 0; i < p->n_ops; i++)
+    for (int d = 0; d < p->op[i].rank; d++)
+      ext[p->op[i].labels[d]] = p->extent[p->op[i].labels[d]];
+  int64_t total = numel_of(p->n_labels, ext);
   for (int64_t lin = 0; lin < total; lin++) {
     int64_t rest = lin;
     for (int l = p->n_labels - 1; l >= 0; l--) {
-      idx[l] = rest % p->extent[l];
-      rest /= p->extent[l];
+      idx[l] = rest % ext[l];
+      rest /= ext[l];
     }
     double prod = 1.0;
     for (int i = 0; i < p->n_ops; i++)
