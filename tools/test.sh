@@ -23,7 +23,7 @@ case "$mode" in
   ;;
 --tsan)
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLT_WERROR=ON -DLT_BUILD_BENCH=OFF \
-    -DLT_BUILD_TOOLS=OFF -DLT_SANITIZE=thread >/dev/null
+    -DLT_BUILD_TOOLS=ON -DLT_SANITIZE=thread >/dev/null
   cmake --build build-tsan -j"$jobs"
   # Races inside uninstrumented OpenBLAS/PoCL are theirs: tests/tsan.supp says why for each.
   # allocator_may_return_null: tests ask for absurd sizes on purpose and expect LT_ERR_OUT_OF_MEMORY.
