@@ -345,6 +345,10 @@ static lt_status lower_gemm(lt__program *prog, lt__pair *p, group *bt, group *m,
     concat(modes, &r, bt);
     concat(modes, &r, m);
     concat(modes, &r, n);
+    /* Extent-1 modes join no group, but an intermediate must keep them: the next pair of the
+     * einsum path names them. */
+    for (int i = 0; i < p->d.rank; i++)
+      if (p->extent[p->d.mode[i]] == 1) modes[r++] = p->d.mode[i];
     LT_TRY(ws_view(prog, p->extent, r, modes, p->compute, &out));
     as_matrix(&out, m, n, p->extent, &rs, &cs);
     beta = LT__SCALAR_ZERO;
