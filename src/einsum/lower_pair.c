@@ -136,7 +136,7 @@ static void add_beta_term(const lt__pair *p, lt__step *s, int slot) {
     m->op_ab = LT_BINARY_ADD;
   else
     m->op_abc = LT_BINARY_ADD;
-  s->drop_last_if_beta_zero = true;
+  s->drop_last_if_beta_zero = p->beta == LT__SCALAR_BETA;
 }
 
 static lt__step *map_into_d(lt__program *prog, const lt__pair *p) {
@@ -372,7 +372,13 @@ static lt_status lower_gemm(lt__program *prog, lt__pair *p, group *bt, group *m,
   s->scalar[1] = beta;
   if (d_direct) return LT_OK;
   if (p->d.buf.kind == LT__BUF_NONE) {
-    /* The caller takes the workspace result as D (its intermediate). */
+    /* The caller takes the workspace result as D (its intermediate), with the extent-1 modes
+     * that no group holds. */
+    for (int i = 0; i < p->d.rank; i++)
+      if (p->extent[p->d.mode[i]] == 1) {
+        out.mode[out.rank] = p->d.mode[i];
+        out.stride[out.rank++] = 0;
+      }
     p->d = out;
     return LT_OK;
   }

@@ -151,7 +151,7 @@ static lt_status lower_single(einsum_build *b, lt__program *prog, lt__scalar_rol
     s->buf[1] = s->buf[3] = d->buf;
     s->scalar[0] = LT__SCALAR_ALPHA;
     s->scalar[1] = beta;
-    s->drop_last_if_beta_zero = beta != LT__SCALAR_ZERO;
+    s->drop_last_if_beta_zero = beta == LT__SCALAR_BETA;
     return LT_OK;
   }
   lt__reduce_step *r = &s->u.reduce;
