@@ -147,7 +147,7 @@ lt_status lt_tensor_full(lt_context *ctx, lt_dtype dtype, int rank, const int64_
   lt__map_step step;
   memset(&step, 0, sizeof step);
   step.rank = rank;
-  memcpy(step.shape, shape, sizeof(int64_t) * (size_t)rank);
+  if (rank > 0) memcpy(step.shape, shape, sizeof(int64_t) * (size_t)rank);
   step.n_in = 0;
   lt__operand_from_tensor(*out, &step.out);
   step.scalars[0] = value;
