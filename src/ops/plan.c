@@ -142,9 +142,8 @@ lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, i
                           const double *scalars, int n_scalars, lt_tensor *d) {
   LT_CHECK_NULL(plan, "plan");
   LT_RETURN_IF(n_inputs < plan->n_inputs_min || n_inputs > plan->n_inputs_max,
-               LT_ERR_INVALID_ARGUMENT,
-               "lt_plan_execute: the plan takes %d to %d inputs, got %d", plan->n_inputs_min,
-               plan->n_inputs_max, n_inputs);
+               LT_ERR_INVALID_ARGUMENT, "lt_plan_execute: the plan takes %d to %d inputs, got %d",
+               plan->n_inputs_min, plan->n_inputs_max, n_inputs);
   LT_RETURN_IF(n_inputs > 0 && inputs == NULL, LT_ERR_NULL_POINTER,
                "lt_plan_execute: inputs is NULL");
   LT_RETURN_IF(scalars != NULL && n_scalars != plan->n_scalars, LT_ERR_INVALID_ARGUMENT,
@@ -186,7 +185,8 @@ void lt_plan_destroy(lt_plan *plan) {
   if (plan->destroy_impl) plan->destroy_impl(plan->impl);
   lt_context *ctx = plan->ctx;
   if (plan->description) lt__host_free(ctx, plan->description, strlen(plan->description) + 1);
-  lt__host_free(ctx, plan->inputs, sizeof(lt__layout) * (size_t)(plan->n_inputs_max > 0 ? plan->n_inputs_max : 1));
+  lt__host_free(ctx, plan->inputs,
+                sizeof(lt__layout) * (size_t)(plan->n_inputs_max > 0 ? plan->n_inputs_max : 1));
   lt__host_free(ctx, plan, sizeof *plan);
   lt__context_release(ctx);
 }

@@ -5,8 +5,8 @@
 #include "core/object.h"
 
 struct lt_plan_options {
-  lt_dtype compute;   /* LT_DTYPE_INVALID = default rule */
-  lt_dtype output;    /* LT_DTYPE_INVALID = natural dtype */
+  lt_dtype compute; /* LT_DTYPE_INVALID = default rule */
+  lt_dtype output;  /* LT_DTYPE_INVALID = natural dtype */
   lt_unary_op unary[3];
   lt_path_algo path;
   int64_t memory_limit; /* 0 = unlimited */
@@ -31,14 +31,14 @@ typedef enum lt__plan_kind {
 
 struct lt_plan {
   lt__plan_kind kind;
-  lt_context *ctx; /* retained */
+  lt_context *ctx;                /* retained */
   int n_inputs_min, n_inputs_max; /* accepted input counts */
-  lt__layout *inputs; /* n_inputs_max expected input layouts */
+  lt__layout *inputs;             /* n_inputs_max expected input layouts */
   lt__layout output;
-  int n_scalars;          /* how many scalars execute reads */
+  int n_scalars; /* how many scalars execute reads */
   double default_scalars[3];
   size_t workspace_bytes;
-  char *description;      /* owned, NUL-terminated */
+  char *description; /* owned, NUL-terminated */
   /* Runs the family-specific steps; inputs/output were already validated. */
   lt_status (*run)(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
                    const double *scalars, lt_tensor *d);

@@ -1,10 +1,12 @@
 /* Shared test harness implementation (see harness.h). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "harness.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int lt_test_devices(const char *out[8]) {
   static char list[256];
@@ -12,7 +14,8 @@ int lt_test_devices(const char *out[8]) {
   int n = 0;
   if (env && *env) {
     snprintf(list, sizeof list, "%s", env);
-    for (char *tok = strtok(list, ","); tok && n < 8; tok = strtok(NULL, ",")) out[n++] = tok;
+    for (char *tok = strtok(list, ","); tok && n < 8; tok = strtok(NULL, ","))
+      out[n++] = tok;
     return n;
   }
   out[n++] = "cpu";
@@ -62,7 +65,8 @@ const char *lt_test_layout_name(lt_test_layout layout) {
 
 int64_t lt_test_numel(int rank, const int64_t *shape) {
   int64_t n = 1;
-  for (int i = 0; i < rank; i++) n *= shape[i];
+  for (int i = 0; i < rank; i++)
+    n *= shape[i];
   return n;
 }
 
@@ -73,17 +77,25 @@ void lt_test_unravel(int64_t linear, int rank, const int64_t *shape, int64_t *in
   }
 }
 
+static double fill_lo = -1.0, fill_hi = 1.0;
+
+/* Fills t with random values through one host buffer and one copy (fast on every backend;
+ * values are drawn in C order of t, so results do not depend on the layout family). */
 static void fill_random(lt_tensor *t) {
   int64_t n = lt_tensor_numel(t);
-  int rank = lt_tensor_rank(t);
-  const int64_t *shape = lt_tensor_shape(t);
-  int64_t idx[LT_MAX_RANK];
+  double *host = malloc(sizeof(double) * (size_t)(n ? n : 1));
+  assert_non_null(host);
   for (int64_t i = 0; i < n; i++) {
-    lt_test_unravel(i, rank, shape, idx);
-    double v = lt_test_rand_double(-1.0, 1.0);
-    if (v == 0.0) v = 0.5;
-    LT_CHECK(lt_tensor_set(t, idx, v));
+    double v = lt_test_rand_double(fill_lo, fill_hi);
+    if (v == 0.0) v = 0.5 * (fill_lo + fill_hi) + 0.25;
+    host[i] = v;
   }
+  lt_tensor *src = NULL;
+  LT_CHECK(lt_tensor_from_host(lt_tensor_context(t), LT_F64, lt_tensor_rank(t), lt_tensor_shape(t),
+                               NULL, host, &src));
+  LT_CHECK(lt_tensor_copy_into(t, src));
+  lt_tensor_destroy(src);
+  free(host);
 }
 
 /* Builds a view of `layout` family over a freshly allocated base buffer. */
@@ -95,16 +107,19 @@ static lt_tensor *make_layout(lt_context *ctx, lt_dtype dtype, int rank, const i
   switch (layout) {
   case LT_LAYOUT_TRANSPOSED: {
     /* Base holds the axes reversed; the view permutes them back. */
-    for (int i = 0; i < rank; i++) bshape[i] = shape[rank - 1 - i];
+    for (int i = 0; i < rank; i++)
+      bshape[i] = shape[rank - 1 - i];
     LT_CHECK(lt_tensor_full(ctx, dtype, rank, bshape, poison, &base));
     int axes[LT_MAX_RANK];
-    for (int i = 0; i < rank; i++) axes[i] = rank - 1 - i;
+    for (int i = 0; i < rank; i++)
+      axes[i] = rank - 1 - i;
     LT_CHECK(lt_view_permute(base, axes, &view));
     break;
   }
   case LT_LAYOUT_STEPPED: {
     /* Each axis takes every second element, starting at 1, of an axis 2n+2 long. */
-    for (int i = 0; i < rank; i++) bshape[i] = 2 * shape[i] + 2;
+    for (int i = 0; i < rank; i++)
+      bshape[i] = 2 * shape[i] + 2;
     LT_CHECK(lt_tensor_full(ctx, dtype, rank, bshape, poison, &base));
     view = base;
     for (int i = 0; i < rank; i++) {
@@ -128,7 +143,8 @@ static lt_tensor *make_layout(lt_context *ctx, lt_dtype dtype, int rank, const i
   }
   case LT_LAYOUT_BROADCAST: {
     /* Axes with odd index collapse to extent 1 and are broadcast back. */
-    for (int i = 0; i < rank; i++) bshape[i] = (i % 2 == 1) ? 1 : shape[i];
+    for (int i = 0; i < rank; i++)
+      bshape[i] = (i % 2 == 1) ? 1 : shape[i];
     LT_CHECK(lt_tensor_full(ctx, dtype, rank, bshape, poison, &base));
     if (random) fill_random(base);
     LT_CHECK(lt_view_broadcast_to(base, rank, shape, &view));
@@ -152,6 +168,17 @@ lt_tensor *lt_test_random_tensor(lt_context *ctx, lt_dtype dtype, int rank, cons
   lt_tensor *view = make_layout(ctx, dtype, rank, shape, layout, &base, 0.0, true);
   lt_tensor_destroy(base); /* the view keeps the storage alive */
   return view;
+}
+
+lt_tensor *lt_test_random_tensor_range(lt_context *ctx, lt_dtype dtype, int rank,
+                                       const int64_t *shape, lt_test_layout layout, double lo,
+                                       double hi) {
+  fill_lo = lo;
+  fill_hi = hi;
+  lt_tensor *t = lt_test_random_tensor(ctx, dtype, rank, shape, layout);
+  fill_lo = -1.0;
+  fill_hi = 1.0;
+  return t;
 }
 
 double *lt_test_read_all(const lt_tensor *t) {
@@ -189,7 +216,7 @@ void lt_test_output_check_guard(const lt_test_output *out) {
   int64_t n = lt_tensor_numel(out->base);
   double *now = lt_test_read_all(out->base);
   if (lt_tensor_numel(out->view) == 0) {
-    /* An empty view covers nothing (its offset may even lie outside an empty base). */
+    /* An empty view covers nothing (and its offset may lie past an empty base). */
     for (int64_t i = 0; i < n; i++)
       if (memcmp(&now[i], &out->base_before[i], sizeof(double)) != 0)
         fail_msg("element %lld outside the empty output view was written", (long long)i);
@@ -245,5 +272,92 @@ void lt_test_assert_close(const double *got, const double *want, int64_t n, doub
     if (!(err <= rtol * (1.0 + fabs(w))))
       fail_msg("%s: element %lld is %.10g, expected %.10g (|err| %.3g > rtol %.3g)", what,
                (long long)i, g, w, err, rtol);
+  }
+}
+
+void *lt_test_alloc_fn(size_t bytes, size_t align, void *user) {
+  lt_test_alloc *a = user;
+  a->calls++;
+  if (a->budget == 0) return NULL;
+  if (a->budget > 0) a->budget--;
+  void *p = aligned_alloc(align, (bytes + align - 1) / align * align);
+  if (p) a->live++;
+  return p;
+}
+
+void lt_test_free_fn(void *ptr, size_t bytes, void *user) {
+  ((lt_test_alloc *)user)->live--;
+  free(ptr);
+}
+
+void lt_test_temp_path(char buf[64]) {
+  const char *dir = getenv("TMPDIR");
+  snprintf(buf, 64, "%s/lt_test_XXXXXX", dir && *dir && strlen(dir) < 40 ? dir : "/tmp");
+  int fd = mkstemp(buf);
+  if (fd < 0) fail_msg("cannot create a temporary file %s", buf);
+  close(fd);
+}
+
+int64_t lt_test_mode_index(int rank_t, const int64_t *shape_t, const int32_t *modes_t, int rank_d,
+                           const int32_t *modes_d, const int64_t *index_d) {
+  int64_t lin = 0;
+  for (int i = 0; i < rank_t; i++) {
+    int64_t idx = 0;
+    for (int k = 0; k < rank_d; k++)
+      if (modes_d[k] == modes_t[i] && shape_t[i] != 1) idx = index_d[k];
+    lin = lin * shape_t[i] + idx;
+  }
+  return lin;
+}
+
+double lt_test_unary_ref(lt_unary_op op, double x) {
+  switch (op) {
+  case LT_UNARY_IDENTITY: return x;
+  case LT_UNARY_NEG: return -x;
+  case LT_UNARY_ABS: return fabs(x);
+  case LT_UNARY_SQRT: return sqrt(x);
+  case LT_UNARY_EXP: return exp(x);
+  case LT_UNARY_LOG: return log(x);
+  case LT_UNARY_SIN: return sin(x);
+  case LT_UNARY_COS: return cos(x);
+  case LT_UNARY_TANH: return tanh(x);
+  case LT_UNARY_SIGMOID: return 1.0 / (1.0 + exp(-x));
+  case LT_UNARY_RELU: return isnan(x) ? x : (x > 0 ? x : 0.0);
+  case LT_UNARY_RECIPROCAL: return 1.0 / x;
+  case LT_UNARY_SQUARE: return x * x;
+  }
+  fail_msg("unknown unary op %d", (int)op);
+  return 0;
+}
+
+double lt_test_binary_ref(lt_binary_op op, double a, double b) {
+  switch (op) {
+  case LT_BINARY_ADD: return a + b;
+  case LT_BINARY_MUL: return a * b;
+  case LT_BINARY_MIN: return (isnan(a) || isnan(b)) ? NAN : fmin(a, b);
+  case LT_BINARY_MAX: return (isnan(a) || isnan(b)) ? NAN : fmax(a, b);
+  case LT_BINARY_SUB: return a - b;
+  case LT_BINARY_DIV: return a / b;
+  case LT_BINARY_POW: return pow(a, b);
+  }
+  fail_msg("unknown binary op %d", (int)op);
+  return 0;
+}
+
+double lt_test_round_to(lt_dtype dtype, double v) {
+  switch (dtype) {
+  case LT_F16: return lt_f16_to_f32(lt_f32_to_f16((float)v));
+  case LT_BF16: return lt_bf16_to_f32(lt_f32_to_bf16((float)v));
+  case LT_F32: return (float)v;
+  default: return v;
+  }
+}
+
+void lt_test_shuffle(int32_t *v, int n) {
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)lt_test_rand_int(0, i);
+    int32_t t = v[i];
+    v[i] = v[j];
+    v[j] = t;
   }
 }

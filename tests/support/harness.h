@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+/* cmocka.h needs the headers above first. */
 #include <cmocka.h>
 
 /* Fails the current test with the library's message when a call does not return LT_OK. */
@@ -50,10 +51,10 @@ double lt_test_rand_double(double lo, double hi);
 
 typedef enum lt_test_layout {
   LT_LAYOUT_CONTIGUOUS = 0,
-  LT_LAYOUT_TRANSPOSED,  /* a permuted view of a contiguous buffer */
-  LT_LAYOUT_STEPPED,     /* sliced with steps > 1 inside a larger buffer */
-  LT_LAYOUT_NEGATIVE,    /* every axis flipped (negative strides) */
-  LT_LAYOUT_BROADCAST,   /* extents of 1 broadcast with zero strides (inputs only) */
+  LT_LAYOUT_TRANSPOSED, /* a permuted view of a contiguous buffer */
+  LT_LAYOUT_STEPPED,    /* sliced with steps > 1 inside a larger buffer */
+  LT_LAYOUT_NEGATIVE,   /* every axis flipped (negative strides) */
+  LT_LAYOUT_BROADCAST,  /* extents of 1 broadcast with zero strides (inputs only) */
   LT_LAYOUT_COUNT
 } lt_test_layout;
 
@@ -63,6 +64,10 @@ const char *lt_test_layout_name(lt_test_layout layout);
  * [-1, 1) (never all zero). For LT_LAYOUT_BROADCAST, some axes become zero-stride views. */
 lt_tensor *lt_test_random_tensor(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                                  lt_test_layout layout);
+/* Like lt_test_random_tensor with values in [lo, hi) (never exactly 0). */
+lt_tensor *lt_test_random_tensor_range(lt_context *ctx, lt_dtype dtype, int rank,
+                                       const int64_t *shape, lt_test_layout layout, double lo,
+                                       double hi);
 
 /* A guarded output: `view` is a strided view (of the given layout family, never broadcast)
  * inside a larger `base` buffer poisoned with NaN. lt_test_output_check_guard fails the test if
@@ -97,5 +102,34 @@ void lt_test_assert_close(const double *got, const double *want, int64_t n, doub
 int64_t lt_test_numel(int rank, const int64_t *shape);
 /* Converts a C-order linear index into a multi-index. */
 void lt_test_unravel(int64_t linear, int rank, const int64_t *shape, int64_t *index);
+
+/* ---- resources ---- */
+
+/* An allocator for lt_context_create_with_allocator that fails once `budget` allocations were
+ * made (budget < 0: never) and counts live blocks, to check failure paths and leaks. */
+typedef struct lt_test_alloc {
+  int budget;
+  int live;
+  int calls;
+} lt_test_alloc;
+void *lt_test_alloc_fn(size_t bytes, size_t align, void *user);
+void lt_test_free_fn(void *ptr, size_t bytes, void *user);
+
+/* Creates an empty temporary file and writes its path into buf (caller removes it). */
+void lt_test_temp_path(char buf[64]);
+/* ---- mode-label references (naive float64) ---- */
+
+/* C-order linear index into a tensor with modes `modes_t` (read with lt_test_read_all) of the
+ * element addressed by index_d over modes_d; modes absent from d or of extent 1 read index 0. */
+int64_t lt_test_mode_index(int rank_t, const int64_t *shape_t, const int32_t *modes_t, int rank_d,
+                           const int32_t *modes_d, const int64_t *index_d);
+/* Reference semantics of unary and binary ops in float64 (MIN/MAX propagate NaN). */
+double lt_test_unary_ref(lt_unary_op op, double x);
+double lt_test_binary_ref(lt_binary_op op, double a, double b);
+/* Rounds a float64 reference to what a dtype can hold (overflow to +-inf, f32/f16/bf16
+ * rounding), so that values past the dtype's range compare as infinities. */
+double lt_test_round_to(lt_dtype dtype, double v);
+/* Fisher-Yates shuffle of n int32 values. */
+void lt_test_shuffle(int32_t *v, int n);
 
 #endif

@@ -1,12 +1,30 @@
-/* CPU backend kernels (host pointers as memory handles). */
+/* CPU backend kernels (host pointers as memory handles) and the backend's private state. */
 #ifndef LT_BACKEND_CPU_H
 #define LT_BACKEND_CPU_H
 
 #include "backend/backend.h"
+#include "backend/cpu/cpu_pool.h"
+
+#include <pthread.h>
+
+/* ctx->backend_state of a CPU context. The pool is created on first parallel use. */
+typedef struct lt__cpu_state {
+  pthread_mutex_t pool_lock;
+  lt__cpu_pool *pool;
+  int pool_threads;    /* threads the pool was built for (workers + caller) */
+  int default_threads; /* LT_NUM_THREADS, else the number of online cores */
+} lt__cpu_state;
 
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *step);
 lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *step);
+
+/* Threads the context uses: lt_context_set_num_threads, else LT_NUM_THREADS, else cores. */
+int lt__cpu_threads(const lt_context *ctx);
+/* Runs fn over [0, n_tasks) on the context's threads; `work` (elements touched) decides how
+ * many threads are worth waking. */
+void lt__cpu_parallel(lt_context *ctx, int64_t n_tasks, int64_t work, lt__cpu_range_fn fn,
+                      void *arg);
 
 #endif

@@ -3,11 +3,33 @@
 #include "core/error.h"
 #include "core/object.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Below this many elements a kernel runs on the calling thread: waking workers costs more. */
+#define PARALLEL_MIN_WORK 32768
+
+/* Large tensors ask for transparent huge pages before the first touch: permutations and
+ * strided reductions touch many pages at once, and 4 KiB pages make them TLB-bound. */
+static void advise_huge_pages(void *mem, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  if (bytes < 2 * huge) return;
+  uintptr_t lo = ((uintptr_t)mem + huge - 1) & ~(huge - 1);
+  uintptr_t hi = ((uintptr_t)mem + bytes) & ~(huge - 1);
+  if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advisory: failure is harmless */
+#else
+  (void)mem;
+  (void)bytes;
+#endif
+}
 
 static lt_status cpu_mem_alloc(lt_context *ctx, size_t bytes, void **mem) {
   *mem = lt__host_alloc(ctx, bytes);
   LT_RETURN_IF(*mem == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating %zu bytes", bytes);
+  advise_huge_pages(*mem, bytes);
   return LT_OK;
 }
 
@@ -21,15 +43,63 @@ static lt_status cpu_mem_write(lt_context *ctx, void *mem, size_t offset, const 
   return LT_OK;
 }
 
-static lt_status cpu_mem_read(lt_context *ctx, void *mem, size_t offset, void *dst,
-                              size_t bytes) {
+static lt_status cpu_mem_read(lt_context *ctx, void *mem, size_t offset, void *dst, size_t bytes) {
   if (bytes) memcpy(dst, (const char *)mem + offset, bytes);
   return LT_OK;
 }
 
 static lt_status cpu_synchronize(lt_context *ctx) { return LT_OK; }
 
-static void cpu_release(lt_context *ctx) {}
+static int default_thread_count(void) {
+  const char *env = getenv("LT_NUM_THREADS");
+  if (env && *env) {
+    long n = strtol(env, NULL, 10);
+    if (n >= 1 && n <= 1024) return (int)n;
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores >= 1 ? (int)(cores > 1024 ? 1024 : cores) : 1;
+}
+
+static void cpu_release(lt_context *ctx) {
+  lt__cpu_state *st = ctx->backend_state;
+  if (st == NULL) return;
+  lt__cpu_pool_destroy(st->pool);
+  pthread_mutex_destroy(&st->pool_lock);
+  lt__host_free(ctx, st, sizeof *st);
+  ctx->backend_state = NULL;
+}
+
+/* The pool, built on first use for max(threads, default) threads and never rebuilt (another
+ * thread may be running on it), so later requests for more threads are capped at its size. */
+static lt__cpu_pool *pool_for(lt__cpu_state *st, int threads) {
+  pthread_mutex_lock(&st->pool_lock);
+  if (st->pool_threads == 0) {
+    int n = threads > st->default_threads ? threads : st->default_threads;
+    st->pool = lt__cpu_pool_create(n);
+    st->pool_threads = st->pool ? n : 1;
+  }
+  lt__cpu_pool *pool = st->pool;
+  pthread_mutex_unlock(&st->pool_lock);
+  return pool;
+}
+
+int lt__cpu_threads(const lt_context *ctx) {
+  const lt__cpu_state *st = ctx->backend_state;
+  return ctx->num_threads > 0 ? ctx->num_threads : st->default_threads;
+}
+
+void lt__cpu_parallel(lt_context *ctx, int64_t n_tasks, int64_t work, lt__cpu_range_fn fn,
+                      void *arg) {
+  lt__cpu_state *st = ctx->backend_state;
+  int threads = lt__cpu_threads(ctx);
+  int64_t worth = work / PARALLEL_MIN_WORK;
+  if (worth < threads) threads = (int)(worth > 1 ? worth : 1);
+  if (threads <= 1 || n_tasks <= 1) {
+    if (n_tasks > 0) fn(arg, 0, n_tasks);
+    return;
+  }
+  lt__cpu_pool_run(pool_for(st, threads), threads, n_tasks, fn, arg);
+}
 
 static const lt__backend cpu_backend = {
     .name = "cpu",
@@ -46,7 +116,12 @@ static const lt__backend cpu_backend = {
 };
 
 lt_status lt__cpu_open(lt_context *ctx) {
+  lt__cpu_state *st = lt__host_alloc(ctx, sizeof *st);
+  LT_RETURN_IF(st == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory creating the CPU backend state");
+  memset(st, 0, sizeof *st);
+  pthread_mutex_init(&st->pool_lock, NULL);
+  st->default_threads = default_thread_count();
   ctx->backend = &cpu_backend;
-  ctx->backend_state = NULL;
+  ctx->backend_state = st;
   return LT_OK;
 }

@@ -1,40 +1,328 @@
-/* Generic strided elementwise map (placeholder engine: correct, odometer order). */
+/* The strided elementwise engine. A map step becomes a loop nest (size-1 dims dropped, dims
+ * sorted so that the output is walked in memory order, contiguous dims fused) and runs one of
+ * three ways, each split across the context's threads:
+ *   - rows: the innermost dim in chunks through the compute-type kernels of cpu_typed.h
+ *     (unit-stride operands of the compute dtype are used in place, others converted);
+ *   - tiles: when the input's contiguous dim is not the output's, the plane of those two dims
+ *     is walked in square tiles so both sides stream whole cache lines (a permutation);
+ *   - bit copies: a permutation without arithmetic moves bits (SSE tile transposes). */
 #include "backend/cpu/cpu.h"
-#include "backend/cpu/scalar_ops.h"
-#include "core/dtype.h"
+#include "backend/cpu/cpu_nest.h"
+#include "backend/cpu/cpu_transpose.h"
+#include "backend/cpu/cpu_typed.h"
 
-static double map_one(const lt__map_step *s, const int64_t *off) {
-  double acc = s->scalars[0];
-  if (s->n_in >= 1) acc *= lt__unary_f64(s->unary[0], lt__load_f64(s->in[0].mem, s->in[0].dtype, off[0]));
-  if (s->n_in >= 2)
-    acc = lt__binary_f64(s->op_ab, acc,
-                         s->scalars[1] * lt__unary_f64(s->unary[1], lt__load_f64(s->in[1].mem, s->in[1].dtype, off[1])));
-  if (s->n_in >= 3)
-    acc = lt__binary_f64(s->op_abc, acc,
-                         s->scalars[2] * lt__unary_f64(s->unary[2], lt__load_f64(s->in[2].mem, s->in[2].dtype, off[2])));
-  if (s->compute == LT_F32) acc = (float)acc;
-  return acc;
+#include <string.h>
+
+#define TILE LT__CPU_TILE_MAX   /* tile edge in elements: 32x32 fits L1 for every dtype */
+#define ROW_BLOCK 32768         /* inner elements per task, so a single long row still splits */
+#define TILE_MIN_STRIDE 16      /* input stride along the output's inner dim worth tiling for */
+#define STREAM_BYTES (32 << 20) /* outputs at least this large bypass the caches */
+
+typedef struct map_job {
+  const lt__map_step *step;
+  const lt__cpu_kernels *k;
+  lt__cpu_nest nest; /* operands 0..n_in-1 inputs, n_in the output */
+  int out;           /* operand index of the output */
+  bool bitcopy;
+  size_t esize;       /* element size for bit copies */
+  bool stream;        /* output far larger than the caches: bit copies use non-temporal stores */
+  int64_t n_blocks;   /* per outer index: row blocks (rows) or p tiles (tiles) */
+  int n_outer;        /* dims iterated by the odometer */
+  int p_dims, q_dims; /* tiles: dims in the p and q groups */
+  int64_t p_extent, q_extent; /* tiles: positions in each group */
+  int64_t tile_ps, tile_qs;   /* tiles: input stride of p, output stride of q */
+} map_job;
+
+static const void *element(const void *mem, size_t esize, int64_t off) {
+  return (const char *)mem + off * (int64_t)esize;
 }
 
-lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *s) {
-  int64_t numel = 1;
-  for (int d = 0; d < s->rank; d++) numel *= s->shape[d];
-  int64_t idx[LT_MAX_RANK] = {0};
-  int64_t off[4];
-  for (int k = 0; k < s->n_in; k++) off[k] = s->in[k].offset;
-  off[3] = s->out.offset;
-  for (int64_t n = 0; n < numel; n++) {
-    lt__store_f64(s->out.mem, s->out.dtype, off[3], map_one(s, off));
-    for (int d = s->rank - 1; d >= 0; d--) {
-      if (++idx[d] < s->shape[d]) {
-        for (int k = 0; k < s->n_in; k++) off[k] += s->in[k].strides[d];
-        off[3] += s->out.strides[d];
+/* Operand k's next `n` values in the compute type: in place when possible, else into buf. */
+static const void *operand_values(const map_job *j, int k, int64_t off, int64_t stride, int64_t n,
+                                  void *buf) {
+  const lt__operand *op = &j->step->in[k];
+  if (op->dtype == j->k->dtype && stride == 1) return element(op->mem, j->k->size, off);
+  j->k->load(buf, op->mem, op->dtype, off, stride, n);
+  return buf;
+}
+
+/* s*u(values) of operand k, or the values themselves when that is the identity. */
+static const void *prepared(const map_job *j, int k, int64_t off, int64_t stride, int64_t n,
+                            void *buf) {
+  const lt__map_step *s = j->step;
+  const void *v = operand_values(j, k, off, stride, n, buf);
+  if (s->unary[k] == LT_UNARY_IDENTITY && s->scalars[k] == 1.0) return v;
+  j->k->transform(buf, v, n, s->unary[k], s->scalars[k]);
+  return buf;
+}
+
+/* One row segment: operand k starts at off[k] and steps by the inner strides. */
+static void map_row(const map_job *j, const int64_t *off, int64_t len) {
+  const lt__map_step *s = j->step;
+  const lt__cpu_kernels *k = j->k;
+  const lt__cpu_nest *nest = &j->nest;
+  int inner = nest->rank - 1, n_in = s->n_in;
+  int64_t st[4];
+  for (int q = 0; q <= n_in; q++)
+    st[q] = inner >= 0 ? nest->strides[q][inner] : 0;
+  if (j->bitcopy && j->stream && st[0] == 1 && st[n_in] == 1) {
+    lt__cpu_copy_stream((char *)s->out.mem + off[n_in] * (int64_t)j->esize,
+                        element(s->in[0].mem, j->esize, off[0]), (size_t)len * j->esize);
+    return;
+  }
+  if (j->bitcopy) {
+    lt__cpu_copy_strided((char *)s->out.mem + off[n_in] * (int64_t)j->esize, st[n_in],
+                         element(s->in[0].mem, j->esize, off[0]), st[0], len, j->esize);
+    return;
+  }
+  _Alignas(64) double buf[4][LT__CPU_CHUNK];
+  bool direct = s->out.dtype == k->dtype && st[n_in] == 1;
+  for (int64_t c0 = 0; c0 < len; c0 += LT__CPU_CHUNK) {
+    int64_t n = len - c0 < LT__CPU_CHUNK ? len - c0 : LT__CPU_CHUNK;
+    int64_t oo = off[n_in] + c0 * st[n_in];
+    void *dst = direct ? (void *)((char *)s->out.mem + oo * (int64_t)k->size) : (void *)buf[3];
+    int64_t o[3] = {0, 0, 0};
+    for (int q = 0; q < n_in; q++)
+      o[q] = off[q] + c0 * st[q];
+    if (n_in == 0) {
+      k->fill(dst, n, s->scalars[0]);
+    } else if (n_in == 1) {
+      const void *v = operand_values(j, 0, o[0], st[0], n, buf[0]);
+      k->transform(dst, v, n, s->unary[0], s->scalars[0]);
+    } else {
+      const void *a = prepared(j, 0, o[0], st[0], n, buf[0]);
+      const void *b = prepared(j, 1, o[1], st[1], n, buf[1]);
+      if (n_in == 2) {
+        k->combine(dst, a, b, n, s->op_ab);
+      } else {
+        /* ab goes to a buffer first: C may be the output itself (in place). */
+        k->combine(buf[0], a, b, n, s->op_ab);
+        const void *c = prepared(j, 2, o[2], st[2], n, buf[2]);
+        k->combine(dst, buf[0], c, n, s->op_abc);
+      }
+    }
+    if (!direct) k->store(s->out.mem, s->out.dtype, oo, st[n_in], buf[3], n);
+  }
+}
+
+static void run_rows(void *arg, int64_t lo, int64_t hi) {
+  const map_job *j = arg;
+  int64_t len = j->nest.rank ? j->nest.shape[j->nest.rank - 1] : 1;
+  lt__cpu_odometer it;
+  lt__cpu_odometer_seek(&it, &j->nest, j->n_outer, lo / j->n_blocks);
+  int64_t b = lo % j->n_blocks;
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t start = b * ROW_BLOCK, n = len - start < ROW_BLOCK ? len - start : ROW_BLOCK;
+    int64_t off[4];
+    for (int q = 0; q <= j->out; q++)
+      off[q] = it.off[q] + start * (j->nest.rank ? j->nest.strides[q][j->nest.rank - 1] : 0);
+    map_row(j, off, n);
+    if (++b == j->n_blocks) {
+      b = 0;
+      lt__cpu_odometer_next(&it);
+    }
+  }
+  if (j->stream) lt__cpu_stream_fence();
+}
+
+/* Tiles. The nest is arranged as [outer dims][p group][q group]: the q group is the output's
+ * innermost dims (contiguous in the output: one linear position with the output stride qs),
+ * the p group the input's innermost dims among the rest (contiguous in the input: stride ps).
+ * Groups take several dims when the innermost one is short, so a tile still spans whole cache
+ * lines on both sides (e.g. a full reversal whose last extent is 4). Element (p, q) of a tile
+ * sits at input in_p*ps + in_q[q] and output out_p[p] + q*qs, with the two tables filled by
+ * walking the group dims. */
+
+/* Offsets of operand `op` for positions [lin, lin + n) of the group of dims [first, first+count).
+ */
+static void group_offsets(const lt__cpu_nest *nest, int first, int count, int op, int64_t lin,
+                          int64_t n, int64_t *out) {
+  int64_t idx[LT_MAX_RANK], off = 0;
+  for (int d = first + count - 1; d >= first; d--) {
+    idx[d] = lin % nest->shape[d];
+    lin /= nest->shape[d];
+    off += idx[d] * nest->strides[op][d];
+  }
+  for (int64_t i = 0; i < n; i++) {
+    out[i] = off;
+    for (int d = first + count - 1; d >= first; d--) {
+      if (++idx[d] < nest->shape[d]) {
+        off += nest->strides[op][d];
         break;
       }
-      for (int k = 0; k < s->n_in; k++) off[k] -= (s->shape[d] - 1) * s->in[k].strides[d];
-      off[3] -= (s->shape[d] - 1) * s->out.strides[d];
+      off -= (nest->shape[d] - 1) * nest->strides[op][d];
       idx[d] = 0;
     }
   }
+}
+
+static void map_tile(const map_job *j, int64_t in_base, int64_t out_base, const int64_t *out_p,
+                     const int64_t *in_q, int64_t p0, int64_t np, int64_t q0, int64_t nq) {
+  const lt__map_step *s = j->step;
+  int64_t ps = j->tile_ps, qs = j->tile_qs;
+  if (j->bitcopy && ps == 1 && qs == 1) {
+    char *drow[TILE];
+    const char *srow[TILE];
+    char *out = (char *)s->out.mem;
+    const char *in = s->in[0].mem;
+    int64_t es = (int64_t)j->esize;
+    for (int64_t ip = 0; ip < np; ip++)
+      drow[ip] = out + (out_base + out_p[ip] + q0) * es;
+    for (int64_t iq = 0; iq < nq; iq++) {
+      srow[iq] = in + (in_base + in_q[iq] + p0) * es;
+      __builtin_prefetch(srow[iq] + TILE * es); /* the next p block of the same rows */
+      __builtin_prefetch(srow[iq] + TILE * es + 64);
+    }
+    lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->stream);
+    return;
+  }
+  const lt__cpu_kernels *k = j->k;
+  int64_t ks = (int64_t)k->size;
+  _Alignas(64) double a[TILE * TILE], b[TILE * TILE];
+  for (int64_t iq = 0; iq < nq; iq++)
+    k->load((char *)a + iq * np * ks, s->in[0].mem, s->in[0].dtype, in_base + in_q[iq] + p0 * ps,
+            ps, np);
+  k->transform(a, a, np * nq, s->unary[0], s->scalars[0]);
+  lt__cpu_transpose_tile(b, nq, a, np, np, nq, k->size);
+  for (int64_t ip = 0; ip < np; ip++)
+    k->store(s->out.mem, s->out.dtype, out_base + out_p[ip] + q0 * qs, qs, (char *)b + ip * nq * ks,
+             nq);
+}
+
+/* Task = (outer index, block of TILE positions of one group); it walks every block of the other
+ * group. Cached outputs: the task holds a p block, so it writes TILE output rows sequentially.
+ * Streamed outputs: the task holds a q block, so it reads TILE input rows sequentially (the
+ * prefetchers follow them) while each tile row leaves as whole non-temporal lines, which need
+ * no order. */
+static void run_tiles(void *arg, int64_t lo, int64_t hi) {
+  const map_job *j = arg;
+  const lt__cpu_nest *nest = &j->nest;
+  int pfirst = j->n_outer, qfirst = j->n_outer + j->p_dims;
+  lt__cpu_odometer it;
+  lt__cpu_odometer_seek(&it, nest, j->n_outer, lo / j->n_blocks);
+  int64_t b = lo % j->n_blocks;
+  int64_t out_p[TILE], in_q[TILE];
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t x0 = b * TILE;
+    if (j->stream) {
+      int64_t nq = j->q_extent - x0 < TILE ? j->q_extent - x0 : TILE;
+      group_offsets(nest, qfirst, j->q_dims, 0, x0, nq, in_q);
+      for (int64_t p0 = 0; p0 < j->p_extent; p0 += TILE) {
+        int64_t np = j->p_extent - p0 < TILE ? j->p_extent - p0 : TILE;
+        group_offsets(nest, pfirst, j->p_dims, 1, p0, np, out_p);
+        map_tile(j, it.off[0], it.off[1], out_p, in_q, p0, np, x0, nq);
+      }
+    } else {
+      int64_t np = j->p_extent - x0 < TILE ? j->p_extent - x0 : TILE;
+      group_offsets(nest, pfirst, j->p_dims, 1, x0, np, out_p);
+      for (int64_t q0 = 0; q0 < j->q_extent; q0 += TILE) {
+        int64_t nq = j->q_extent - q0 < TILE ? j->q_extent - q0 : TILE;
+        group_offsets(nest, qfirst, j->q_dims, 0, q0, nq, in_q);
+        map_tile(j, it.off[0], it.off[1], out_p, in_q, x0, np, q0, nq);
+      }
+    }
+    if (++b == j->n_blocks) {
+      b = 0;
+      lt__cpu_odometer_next(&it);
+    }
+  }
+  if (j->stream) lt__cpu_stream_fence();
+}
+
+static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
+
+/* Chooses the tile groups of a one-input map (see above) and arranges the nest for them;
+ * false when the rows already stream the input well enough. */
+static bool plan_tiles(map_job *j) {
+  lt__cpu_nest *nest = &j->nest;
+  int r = nest->rank;
+  if (r < 2) return false;
+  /* The input's contiguous dim heads the p group; if it is the output's too, rows suffice. */
+  int pdims[LT_MAX_RANK], pn = 1;
+  pdims[0] = 0;
+  for (int d = 1; d < r; d++)
+    if (abs64(nest->strides[0][d]) < abs64(nest->strides[0][pdims[0]])) pdims[0] = d;
+  if (pdims[0] == r - 1 || abs64(nest->strides[0][r - 1]) < TILE_MIN_STRIDE) return false;
+  /* q group: output-innermost dims (the last ones: the nest is sorted by output stride), grown
+   * while shorter than a tile and output-contiguous, stopping at the p dim. */
+  int qn = 1;
+  int64_t qext = nest->shape[r - 1];
+  while (qext < TILE && r - 1 - qn != pdims[0] &&
+         nest->strides[1][r - 1 - qn] == nest->strides[1][r - qn] * nest->shape[r - qn]) {
+    qext *= nest->shape[r - 1 - qn];
+    qn++;
+  }
+  int64_t pext = nest->shape[pdims[0]];
+  for (bool grew = true; grew && pext < TILE;) {
+    grew = false;
+    for (int d = 0; d < r - qn && !grew; d++) {
+      bool used = false;
+      for (int i = 0; i < pn; i++)
+        used |= pdims[i] == d;
+      int last = pdims[pn - 1];
+      if (!used && nest->strides[0][d] == nest->strides[0][last] * nest->shape[last]) {
+        pdims[pn++] = d;
+        pext *= nest->shape[d];
+        grew = true;
+      }
+    }
+  }
+  /* Arrange [outer][p group, outermost first][q group]: move each p dim just before the q
+   * group, innermost p dim last. */
+  for (int i = pn - 1; i >= 0; i--) {
+    int d = pdims[i];
+    lt__cpu_nest_move(nest, d, r - qn - 1);
+    for (int k = 0; k < i; k++)
+      if (pdims[k] > d) pdims[k]--;
+  }
+  j->p_dims = pn;
+  j->q_dims = qn;
+  j->p_extent = pext;
+  j->q_extent = qext;
+  j->tile_ps = nest->strides[0][r - qn - 1];
+  j->tile_qs = nest->strides[1][r - 1];
+  j->n_outer = r - pn - qn;
+  j->n_blocks = ((j->stream ? qext : pext) + TILE - 1) / TILE;
+  return true;
+}
+
+/* A permutation without arithmetic whose compute dtype cannot lose bits: copy bits. */
+static bool is_bitcopy(const lt__map_step *s) {
+  if (s->n_in != 1 || s->unary[0] != LT_UNARY_IDENTITY || s->scalars[0] != 1.0) return false;
+  if (s->in[0].dtype != s->out.dtype) return false;
+  bool wide = s->out.dtype == LT_F64 || s->out.dtype == LT_I64;
+  return !wide || s->compute == LT_F64;
+}
+
+lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *s) {
+  map_job j;
+  memset(&j, 0, sizeof j);
+  j.step = s;
+  j.k = lt__cpu_kernels_for(s->compute);
+  j.out = s->n_in;
+  j.bitcopy = is_bitcopy(s);
+  j.esize = lt_dtype_size(s->out.dtype);
+  lt__cpu_nest *nest = &j.nest;
+  lt__cpu_nest_init(nest, s->rank, s->shape, s->n_in + 1);
+  for (int q = 0; q <= s->n_in; q++) {
+    const lt__operand *op = q < s->n_in ? &s->in[q] : &s->out;
+    nest->offset[q] = op->offset;
+    if (s->rank > 0) memcpy(nest->strides[q], op->strides, sizeof(int64_t) * (size_t)s->rank);
+  }
+  int64_t numel = lt__cpu_nest_numel(nest);
+  if (numel == 0) return LT_OK;
+  j.stream = j.bitcopy && numel * (int64_t)j.esize >= STREAM_BYTES;
+  lt__cpu_nest_squeeze(nest);
+  lt__cpu_nest_flip_negative(nest, j.out);
+  lt__cpu_nest_sort(nest, j.out);
+  lt__cpu_nest_fuse(nest);
+  if (s->n_in == 1 && plan_tiles(&j)) {
+    lt__cpu_parallel(ctx, lt__cpu_nest_count(nest, j.n_outer) * j.n_blocks, numel, run_tiles, &j);
+    return LT_OK;
+  }
+  int64_t len = nest->rank ? nest->shape[nest->rank - 1] : 1;
+  j.n_outer = nest->rank ? nest->rank - 1 : 0;
+  j.n_blocks = (len + ROW_BLOCK - 1) / ROW_BLOCK;
+  lt__cpu_parallel(ctx, lt__cpu_nest_count(nest, j.n_outer) * j.n_blocks, numel, run_rows, &j);
   return LT_OK;
 }

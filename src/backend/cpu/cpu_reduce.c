@@ -1,70 +1,370 @@
-/* Strided reduction (placeholder engine: correct, one output element at a time). */
+/* The strided reduction engine. The kept space and the reduced space become two loop nests
+ * (normalised as in cpu_map.c) and one of two walks runs, split across threads:
+ *   - inner: the reduced dims are the input's contiguous ones, so each output element reduces
+ *     rows in chunks (blocked, 16 accumulators per chunk, chunk totals in double); when there
+ *     are few outputs, each output's reduced range is split between threads and the partial
+ *     results are combined afterwards;
+ *   - outer: a kept dim is the input's contiguous one, so a chunk of outputs accumulates whole
+ *     input rows elementwise (flushed into double every few rows).
+ * Every op is one of sum/prod/min/max after a pre-transform (opA, then square for SUMSQ and
+ * abs for MAXABS); NaN handling is the same on both walks: min/max return NaN if any input
+ * is NaN, argmax/argmin return the first NaN's index. */
 #include "backend/cpu/cpu.h"
-#include "backend/cpu/scalar_ops.h"
-#include "core/dtype.h"
+#include "backend/cpu/cpu_nest.h"
+#include "backend/cpu/cpu_typed.h"
+#include "core/object.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-static int64_t product(int rank, const int64_t *shape) {
-  int64_t n = 1;
-  for (int d = 0; d < rank; d++) n *= shape[d];
-  return n;
+#define FLUSH_ROWS 64   /* outer walk: rows accumulated in the compute type before a flush */
+#define SPLIT_MIN 65536 /* inner walk: reduced elements per piece when splitting one output */
+
+enum { IN = 0, OUT = 1, C = 2 };
+
+typedef struct partial {
+  double value;
+  int64_t index;
+  bool nan;
+} partial;
+
+typedef struct reduce_job {
+  const lt__reduce_step *step;
+  const lt__cpu_kernels *k;
+  lt__cpu_reduce_kind kind;
+  lt_unary_op pre; /* SQUARE for SUMSQ, ABS for MAXABS, IDENTITY otherwise */
+  bool is_arg;
+  lt__cpu_nest kept; /* operands IN, OUT, C */
+  lt__cpu_nest red;  /* operand IN */
+  int64_t n_out, n_red;
+  int64_t pieces;         /* inner walk: pieces per output (1 = no split) */
+  partial *partials;      /* n_out * pieces when pieces > 1 */
+  int64_t width;          /* outer walk: outputs per task along the kept inner dim */
+  double *outer_partials; /* outer walk split: chunks * pieces * width totals */
+  int64_t n_chunks;       /* outer walk: tasks per kept outer index */
+} reduce_job;
+
+static double identity(const reduce_job *j) {
+  switch (j->kind) {
+  case LT__CPU_PROD: return 1.0;
+  case LT__CPU_MIN: return INFINITY;
+  case LT__CPU_MAX: return j->pre == LT_UNARY_ABS ? 0.0 : -INFINITY;
+  default: return 0.0;
+  }
 }
 
-/* Offset of linear index n in a row-major walk of shape with the given strides. */
-static int64_t linear_offset(int rank, const int64_t *shape, const int64_t *strides, int64_t n) {
-  int64_t off = 0;
-  for (int d = rank - 1; d >= 0; d--) {
-    off += (n % shape[d]) * strides[d];
-    n /= shape[d];
+static double fold(lt__cpu_reduce_kind kind, double a, double b) {
+  switch (kind) {
+  case LT__CPU_SUM: return a + b;
+  case LT__CPU_PROD: return a * b;
+  case LT__CPU_MIN: return (a != a || b != b) ? NAN : (b < a ? b : a);
+  case LT__CPU_MAX: return (a != a || b != b) ? NAN : (b > a ? b : a);
   }
-  return off;
+  return a;
+}
+
+/* The chunk's values after opA and the pre-transform, in the compute type. */
+static const void *chunk_values(const reduce_job *j, int64_t off, int64_t stride, int64_t n,
+                                void *buf) {
+  const lt__operand *in = &j->step->in;
+  const void *v;
+  if (in->dtype == j->k->dtype && stride == 1) {
+    v = (const char *)in->mem + off * (int64_t)j->k->size;
+  } else {
+    j->k->load(buf, in->mem, in->dtype, off, stride, n);
+    v = buf;
+  }
+  if (j->step->unary != LT_UNARY_IDENTITY) {
+    j->k->transform(buf, v, n, j->step->unary, 1.0);
+    v = buf;
+  }
+  if (j->pre != LT_UNARY_IDENTITY) {
+    j->k->transform(buf, v, n, j->pre, 1.0);
+    v = buf;
+  }
+  return v;
+}
+
+/* Reduces linear positions [lo, hi) of the reduced space starting from input offset base. */
+static void reduce_range(const reduce_job *j, int64_t base, int64_t lo, int64_t hi, partial *r) {
+  if (lo >= hi) return; /* also an empty reduced space, whose extents may be 0 */
+  const lt__cpu_nest *red = &j->red;
+  int inner = red->rank - 1;
+  int64_t len = red->rank ? red->shape[inner] : 1, st = red->rank ? red->strides[IN][inner] : 0;
+  _Alignas(64) double buf[LT__CPU_CHUNK];
+  lt__cpu_odometer it;
+  lt__cpu_odometer_seek(&it, red, red->rank ? inner : 0, lo / len);
+  int64_t col = lo % len, pos = lo;
+  while (pos < hi) {
+    int64_t n = len - col;
+    if (n > hi - pos) n = hi - pos;
+    if (n > LT__CPU_CHUNK) n = LT__CPU_CHUNK;
+    const void *v = chunk_values(j, base + it.off[IN] + col * st, st, n, buf);
+    if (j->is_arg)
+      j->k->arg(v, n, pos, j->step->op == LT_REDUCE_ARGMAX, &r->value, &r->index, &r->nan);
+    else
+      r->value = fold(j->kind, r->value, j->k->reduce(v, n, j->kind));
+    pos += n;
+    col += n;
+    if (col == len) {
+      col = 0;
+      lt__cpu_odometer_next(&it);
+    }
+  }
+}
+
+/* alpha*r (+ beta*c), or the index for argmax/argmin, stored into output element o. */
+static void finish(const reduce_job *j, const lt__cpu_odometer *kept, partial r) {
+  const lt__reduce_step *s = j->step;
+  const lt__cpu_kernels *k64 = lt__cpu_kernels_for(LT_F64);
+  double v;
+  if (j->is_arg) {
+    v = (double)r.index;
+  } else {
+    double x = r.value;
+    if (s->op == LT_REDUCE_MEAN) x = j->n_red ? x / (double)j->n_red : NAN;
+    if (s->compute == LT_F32) x = (float)x;
+    v = s->alpha * x;
+    if (s->beta != 0) {
+      const lt__operand *c = s->has_c ? &s->c : &s->out;
+      double cv;
+      k64->load(&cv, c->mem, c->dtype, kept->off[C], 1, 1);
+      v += s->beta * cv;
+    }
+  }
+  k64->store(s->out.mem, s->out.dtype, kept->off[OUT], 1, &v, 1);
+}
+
+static partial start(const reduce_job *j) {
+  partial r = {identity(j), -1, false};
+  return r;
+}
+
+static void run_inner(void *arg, int64_t lo, int64_t hi) {
+  const reduce_job *j = arg;
+  lt__cpu_odometer it;
+  lt__cpu_odometer_seek(&it, &j->kept, j->kept.rank, lo);
+  for (int64_t o = lo; o < hi; o++) {
+    partial r = start(j);
+    reduce_range(j, it.off[IN], 0, j->n_red, &r);
+    finish(j, &it, r);
+    lt__cpu_odometer_next(&it);
+  }
+}
+
+/* Split walk: task t reduces piece t % pieces of output t / pieces into j->partials[t]. */
+static void run_pieces(void *arg, int64_t lo, int64_t hi) {
+  const reduce_job *j = arg;
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t o = t / j->pieces, p = t % j->pieces;
+    lt__cpu_odometer it;
+    lt__cpu_odometer_seek(&it, &j->kept, j->kept.rank, o);
+    partial r = start(j);
+    reduce_range(j, it.off[IN], j->n_red * p / j->pieces, j->n_red * (p + 1) / j->pieces, &r);
+    j->partials[t] = r;
+  }
+}
+
+static void combine_pieces(const reduce_job *j) {
+  lt__cpu_odometer it;
+  lt__cpu_odometer_seek(&it, &j->kept, j->kept.rank, 0);
+  for (int64_t o = 0; o < j->n_out; o++) {
+    partial r = j->partials[o * j->pieces];
+    for (int64_t p = 1; p < j->pieces; p++) {
+      partial q = j->partials[o * j->pieces + p];
+      if (j->is_arg) {
+        /* Pieces are in index order: keep the earliest NaN, else the strict best. */
+        bool better = j->step->op == LT_REDUCE_ARGMAX ? q.value > r.value : q.value < r.value;
+        if (!r.nan && q.index >= 0 && (q.nan || r.index < 0 || better)) r = q;
+      } else {
+        r.value = fold(j->kind, r.value, q.value);
+      }
+    }
+    finish(j, &it, r);
+    lt__cpu_odometer_next(&it);
+  }
+}
+
+/* Outer walk, one task: outputs [w0, w0 + n) along the kept inner dim at kept position `it`,
+ * accumulated over reduced positions [rlo, rhi) into total[0, n) (double). */
+static void outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t w0, int64_t n,
+                       int64_t rlo, int64_t rhi, double *total) {
+  const lt__cpu_kernels *k = j->k, *k64 = lt__cpu_kernels_for(LT_F64);
+  const lt__cpu_nest *kept = &j->kept;
+  int q = kept->rank - 1;
+  _Alignas(64) double acc[LT__CPU_CHUNK], wide[LT__CPU_CHUNK], buf[LT__CPU_CHUNK];
+  int64_t base = it->off[IN] + w0 * kept->strides[IN][q];
+  double init = identity(j);
+  k64->fill(total, n, init);
+  k->fill(acc, n, init);
+  lt__cpu_odometer r;
+  lt__cpu_odometer_seek(&r, &j->red, j->red.rank, rlo);
+  for (int64_t i = rlo; i < rhi; i++) {
+    k->accumulate(acc, chunk_values(j, base + r.off[IN], kept->strides[IN][q], n, buf), n, j->kind);
+    if ((i + 1 - rlo) % FLUSH_ROWS == 0 || i + 1 == rhi) {
+      k64->load(wide, acc, k->dtype, 0, 1, n);
+      k64->accumulate(total, wide, n, j->kind);
+      k->fill(acc, n, init);
+    }
+    lt__cpu_odometer_next(&r);
+  }
+}
+
+/* Stores totals of outputs [w0, w0 + n) along the kept inner dim at kept position `it`. */
+static void outer_finish(const reduce_job *j, const lt__cpu_odometer *it, int64_t w0, int64_t n,
+                         const double *total) {
+  const lt__cpu_nest *kept = &j->kept;
+  int q = kept->rank - 1;
+  lt__cpu_odometer out = *it;
+  for (int64_t w = 0; w < n; w++) {
+    for (int x = 0; x < 3; x++)
+      out.off[x] = it->off[x] + (w0 + w) * kept->strides[x][q];
+    partial p = {total[w], -1, false};
+    finish(j, &out, p);
+  }
+}
+
+/* Outer walk: task t = (chunk c = t / pieces, piece t % pieces), chunk c = (kept outer index,
+ * `width` outputs along the kept inner dim). With one piece the task finishes its outputs;
+ * with several, each piece reduces a slice of the reduced space into j->partials (so that few
+ * wide rows still split between threads, each reading one contiguous slice). */
+static void run_outer(void *arg, int64_t lo, int64_t hi) {
+  const reduce_job *j = arg;
+  const lt__cpu_nest *kept = &j->kept;
+  int q = kept->rank - 1;
+  _Alignas(64) double total[LT__CPU_CHUNK];
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t c = t / j->pieces, piece = t % j->pieces;
+    lt__cpu_odometer it;
+    lt__cpu_odometer_seek(&it, kept, q, c / j->n_chunks);
+    int64_t w0 = (c % j->n_chunks) * j->width;
+    int64_t n = kept->shape[q] - w0 < j->width ? kept->shape[q] - w0 : j->width;
+    int64_t rlo = j->n_red * piece / j->pieces, rhi = j->n_red * (piece + 1) / j->pieces;
+    double *out = j->pieces > 1 ? j->outer_partials + t * j->width : total;
+    outer_rows(j, &it, w0, n, rlo, rhi, out);
+    if (j->pieces == 1) outer_finish(j, &it, w0, n, total);
+  }
+}
+
+/* Folds the pieces of every chunk and stores the results. */
+static void combine_outer(const reduce_job *j, int64_t n_chunks_total) {
+  const lt__cpu_nest *kept = &j->kept;
+  int q = kept->rank - 1;
+  for (int64_t c = 0; c < n_chunks_total; c++) {
+    lt__cpu_odometer it;
+    lt__cpu_odometer_seek(&it, kept, q, c / j->n_chunks);
+    int64_t w0 = (c % j->n_chunks) * j->width;
+    int64_t n = kept->shape[q] - w0 < j->width ? kept->shape[q] - w0 : j->width;
+    double *total = j->outer_partials + c * j->pieces * j->width;
+    for (int64_t p = 1; p < j->pieces; p++)
+      for (int64_t w = 0; w < n; w++)
+        total[w] = fold(j->kind, total[w], total[p * j->width + w]);
+    outer_finish(j, &it, w0, n, total);
+  }
+}
+
+static void classify(reduce_job *j) {
+  switch (j->step->op) {
+  case LT_REDUCE_PROD: j->kind = LT__CPU_PROD; break;
+  case LT_REDUCE_MIN: j->kind = LT__CPU_MIN; break;
+  case LT_REDUCE_MAX: j->kind = LT__CPU_MAX; break;
+  case LT_REDUCE_MAXABS:
+    j->kind = LT__CPU_MAX;
+    j->pre = LT_UNARY_ABS;
+    break;
+  case LT_REDUCE_SUMSQ:
+    j->kind = LT__CPU_SUM;
+    j->pre = LT_UNARY_SQUARE;
+    break;
+  case LT_REDUCE_ARGMAX:
+  case LT_REDUCE_ARGMIN: j->is_arg = true; break;
+  default: j->kind = LT__CPU_SUM; break;
+  }
+}
+
+static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
+
+static void build_nests(reduce_job *j) {
+  const lt__reduce_step *s = j->step;
+  lt__cpu_nest_init(&j->kept, s->rank, s->shape, 3);
+  const lt__operand *c = s->has_c ? &s->c : &s->out;
+  const lt__operand *ops[3] = {&s->in, &s->out, c};
+  for (int q = 0; q < 3; q++) {
+    j->kept.offset[q] = q == IN ? 0 : ops[q]->offset;
+    if (s->rank) memcpy(j->kept.strides[q], ops[q]->strides, sizeof(int64_t) * (size_t)s->rank);
+  }
+  lt__cpu_nest_init(&j->red, s->red_rank, s->red_shape, 1);
+  j->red.offset[IN] = s->in.offset;
+  if (s->red_rank)
+    memcpy(j->red.strides[IN], s->in_red_strides, sizeof(int64_t) * (size_t)s->red_rank);
+  j->n_out = lt__cpu_nest_numel(&j->kept);
+  j->n_red = lt__cpu_nest_numel(&j->red);
+  lt__cpu_nest_squeeze(&j->kept);
+  lt__cpu_nest_flip_negative(&j->kept, OUT);
+  lt__cpu_nest_sort(&j->kept, OUT);
+  lt__cpu_nest_fuse(&j->kept);
+  if (j->n_red == 0) return;
+  lt__cpu_nest_squeeze(&j->red);
+  if (!j->is_arg) {
+    /* Only the order of argmax's single dim matters (it reports positions). */
+    lt__cpu_nest_flip_negative(&j->red, IN);
+    lt__cpu_nest_sort(&j->red, IN);
+    lt__cpu_nest_fuse(&j->red);
+  }
+  /* The kept walk starts at 0 for IN; the reduced walk carries the input's offset. */
 }
 
 lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
-  int64_t nout = product(s->rank, s->shape), nred = product(s->red_rank, s->red_shape);
-  for (int64_t o = 0; o < nout; o++) {
-    int64_t base = s->in.offset + linear_offset(s->rank, s->shape, s->in.strides, o);
-    double acc;
-    int64_t arg = 0;
-    switch (s->op) {
-    case LT_REDUCE_PROD: acc = 1; break;
-    case LT_REDUCE_MIN: acc = INFINITY; break;
-    case LT_REDUCE_MAX: acc = -INFINITY; break;
-    default: acc = 0; break;
-    }
-    bool seen_nan = false;
-    for (int64_t r = 0; r < nred; r++) {
-      double x = lt__unary_f64(s->unary, lt__load_f64(s->in.mem, s->in.dtype,
-                   base + linear_offset(s->red_rank, s->red_shape, s->in_red_strides, r)));
-      switch (s->op) {
-      case LT_REDUCE_SUM: case LT_REDUCE_MEAN: acc += x; break;
-      case LT_REDUCE_PROD: acc *= x; break;
-      case LT_REDUCE_MIN: acc = lt__binary_f64(LT_BINARY_MIN, acc, x); break;
-      case LT_REDUCE_MAX: acc = lt__binary_f64(LT_BINARY_MAX, acc, x); break;
-      case LT_REDUCE_SUMSQ: acc += x * x; break;
-      case LT_REDUCE_MAXABS: acc = lt__binary_f64(LT_BINARY_MAX, acc, fabs(x)); break;
-      case LT_REDUCE_ARGMAX:
-      case LT_REDUCE_ARGMIN:
-        if (seen_nan) break;
-        if (x != x) { seen_nan = true; arg = r; break; }
-        if (r == 0 || (s->op == LT_REDUCE_ARGMAX ? x > acc : x < acc)) { acc = x; arg = r; }
-        break;
+  reduce_job j;
+  memset(&j, 0, sizeof j);
+  j.step = s;
+  j.k = lt__cpu_kernels_for(s->compute);
+  classify(&j);
+  build_nests(&j);
+  if (j.n_out == 0) return LT_OK;
+  int64_t work = j.n_out + j.n_red * j.n_out;
+  const lt__cpu_nest *kept = &j.kept, *red = &j.red;
+  bool outer = !j.is_arg && j.n_red > 0 && kept->rank > 0 &&
+               (red->rank == 0 ||
+                abs64(kept->strides[IN][kept->rank - 1]) < abs64(red->strides[IN][red->rank - 1]));
+  if (outer) {
+    int64_t w = kept->shape[kept->rank - 1];
+    int threads = lt__cpu_threads(ctx);
+    int64_t outer_count = lt__cpu_nest_count(kept, kept->rank - 1);
+    j.width = w < LT__CPU_CHUNK ? w : LT__CPU_CHUNK;
+    j.n_chunks = (w + j.width - 1) / j.width;
+    int64_t chunks = outer_count * j.n_chunks;
+    j.pieces = 1;
+    if (chunks < 4 * threads && j.n_red >= 4 * FLUSH_ROWS && chunks * j.width <= (1 << 20)) {
+      j.pieces = (4 * threads + chunks - 1) / chunks;
+      size_t bytes = sizeof(double) * (size_t)(chunks * j.pieces * j.width);
+      j.outer_partials = lt__host_alloc(ctx, bytes);
+      if (j.outer_partials != NULL) {
+        lt__cpu_parallel(ctx, chunks * j.pieces, work, run_outer, &j);
+        combine_outer(&j, chunks);
+        lt__host_free(ctx, j.outer_partials, bytes);
+        return LT_OK;
       }
+      j.pieces = 1; /* no memory for partials: no split */
     }
-    int64_t oo = s->out.offset + linear_offset(s->rank, s->shape, s->out.strides, o);
-    if (s->op == LT_REDUCE_ARGMAX || s->op == LT_REDUCE_ARGMIN) {
-      lt__store_f64(s->out.mem, s->out.dtype, oo, (double)arg);
-      continue;
-    }
-    if (s->op == LT_REDUCE_MEAN) acc = nred ? acc / (double)nred : NAN;
-    double v = s->alpha * acc;
-    if (s->beta != 0) {
-      const lt__operand *c = s->has_c ? &s->c : &s->out;
-      int64_t co = c->offset + linear_offset(s->rank, s->shape, c->strides, o);
-      v += s->beta * lt__load_f64(c->mem, c->dtype, co);
-    }
-    lt__store_f64(s->out.mem, s->out.dtype, oo, v);
+    lt__cpu_parallel(ctx, chunks, work, run_outer, &j);
+    return LT_OK;
   }
+  j.pieces = 1;
+  if (j.n_out < 64 && j.n_red >= 2 * SPLIT_MIN) {
+    j.pieces = j.n_red / SPLIT_MIN;
+    if (j.pieces > 64) j.pieces = 64;
+    size_t bytes = sizeof(partial) * (size_t)(j.n_out * j.pieces);
+    j.partials = lt__host_alloc(ctx, bytes);
+    if (j.partials != NULL) {
+      lt__cpu_parallel(ctx, j.n_out * j.pieces, work, run_pieces, &j);
+      combine_pieces(&j);
+      lt__host_free(ctx, j.partials, bytes);
+      return LT_OK;
+    }
+    j.pieces = 1; /* no memory for partials: reduce without splitting */
+  }
+  lt__cpu_parallel(ctx, j.n_out, work, run_inner, &j);
   return LT_OK;
 }

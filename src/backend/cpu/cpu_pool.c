@@ -1,0 +1,143 @@
+/* Persistent worker threads, one job at a time. A job's tasks are handed out in chunks from an
+ * atomic counter, so a worker the OS has not scheduled yet (the machine may be shared) delays
+ * nothing: the others, the caller included, take its chunks. The caller closes the job when
+ * every chunk is taken and waits only for workers still running one; a worker waking later
+ * sees the job closed and sleeps again. A second caller arriving while a job runs (plans
+ * executed from several threads) runs its job serially, so the pool never deadlocks or nests. */
+#include "backend/cpu/cpu_pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+struct lt__cpu_pool {
+  pthread_mutex_t busy; /* held by the caller that owns the current job */
+  pthread_mutex_t lock;
+  pthread_cond_t wake, done;
+  int n_workers;
+  pthread_t *workers;
+  /* The current job; fields change only under `lock`. */
+  uint64_t generation;
+  bool quit, open;
+  lt__cpu_range_fn fn;
+  void *arg;
+  int64_t n_tasks, chunk;
+  int max_helpers; /* workers allowed to join this job */
+  int running;     /* workers inside this job */
+  atomic_llong next;
+};
+
+typedef struct worker_arg {
+  lt__cpu_pool *pool;
+} worker_arg;
+
+static void take_chunks(lt__cpu_pool *pool, lt__cpu_range_fn fn, void *arg, int64_t n,
+                        int64_t chunk) {
+  for (;;) {
+    int64_t lo = (int64_t)atomic_fetch_add(&pool->next, (long long)chunk);
+    if (lo >= n) return;
+    fn(arg, lo, lo + chunk < n ? lo + chunk : n);
+  }
+}
+
+static void *worker_main(void *p) {
+  worker_arg *wa = p;
+  lt__cpu_pool *pool = wa->pool;
+  free(wa);
+  uint64_t seen = 0;
+  pthread_mutex_lock(&pool->lock);
+  for (;;) {
+    while (!pool->quit && pool->generation == seen)
+      pthread_cond_wait(&pool->wake, &pool->lock);
+    if (pool->quit) break;
+    seen = pool->generation;
+    if (!pool->open || pool->running >= pool->max_helpers) continue;
+    pool->running++;
+    lt__cpu_range_fn fn = pool->fn;
+    void *arg = pool->arg;
+    int64_t n = pool->n_tasks, chunk = pool->chunk;
+    pthread_mutex_unlock(&pool->lock);
+    take_chunks(pool, fn, arg, n, chunk);
+    pthread_mutex_lock(&pool->lock);
+    if (--pool->running == 0) pthread_cond_signal(&pool->done);
+  }
+  pthread_mutex_unlock(&pool->lock);
+  return NULL;
+}
+
+lt__cpu_pool *lt__cpu_pool_create(int threads) {
+  if (threads <= 1) return NULL;
+  lt__cpu_pool *pool = calloc(1, sizeof *pool);
+  if (pool == NULL) return NULL;
+  pool->workers = calloc((size_t)threads - 1, sizeof(pthread_t));
+  if (pool->workers == NULL) {
+    free(pool);
+    return NULL;
+  }
+  pthread_mutex_init(&pool->busy, NULL);
+  pthread_mutex_init(&pool->lock, NULL);
+  pthread_cond_init(&pool->wake, NULL);
+  pthread_cond_init(&pool->done, NULL);
+  atomic_init(&pool->next, 0);
+  for (int i = 0; i < threads - 1; i++) {
+    worker_arg *wa = malloc(sizeof *wa);
+    if (wa == NULL) break;
+    wa->pool = pool;
+    if (pthread_create(&pool->workers[i], NULL, worker_main, wa) != 0) {
+      free(wa);
+      break;
+    }
+    pool->n_workers++;
+  }
+  return pool;
+}
+
+void lt__cpu_pool_destroy(lt__cpu_pool *pool) {
+  if (pool == NULL) return;
+  pthread_mutex_lock(&pool->lock);
+  pool->quit = true;
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->lock);
+  for (int i = 0; i < pool->n_workers; i++)
+    pthread_join(pool->workers[i], NULL);
+  pthread_cond_destroy(&pool->done);
+  pthread_cond_destroy(&pool->wake);
+  pthread_mutex_destroy(&pool->lock);
+  pthread_mutex_destroy(&pool->busy);
+  free(pool->workers);
+  free(pool);
+}
+
+void lt__cpu_pool_run(lt__cpu_pool *pool, int threads, int64_t n_tasks, lt__cpu_range_fn fn,
+                      void *arg) {
+  if (n_tasks <= 0) return;
+  int parts = threads;
+  if (pool == NULL || pool->n_workers + 1 < parts) parts = pool ? pool->n_workers + 1 : 1;
+  if (parts > n_tasks) parts = (int)n_tasks;
+  if (parts <= 1 || pthread_mutex_trylock(&pool->busy) != 0) {
+    fn(arg, 0, n_tasks);
+    return;
+  }
+  /* Several chunks per thread balance uneven progress; few enough to keep per-chunk setup
+   * (odometer seeks) negligible. */
+  int64_t chunk = n_tasks / ((int64_t)parts * 8);
+  pthread_mutex_lock(&pool->lock);
+  pool->fn = fn;
+  pool->arg = arg;
+  pool->n_tasks = n_tasks;
+  pool->chunk = chunk > 0 ? chunk : 1;
+  pool->max_helpers = parts - 1;
+  atomic_store(&pool->next, 0);
+  pool->open = true;
+  pool->generation++;
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->lock);
+  take_chunks(pool, fn, arg, n_tasks, pool->chunk);
+  pthread_mutex_lock(&pool->lock);
+  pool->open = false;
+  while (pool->running > 0)
+    pthread_cond_wait(&pool->done, &pool->lock);
+  pthread_mutex_unlock(&pool->lock);
+  pthread_mutex_unlock(&pool->busy);
+}

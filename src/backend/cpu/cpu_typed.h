@@ -1,0 +1,46 @@
+/* Chunk kernels of the CPU engine, one table per compute dtype (F32, F64). Every kernel works
+ * on short chunks (at most LT__CPU_CHUNK elements) in the compute type, so the loops are simple
+ * enough for the compiler to vectorise; converting loads and stores are the only place where
+ * storage dtypes differ. */
+#ifndef LT_BACKEND_CPU_TYPED_H
+#define LT_BACKEND_CPU_TYPED_H
+
+#include "tensor.h"
+
+#define LT__CPU_CHUNK 1024
+
+/* The reductions the chunk kernels know; the others are pre-transforms of these. */
+typedef enum lt__cpu_reduce_kind {
+  LT__CPU_SUM,
+  LT__CPU_PROD,
+  LT__CPU_MIN,
+  LT__CPU_MAX
+} lt__cpu_reduce_kind;
+
+typedef struct lt__cpu_kernels {
+  lt_dtype dtype;
+  size_t size;
+  /* dst[i] = mem[off + i*stride] converted from `dtype` (stride 0 broadcasts). */
+  void (*load)(void *dst, const void *mem, lt_dtype dtype, int64_t off, int64_t stride, int64_t n);
+  /* mem[off + i*stride] = src[i] converted to `dtype`. */
+  void (*store)(void *mem, lt_dtype dtype, int64_t off, int64_t stride, const void *src, int64_t n);
+  void (*fill)(void *dst, int64_t n, double value);
+  /* dst[i] = scale * op(src[i]); dst may equal src. */
+  void (*transform)(void *dst, const void *src, int64_t n, lt_unary_op op, double scale);
+  /* dst[i] = a[i] op b[i]; dst may equal a or b. */
+  void (*combine)(void *dst, const void *a, const void *b, int64_t n, lt_binary_op op);
+  /* Reduces x[0..n) (blocked, several accumulators); MIN/MAX give NaN if any x is NaN. */
+  double (*reduce)(const void *x, int64_t n, lt__cpu_reduce_kind kind);
+  /* acc[i] = acc[i] kind x[i] (elementwise accumulation for reductions over outer dims). */
+  void (*accumulate)(void *acc, const void *x, int64_t n, lt__cpu_reduce_kind kind);
+  /* Argmax/argmin over x[0..n) continuing a running (best, index, nan) state; base is the
+   * index of x[0]. NaN wins, first occurrence wins. */
+  void (*arg)(const void *x, int64_t n, int64_t base, bool is_max, double *best, int64_t *index,
+              bool *seen_nan);
+} lt__cpu_kernels;
+
+/* The table for LT_F32 or LT_F64. Generated from cpu_typed.inc: load_f32, store_f32, fill_f32,
+ * transform_f32, combine_f32, reduce_f32, accumulate_f32, arg_f32 and the same with _f64. */
+const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute);
+
+#endif

@@ -1,0 +1,84 @@
+/* Kernel arguments, small constant buffers and NDRange launches, each CL call checked. */
+#include "backend/opencl/ocl.h"
+#include "core/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+lt_status lt__ocl_arg_bytes(cl_kernel k, cl_uint i, size_t size, const void *v) {
+  LT_CL_TRY(clSetKernelArg(k, i, size, v), "clSetKernelArg");
+  return LT_OK;
+}
+
+lt_status lt__ocl_arg_mem(cl_kernel k, cl_uint i, void *mem) {
+  cl_mem m = mem;
+  return lt__ocl_arg_bytes(k, i, sizeof m, &m);
+}
+
+lt_status lt__ocl_arg_long(cl_kernel k, cl_uint i, int64_t v) {
+  cl_long x = v;
+  return lt__ocl_arg_bytes(k, i, sizeof x, &x);
+}
+
+lt_status lt__ocl_arg_int(cl_kernel k, cl_uint i, int v) {
+  cl_int x = v;
+  return lt__ocl_arg_bytes(k, i, sizeof x, &x);
+}
+
+lt_status lt__ocl_arg_real(cl_kernel k, cl_uint i, lt_dtype compute, double v) {
+  if (compute == LT_F64) return lt__ocl_arg_bytes(k, i, sizeof v, &v);
+  cl_float f = (cl_float)v;
+  return lt__ocl_arg_bytes(k, i, sizeof f, &f);
+}
+
+lt_status lt__ocl_const_buffer(lt__ocl_state *st, const int64_t *values, size_t n, cl_mem *out) {
+  cl_int err;
+  static const int64_t zero = 0;
+  /* An empty table still needs a valid buffer argument. */
+  *out = clCreateBuffer(st->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                        sizeof(int64_t) * (n ? n : 1), (void *)(n ? values : &zero), &err);
+  LT_CL_TRY(err, "clCreateBuffer");
+  return LT_OK;
+}
+
+lt_status lt__ocl_launch(lt__ocl_state *st, cl_kernel k, cl_uint dims, const size_t *global,
+                         const size_t *local) {
+  size_t g[3];
+  for (cl_uint d = 0; d < dims; d++) {
+    g[d] = global[d] ? global[d] : 1;
+    if (local) g[d] = (g[d] + local[d] - 1) / local[d] * local[d];
+  }
+  LT_CL_TRY(clEnqueueNDRangeKernel(st->queue, k, dims, NULL, g, local, 0, NULL, NULL),
+            "clEnqueueNDRangeKernel");
+  return LT_OK;
+}
+
+const char *lt__ocl_dtype_token(lt_dtype dtype) {
+  switch (dtype) {
+  case LT_F16: return "f16";
+  case LT_BF16: return "bf16";
+  case LT_F32: return "f32";
+  case LT_F64: return "f64";
+  case LT_I64: return "i64";
+  default: return "invalid";
+  }
+}
+
+lt_status lt__ocl_require_dtype(const lt__ocl_state *st, lt_dtype dtype, const char *what) {
+  LT_RETURN_IF(dtype == LT_F64 && !st->dev->fp64, LT_ERR_UNSUPPORTED,
+               "device %s (%s) has no float64 support (cl_khr_fp64): cannot %s in f64", st->dev->id,
+               st->dev->name, what);
+  return LT_OK;
+}
+
+lt_status lt__ocl_append(char *buf, size_t size, const char *fmt, ...) {
+  size_t used = strlen(buf);
+  va_list args;
+  va_start(args, fmt);
+  int n = vsnprintf(buf + used, size - used, fmt, args);
+  va_end(args);
+  LT_RETURN_IF(n < 0 || (size_t)n >= size - used, LT_ERR_INTERNAL,
+               "OpenCL build options exceed %zu bytes", size);
+  return LT_OK;
+}

@@ -1,0 +1,43 @@
+/* Device memory: one cl_mem per storage; host transfers block, so the caller's buffer may be
+ * reused as soon as they return. */
+#include "backend/opencl/ocl.h"
+#include "core/error.h"
+
+lt_status lt__ocl_mem_alloc(lt_context *ctx, size_t bytes, void **mem) {
+  lt__ocl_state *st = lt__ocl(ctx);
+  *mem = NULL;
+  LT_RETURN_IF((int64_t)bytes > st->dev->max_alloc, LT_ERR_OUT_OF_MEMORY,
+               "%s: %zu bytes exceed the device's largest allocation (%lld bytes)", st->dev->id,
+               bytes, (long long)st->dev->max_alloc);
+  /* OpenCL refuses empty buffers; an empty tensor still needs a distinct handle. */
+  size_t size = bytes ? bytes : 64;
+  cl_int err;
+  cl_mem m = clCreateBuffer(st->context, CL_MEM_READ_WRITE, size, NULL, &err);
+  LT_CL_TRY(err, "clCreateBuffer");
+  *mem = m;
+  return LT_OK;
+}
+
+void lt__ocl_mem_free(lt_context *ctx, void *mem, size_t bytes) {
+  /* The runtime defers the release until the queued kernels using it are done. */
+  if (mem) clReleaseMemObject((cl_mem)mem);
+}
+
+lt_status lt__ocl_mem_write(lt_context *ctx, void *mem, size_t offset, const void *src,
+                            size_t bytes) {
+  if (bytes == 0) return LT_OK;
+  lt__ocl_state *st = lt__ocl(ctx);
+  cl_int err =
+      clEnqueueWriteBuffer(st->queue, (cl_mem)mem, CL_TRUE, offset, bytes, src, 0, NULL, NULL);
+  LT_CL_TRY(err, "clEnqueueWriteBuffer");
+  return LT_OK;
+}
+
+lt_status lt__ocl_mem_read(lt_context *ctx, void *mem, size_t offset, void *dst, size_t bytes) {
+  if (bytes == 0) return LT_OK;
+  lt__ocl_state *st = lt__ocl(ctx);
+  cl_int err =
+      clEnqueueReadBuffer(st->queue, (cl_mem)mem, CL_TRUE, offset, bytes, dst, 0, NULL, NULL);
+  LT_CL_TRY(err, "clEnqueueReadBuffer");
+  return LT_OK;
+}

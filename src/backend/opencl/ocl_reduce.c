@@ -1,0 +1,201 @@
+/* Reduction steps on the device: short reductions run one work-item per output; long ones use
+ * a work-group tree per (output, chunk) and, when an output is split into several chunks to
+ * fill the device, a second pass over the partials (kernels/reduce.cl). */
+#include "backend/opencl/ocl.h"
+#include "core/error.h"
+
+#include <string.h>
+
+/* A reduce step's two iteration spaces after dropping size-1 dims and fusing mergeable ones.
+ * Kept tables: 0 out, 1 c, 2 in. */
+typedef struct red_space {
+  int rank, red_rank;
+  int64_t shape[LT_MAX_RANK], st[3][LT_MAX_RANK];
+  int64_t red_shape[LT_MAX_RANK], red_st[LT_MAX_RANK];
+  int64_t nout, nred;
+} red_space;
+
+static int fuse(int rank, int64_t *shape, int ntab, int64_t (*st)[LT_MAX_RANK]) {
+  int r = -1;
+  for (int d = 0; d < rank; d++) {
+    if (shape[d] == 1) continue;
+    bool merge = r >= 0;
+    for (int k = 0; k < ntab && merge; k++)
+      merge = st[k][r] == st[k][d] * shape[d];
+    if (merge) {
+      shape[r] *= shape[d];
+    } else {
+      r++;
+      shape[r] = shape[d];
+    }
+    for (int k = 0; k < ntab; k++)
+      st[k][r] = st[k][d];
+  }
+  return r + 1;
+}
+
+static void build_space(const lt__reduce_step *s, red_space *sp) {
+  const lt__operand *c = s->has_c ? &s->c : &s->out;
+  sp->rank = s->rank;
+  sp->nout = 1;
+  for (int d = 0; d < s->rank; d++) {
+    sp->shape[d] = s->shape[d];
+    sp->st[0][d] = s->out.strides[d];
+    sp->st[1][d] = c->strides[d];
+    sp->st[2][d] = s->in.strides[d];
+    sp->nout *= s->shape[d];
+  }
+  sp->nred = 1;
+  for (int d = 0; d < s->red_rank; d++) {
+    sp->red_shape[d] = s->red_shape[d];
+    sp->red_st[d] = s->in_red_strides[d];
+    sp->nred *= s->red_shape[d];
+  }
+  if (sp->nout == 0) return;
+  sp->rank = fuse(sp->rank, sp->shape, 3, sp->st);
+  if (sp->nred == 0) {
+    sp->red_rank = 0; /* every output is the identity */
+    return;
+  }
+  int64_t red_st[1][LT_MAX_RANK];
+  memcpy(red_st[0], sp->red_st, sizeof red_st[0]);
+  sp->red_rank = fuse(s->red_rank, sp->red_shape, 1, red_st);
+  memcpy(sp->red_st, red_st[0], sizeof red_st[0]);
+}
+
+static lt_status check_dtypes(const lt__ocl_state *st, const lt__reduce_step *s) {
+  const lt__operand *c = s->has_c ? &s->c : &s->out;
+  LT_TRY(lt__ocl_require_dtype(st, s->compute, "reduce"));
+  LT_TRY(lt__ocl_require_dtype(st, s->in.dtype, "load"));
+  LT_TRY(lt__ocl_require_dtype(st, s->out.dtype, "store"));
+  return lt__ocl_require_dtype(st, c->dtype, "load");
+}
+
+static int work_group(const lt__ocl_state *st) {
+  int wg = 256;
+  while (wg > 1 && wg > st->dev->max_work_group)
+    wg /= 2;
+  return wg;
+}
+
+/* LT_RED_ARGS of kernels/reduce.cl (indices 0..14). */
+static lt_status set_common_args(cl_kernel k, const lt__reduce_step *s, const red_space *sp,
+                                 cl_mem desc) {
+  const lt__operand *c = s->has_c ? &s->c : &s->out;
+  lt_status r = lt__ocl_arg_int(k, 0, sp->rank);
+  if (r == LT_OK) r = lt__ocl_arg_int(k, 1, sp->red_rank);
+  if (r == LT_OK) r = lt__ocl_arg_mem(k, 2, desc);
+  if (r == LT_OK) r = lt__ocl_arg_long(k, 3, sp->nout);
+  if (r == LT_OK) r = lt__ocl_arg_long(k, 4, sp->nred);
+  if (r == LT_OK) r = lt__ocl_arg_int(k, 5, (int)s->op);
+  if (r == LT_OK) r = lt__ocl_arg_int(k, 6, (int)s->unary);
+  if (r == LT_OK) r = lt__ocl_arg_mem(k, 7, s->in.mem);
+  if (r == LT_OK) r = lt__ocl_arg_long(k, 8, s->in.offset);
+  if (r == LT_OK) r = lt__ocl_arg_mem(k, 9, s->out.mem);
+  if (r == LT_OK) r = lt__ocl_arg_long(k, 10, s->out.offset);
+  if (r == LT_OK) r = lt__ocl_arg_mem(k, 11, c->mem);
+  if (r == LT_OK) r = lt__ocl_arg_long(k, 12, c->offset);
+  if (r == LT_OK) r = lt__ocl_arg_real(k, 13, s->compute, s->alpha);
+  if (r == LT_OK) r = lt__ocl_arg_real(k, 14, s->compute, s->beta);
+  return r;
+}
+
+static size_t capped_groups(const lt__ocl_state *st, int64_t jobs, int64_t per_group) {
+  int64_t groups = (jobs + per_group - 1) / per_group, cap = st->dev->compute_units * 64;
+  return (size_t)(groups < cap ? groups : cap);
+}
+
+static lt_status run_serial(lt__ocl_state *st, const lt__reduce_step *s, const red_space *sp,
+                            const char *opts, cl_mem desc) {
+  cl_kernel k;
+  LT_TRY(lt__ocl_kernel(st, "reduce.cl", "lt_reduce_serial", opts, &k));
+  LT_TRY(set_common_args(k, s, sp, desc));
+  size_t local = 64, global = capped_groups(st, sp->nout, 64) * local;
+  return lt__ocl_launch(st, k, 1, &global, &local);
+}
+
+/* Partials live in buffers released right after the launches that use them are queued. */
+static lt_status run_two_pass(lt__ocl_state *st, const lt__reduce_step *s, const red_space *sp,
+                              const char *opts, cl_mem desc, int wg, int64_t chunks) {
+  cl_kernel tree, fin = NULL;
+  LT_TRY(lt__ocl_kernel(st, "reduce.cl", "lt_reduce_tree", opts, &tree));
+  if (chunks > 1) LT_TRY(lt__ocl_kernel(st, "reduce.cl", "lt_reduce_final", opts, &fin));
+  size_t real_size = s->compute == LT_F64 ? 8 : 4,
+         nparts = chunks > 1 ? (size_t)(sp->nout * chunks) : 1;
+  cl_int err;
+  cl_mem pv = clCreateBuffer(st->context, CL_MEM_READ_WRITE, nparts * real_size, NULL, &err);
+  LT_CL_TRY(err, "clCreateBuffer");
+  cl_mem pi = clCreateBuffer(st->context, CL_MEM_READ_WRITE, nparts * 8, NULL, &err);
+  if (err != CL_SUCCESS) {
+    clReleaseMemObject(pv);
+    return lt__cl_error(err, "clCreateBuffer");
+  }
+  int64_t chunk_len = (sp->nred + chunks - 1) / chunks;
+  lt_status r = set_common_args(tree, s, sp, desc);
+  if (r == LT_OK) r = lt__ocl_arg_long(tree, 15, chunks);
+  if (r == LT_OK) r = lt__ocl_arg_long(tree, 16, chunk_len);
+  if (r == LT_OK) r = lt__ocl_arg_mem(tree, 17, pv);
+  if (r == LT_OK) r = lt__ocl_arg_mem(tree, 18, pi);
+  size_t local = (size_t)wg, global = capped_groups(st, sp->nout * chunks, 1) * local;
+  if (r == LT_OK) r = lt__ocl_launch(st, tree, 1, &global, &local);
+  if (r == LT_OK && chunks > 1) {
+    r = set_common_args(fin, s, sp, desc);
+    if (r == LT_OK) r = lt__ocl_arg_long(fin, 15, chunks);
+    if (r == LT_OK) r = lt__ocl_arg_mem(fin, 16, pv);
+    if (r == LT_OK) r = lt__ocl_arg_mem(fin, 17, pi);
+    size_t flocal = 64, fglobal = capped_groups(st, sp->nout, 64) * flocal;
+    if (r == LT_OK) r = lt__ocl_launch(st, fin, 1, &fglobal, &flocal);
+  }
+  clReleaseMemObject(pv);
+  clReleaseMemObject(pi);
+  return r;
+}
+
+static lt_status run(lt__ocl_state *st, const lt__reduce_step *s, const red_space *sp,
+                     const char *opts, int wg) {
+  int64_t desc[6 * LT_MAX_RANK];
+  size_t n = 0;
+  for (int t = -1; t < 3; t++)
+    for (int d = 0; d < sp->rank; d++)
+      desc[n++] = t < 0 ? sp->shape[d] : sp->st[t][d];
+  for (int d = 0; d < sp->red_rank; d++)
+    desc[n++] = sp->red_shape[d];
+  for (int d = 0; d < sp->red_rank; d++)
+    desc[n++] = sp->red_st[d];
+  cl_mem dbuf;
+  LT_TRY(lt__ocl_const_buffer(st, desc, n, &dbuf));
+  /* Enough chunks per output to give every compute unit a few work-groups. */
+  int64_t target = st->dev->compute_units * 8, chunks = 1;
+  bool serial = sp->nred < 2 * wg || sp->nout >= st->dev->compute_units * (int64_t)wg * 4;
+  if (!serial && sp->nout < target) {
+    chunks = (target + sp->nout - 1) / sp->nout;
+    int64_t max_chunks = (sp->nred + 4 * wg - 1) / (4 * wg);
+    if (chunks > max_chunks) chunks = max_chunks;
+    if (chunks < 1) chunks = 1;
+  }
+  lt_status r =
+      serial ? run_serial(st, s, sp, opts, dbuf) : run_two_pass(st, s, sp, opts, dbuf, wg, chunks);
+  clReleaseMemObject(dbuf);
+  return r;
+}
+
+lt_status lt__ocl_reduce(lt_context *ctx, const lt__reduce_step *s) {
+  lt__ocl_state *st = lt__ocl(ctx);
+  red_space sp;
+  build_space(s, &sp);
+  if (sp.nout == 0) return LT_OK;
+  LT_TRY(check_dtypes(st, s));
+  bool arg = s->op == LT_REDUCE_ARGMAX || s->op == LT_REDUCE_ARGMIN;
+  const lt__operand *c = s->has_c ? &s->c : &s->out;
+  int wg = work_group(st);
+  char opts[256] = "";
+  LT_TRY(lt__ocl_append(opts, sizeof opts,
+                        "-DLT_IN0=%s -DLT_OUT=%s -DLT_C=%s -DLT_WG=%d -DLT_ARG=%d%s",
+                        lt__ocl_dtype_token(s->in.dtype), lt__ocl_dtype_token(s->out.dtype),
+                        lt__ocl_dtype_token(c->dtype), wg, arg ? 1 : 0,
+                        s->compute == LT_F64 ? " -DLT_COMPUTE_F64" : ""));
+  pthread_mutex_lock(&st->lock);
+  lt_status r = run(st, s, &sp, opts, wg);
+  pthread_mutex_unlock(&st->lock);
+  return r;
+}

@@ -1,0 +1,161 @@
+/* Elementwise plans over mode labels: permutation (one input), binary and trinary. Each plan
+ * lowers to one backend map step, built here once; execution only patches memory handles,
+ * offsets and scalars into a copy of it.
+ * Aliasing (checked at execution, since only then is the memory known): the output may share
+ * memory with an input only with an identical element-for-element layout (in place); any
+ * other overlap is LT_ERR_ALIASING. Scalars equal to 0 still read their operand (IEEE:
+ * 0 * NaN is NaN). */
+#include "core/dtype.h"
+#include "core/error.h"
+#include "ops/modes.h"
+#include "ops/plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct map_impl {
+  lt_context *ctx; /* for freeing; the plan holds the reference */
+  lt__map_step step;
+  bool in_place_ok[3]; /* input k walks exactly like the output (same dtype and strides) */
+} map_impl;
+
+static const char *const operand_names[4] = {"A", "B", "C", "D"};
+
+static void map_impl_destroy(void *impl) {
+  map_impl *m = impl;
+  lt__host_free(m->ctx, m, sizeof *m);
+}
+
+/* Refuses an output that overlaps input k other than element for element. */
+static lt_status check_aliasing(const map_impl *m, const lt_tensor *in, int k, const lt_tensor *d) {
+  lt__overlap ov = lt__tensor_overlap(d, in);
+  if (ov == LT__OVERLAP_NONE) return LT_OK;
+  bool same = in->offset == d->offset && m->in_place_ok[k] && in->storage == d->storage;
+  LT_RETURN_IF(!same, LT_ERR_ALIASING,
+               "lt_plan_execute: the output D overlaps input %s in a different arrangement; "
+               "use a separate output (only identical layouts may be updated in place)",
+               operand_names[k]);
+  return LT_OK;
+}
+
+static lt_status run_map(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
+                         const double *scalars, lt_tensor *d) {
+  const map_impl *m = plan->impl;
+  for (int k = 0; k < n_inputs; k++)
+    LT_TRY(check_aliasing(m, inputs[k], k, d));
+  if (d->numel == 0) return LT_OK;
+  lt__map_step step = m->step;
+  for (int k = 0; k < n_inputs; k++) {
+    step.in[k].mem = inputs[k]->storage->mem;
+    step.in[k].offset = inputs[k]->offset;
+    step.scalars[k] = scalars[k];
+  }
+  step.out.mem = d->storage->mem;
+  step.out.offset = d->offset;
+  lt_context *ctx = plan->ctx;
+  return ctx->backend->map(ctx, &step);
+}
+
+static bool valid_binary_op(lt_binary_op op) {
+  return (int)op >= LT_BINARY_ADD && (int)op <= LT_BINARY_POW;
+}
+
+/* Builds the plan for n_in inputs (1: permutation, 2: binary, 3: trinary). */
+static lt_status build_map_plan(lt__plan_kind kind, int n_in, const lt_tensor *const *ins,
+                                const int32_t *const *modes, lt_binary_op op_ab,
+                                lt_binary_op op_abc, const lt_tensor *d, const int32_t *modes_d,
+                                const lt_plan_options *opts, lt_plan **out) {
+  LT_CHECK_NULL(out, "out");
+  *out = NULL;
+  for (int k = 0; k < n_in; k++)
+    LT_TRY(lt__modes_check(ins[k], modes[k], operand_names[k]));
+  LT_TRY(lt__modes_check(d, modes_d, "D"));
+  const lt_tensor *all[4] = {d, ins[0], n_in > 1 ? ins[1] : NULL, n_in > 2 ? ins[2] : NULL};
+  const char *names[4] = {"D", "A", "B", "C"};
+  LT_TRY(lt__same_context(4, all, names));
+  LT_RETURN_IF(n_in >= 2 && !valid_binary_op(op_ab), LT_ERR_INVALID_ARGUMENT,
+               "unknown binary op code %d (op_ab)", (int)op_ab);
+  LT_RETURN_IF(n_in >= 3 && !valid_binary_op(op_abc), LT_ERR_INVALID_ARGUMENT,
+               "unknown binary op code %d (op_abc)", (int)op_abc);
+  if (opts == NULL) opts = lt__plan_options_default();
+  LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
+               "output D has elements that overlap each other (zero or clashing strides)");
+  lt_context *ctx = d->storage->ctx;
+  map_impl *m = lt__host_alloc(ctx, sizeof *m);
+  LT_RETURN_IF(m == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory building a plan");
+  memset(m, 0, sizeof *m);
+  m->ctx = ctx;
+  lt__map_step *s = &m->step;
+  lt_status st = LT_OK;
+  s->rank = d->rank;
+  memcpy(s->shape, d->shape, sizeof(int64_t) * (size_t)d->rank);
+  s->n_in = n_in;
+  s->op_ab = op_ab;
+  s->op_abc = op_abc;
+  s->out.dtype = d->dtype;
+  memcpy(s->out.strides, d->strides, sizeof(int64_t) * (size_t)d->rank);
+  for (int k = 0; k < n_in && st == LT_OK; k++) {
+    st = lt__modes_align(ins[k], modes[k], operand_names[k], d, modes_d, "D", s->in[k].strides);
+    s->in[k].dtype = ins[k]->dtype;
+    s->unary[k] = opts->unary[k];
+    s->scalars[k] = 1.0;
+    bool same = ins[k]->dtype == d->dtype;
+    for (int i = 0; i < d->rank && same; i++)
+      same = d->shape[i] <= 1 || s->in[k].strides[i] == d->strides[i];
+    m->in_place_ok[k] = same;
+  }
+  if (st == LT_OK) st = lt__plan_compute_dtype(opts, n_in, ins, &s->compute);
+  lt_plan *p = NULL;
+  if (st == LT_OK) st = lt__plan_alloc(ctx, kind, n_in, &p);
+  if (st != LT_OK) {
+    map_impl_destroy(m);
+    return st;
+  }
+  p->impl = m;
+  p->destroy_impl = map_impl_destroy;
+  p->run = run_map;
+  p->n_inputs_min = p->n_inputs_max = n_in;
+  p->n_scalars = n_in;
+  for (int k = 0; k < n_in; k++) {
+    lt__layout_from_tensor(ins[k], &p->inputs[k]);
+    p->default_scalars[k] = 1.0;
+  }
+  lt__layout_from_tensor(d, &p->output);
+  static const char *const kinds[] = {"permutation", "binary", "trinary"};
+  char text[160];
+  snprintf(text, sizeof text, "%s: %d input(s) -> rank-%d %s output, computed in %s",
+           kinds[n_in - 1], n_in, d->rank, lt_dtype_name(d->dtype), lt_dtype_name(s->compute));
+  st = lt__plan_set_description(p, text);
+  if (st != LT_OK) {
+    lt_plan_destroy(p);
+    return st;
+  }
+  *out = p;
+  return LT_OK;
+}
+
+lt_status lt_plan_permutation(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *d,
+                              const int32_t *modes_d, const lt_plan_options *opts, lt_plan **out) {
+  const lt_tensor *ins[1] = {a};
+  const int32_t *modes[1] = {modes_a};
+  return build_map_plan(LT__PLAN_PERMUTATION, 1, ins, modes, LT_BINARY_ADD, LT_BINARY_ADD, d,
+                        modes_d, opts, out);
+}
+
+lt_status lt_plan_binary(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *b,
+                         const int32_t *modes_b, lt_binary_op op_ab, const lt_tensor *d,
+                         const int32_t *modes_d, const lt_plan_options *opts, lt_plan **out) {
+  const lt_tensor *ins[2] = {a, b};
+  const int32_t *modes[2] = {modes_a, modes_b};
+  return build_map_plan(LT__PLAN_BINARY, 2, ins, modes, op_ab, LT_BINARY_ADD, d, modes_d, opts,
+                        out);
+}
+
+lt_status lt_plan_trinary(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *b,
+                          const int32_t *modes_b, const lt_tensor *c, const int32_t *modes_c,
+                          lt_binary_op op_ab, lt_binary_op op_abc, const lt_tensor *d,
+                          const int32_t *modes_d, const lt_plan_options *opts, lt_plan **out) {
+  const lt_tensor *ins[3] = {a, b, c};
+  const int32_t *modes[3] = {modes_a, modes_b, modes_c};
+  return build_map_plan(LT__PLAN_TRINARY, 3, ins, modes, op_ab, op_abc, d, modes_d, opts, out);
+}

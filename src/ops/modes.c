@@ -1,0 +1,50 @@
+/* Mode-label validation and alignment shared by every mode-based operation. */
+#include "ops/modes.h"
+#include "core/error.h"
+
+lt_status lt__modes_check(const lt_tensor *t, const int32_t *modes, const char *name) {
+  LT_RETURN_IF(t == NULL, LT_ERR_NULL_POINTER, "tensor %s is NULL", name);
+  LT_RETURN_IF(t->rank > 0 && modes == NULL, LT_ERR_NULL_POINTER,
+               "modes of %s are NULL for a rank-%d tensor", name, t->rank);
+  for (int i = 0; i < t->rank; i++)
+    for (int j = 0; j < i; j++)
+      LT_RETURN_IF(modes[i] == modes[j], LT_ERR_INVALID_ARGUMENT,
+                   "mode %d appears twice in %s (axes %d and %d); repeated modes are not "
+                   "allowed in this operation",
+                   (int)modes[i], name, j, i);
+  return LT_OK;
+}
+
+int lt__modes_find(const int32_t *modes, int rank, int32_t mode) {
+  for (int i = 0; i < rank; i++)
+    if (modes[i] == mode) return i;
+  return -1;
+}
+
+lt_status lt__modes_align(const lt_tensor *t, const int32_t *modes, const char *name,
+                          const lt_tensor *d, const int32_t *modes_d, const char *dname,
+                          int64_t *strides) {
+  for (int i = 0; i < t->rank; i++) {
+    int at = lt__modes_find(modes_d, d->rank, modes[i]);
+    LT_RETURN_IF(at < 0 && t->shape[i] != 1, LT_ERR_SHAPE_MISMATCH,
+                 "mode %d of %s (axis %d, extent %lld) does not appear in %s", (int)modes[i], name,
+                 i, (long long)t->shape[i], dname);
+    LT_RETURN_IF(at >= 0 && t->shape[i] != 1 && t->shape[i] != d->shape[at], LT_ERR_SHAPE_MISMATCH,
+                 "mode %d has extent %lld in %s but %lld in %s", (int)modes[i],
+                 (long long)t->shape[i], name, (long long)d->shape[at], dname);
+  }
+  for (int k = 0; k < d->rank; k++) {
+    int at = lt__modes_find(modes, t->rank, modes_d[k]);
+    strides[k] = (at >= 0 && t->shape[at] != 1) ? t->strides[at] : 0;
+  }
+  return LT_OK;
+}
+
+lt_status lt__same_context(int n, const lt_tensor *const *ts, const char *const *names) {
+  for (int i = 1; i < n; i++)
+    if (ts[i])
+      LT_RETURN_IF(ts[i]->storage->ctx != ts[0]->storage->ctx, LT_ERR_CONTEXT_MISMATCH,
+                   "%s lives on '%s' but %s on '%s'", names[i], ts[i]->storage->ctx->device,
+                   names[0], ts[0]->storage->ctx->device);
+  return LT_OK;
+}

@@ -1,0 +1,189 @@
+/* Permutation plans and lt_permute against a naive float64 loop: random permutations of rank
+ * 0..8, every dtype (bit copies, conversions, alpha and unary ops), every layout family, sizes
+ * that exercise the tiled path with ragged edges, on every backend. */
+#include "harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const lt_dtype dtypes[] = {LT_F16, LT_BF16, LT_F32, LT_F64};
+static const double scalar_values[] = {1.0, -2.5, 0.0};
+
+static void run_case(lt_context *ctx, int rank, const int64_t *shape_a, lt_dtype in_dtype,
+                     lt_dtype out_dtype, lt_test_layout layout, lt_unary_op unary, double alpha) {
+  int32_t modes_a[LT_MAX_RANK], modes_d[LT_MAX_RANK];
+  int64_t shape_d[LT_MAX_RANK];
+  for (int i = 0; i < rank; i++)
+    modes_a[i] = modes_d[i] = (int32_t)(i * 5 - 3);
+  lt_test_shuffle(modes_d, rank);
+  for (int k = 0; k < rank; k++)
+    for (int i = 0; i < rank; i++)
+      if (modes_a[i] == modes_d[k]) shape_d[k] = shape_a[i];
+  lt_tensor *a = lt_test_random_tensor(ctx, in_dtype, rank, shape_a, layout);
+  double *snap = lt_test_snapshot(a), *va = lt_test_read_all(a);
+  lt_test_output out;
+  lt_test_output_make(ctx, out_dtype, rank, shape_d, (lt_test_layout)lt_test_rand_int(0, 3), &out);
+  lt_plan_options *opts;
+  LT_CHECK(lt_plan_options_create(&opts));
+  LT_CHECK(lt_plan_options_set_unary(opts, 0, unary));
+  lt_plan *plan;
+  LT_CHECK(lt_plan_permutation(a, modes_a, out.view, modes_d, opts, &plan));
+  LT_CHECK(lt_plan_execute(plan, (const lt_tensor *const *)&a, 1, &alpha, 1, out.view));
+  int64_t n = lt_test_numel(rank, shape_d), idx[LT_MAX_RANK];
+  double *want = malloc(sizeof(double) * (size_t)(n ? n : 1));
+  for (int64_t i = 0; i < n; i++) {
+    lt_test_unravel(i, rank, shape_d, idx);
+    double x = va[lt_test_mode_index(rank, shape_a, modes_a, rank, modes_d, idx)];
+    want[i] = lt_test_round_to(out_dtype, alpha * lt_test_unary_ref(unary, x));
+  }
+  double *got = lt_test_read_all(out.view);
+  char what[128];
+  snprintf(what, sizeof what, "permutation rank %d %s->%s %s unary %d alpha %g", rank,
+           lt_dtype_name(in_dtype), lt_dtype_name(out_dtype), lt_test_layout_name(layout), unary,
+           alpha);
+  bool exact = unary == LT_UNARY_IDENTITY && alpha == 1.0 && in_dtype == out_dtype;
+  /* Arithmetic runs in f32 unless the input is f64 (the default compute rule). */
+  lt_dtype precision = in_dtype != LT_F64 && out_dtype == LT_F64 ? LT_F32 : out_dtype;
+  lt_test_assert_close(got, want, n, exact ? 0.0 : lt_test_tolerance(precision, 2), what);
+  lt_test_output_check_guard(&out);
+  lt_test_check_unchanged(a, snap);
+  free(got);
+  free(want);
+  free(snap);
+  free(va);
+  lt_plan_destroy(plan);
+  lt_plan_options_destroy(opts);
+  lt_test_output_free(&out);
+  lt_tensor_destroy(a);
+}
+
+static void test_random_permutations(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed() + 21);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int counter = 0;
+    for (int rank = 0; rank <= 8; rank++)
+      for (size_t t = 0; t < 4; t++)
+        for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++, counter++) {
+          int64_t shape[LT_MAX_RANK];
+          for (int i = 0; i < rank; i++) {
+            shape[i] = lt_test_rand_int(1, rank > 4 ? 3 : 6);
+            if (lt_test_rand_int(0, 30) == 0) shape[i] = 0;
+          }
+          lt_dtype out_dtype = counter % 3 == 0 ? dtypes[(t + 1) % 4] : dtypes[t];
+          lt_unary_op unary = counter % 2 ? (lt_unary_op)(counter % 13) : LT_UNARY_IDENTITY;
+          run_case(ctx, rank, shape, dtypes[t], out_dtype, (lt_test_layout)layout, unary,
+                   scalar_values[(counter / 2) % 3]);
+        }
+    lt_context_destroy(ctx);
+  }
+}
+
+/* Shapes large enough for the tiled transpose, with extents that are not tile multiples. */
+static void test_tiled(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed() + 22);
+  int64_t shapes[3][3] = {{67, 45, 3}, {5, 97, 70}, {130, 1, 66}};
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    for (int s = 0; s < 3; s++)
+      for (size_t t = 0; t < 4; t++)
+        for (int layout = 0; layout < 4; layout++) {
+          run_case(ctx, 3, shapes[s], dtypes[t], dtypes[t], (lt_test_layout)layout,
+                   LT_UNARY_IDENTITY, 1.0);
+          run_case(ctx, 3, shapes[s], dtypes[t], dtypes[(t + 2) % 4], (lt_test_layout)layout,
+                   LT_UNARY_NEG, -2.5);
+        }
+    lt_context_destroy(ctx);
+  }
+}
+
+/* Outputs past the streaming threshold (32 MiB): non-temporal tiles and rows, multi-dim tile
+ * groups (a reversal whose last extent is 4), checked exactly against a naive index loop. */
+static void test_large_streaming(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  int64_t shapes[3][5] = {{4, 33, 32, 16, 260}, {2050, 4100, 1, 1, 1}, {64, 257, 513, 1, 1}};
+  int ranks[3] = {5, 2, 3};
+  int perms[3][5] = {{4, 3, 2, 1, 0}, {1, 0}, {1, 0, 2}};
+  for (int c = 0; c < 3; c++) {
+    int rank = ranks[c];
+    int64_t n = lt_test_numel(rank, shapes[c]);
+    float *data = malloc(sizeof(float) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+      data[i] = (float)i;
+    lt_tensor *a, *o;
+    LT_CHECK(lt_tensor_from_host(ctx, LT_F32, rank, shapes[c], NULL, data, &a));
+    LT_CHECK(lt_permute(a, perms[c], &o));
+    float *got;
+    LT_CHECK(lt_tensor_host_pointer(o, (void **)&got));
+    int64_t oshape[5], idx[5], astr[5];
+    for (int i = 0; i < rank; i++)
+      oshape[i] = shapes[c][perms[c][i]];
+    for (int i = rank - 1, st = 1; i >= 0; i--) {
+      astr[i] = st;
+      st *= (int)shapes[c][i];
+    }
+    for (int64_t k = 0; k < n; k++) {
+      lt_test_unravel(k, rank, oshape, idx);
+      int64_t src = 0;
+      for (int i = 0; i < rank; i++)
+        src += idx[i] * astr[perms[c][i]];
+      if (got[k] != data[src])
+        fail_msg("case %d: element %lld is %g, expected %g", c, (long long)k, got[k], data[src]);
+    }
+    free(data);
+    lt_tensor_destroy(o);
+    lt_tensor_destroy(a);
+  }
+  lt_context_destroy(ctx);
+}
+
+/* lt_permute: a C-contiguous copy with axes reordered, exact; bad axes are refused. */
+static void test_lt_permute(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int64_t shape[4] = {3, 40, 5, 33};
+    lt_tensor *a = lt_test_random_tensor(ctx, LT_F32, 4, shape, LT_LAYOUT_STEPPED), *o;
+    double *v = lt_test_read_all(a);
+    int axes[4] = {3, 1, 0, 2};
+    LT_CHECK(lt_permute(a, axes, &o));
+    assert_true(lt_tensor_is_contiguous(o));
+    double *g = lt_test_read_all(o);
+    int64_t k = 0;
+    for (int64_t i3 = 0; i3 < 33; i3++)
+      for (int64_t i1 = 0; i1 < 40; i1++)
+        for (int64_t i0 = 0; i0 < 3; i0++)
+          for (int64_t i2 = 0; i2 < 5; i2++, k++)
+            if (g[k] != v[((i0 * 40 + i1) * 5 + i2) * 33 + i3])
+              fail_msg("lt_permute element %lld differs", (long long)k);
+    free(g);
+    lt_tensor_destroy(o);
+    o = NULL;
+    int bad[4] = {0, 1, 1, 2};
+    LT_CHECK_FAILS(lt_permute(a, bad, &o), LT_ERR_INVALID_ARGUMENT);
+    assert_null(o);
+    free(v);
+    lt_tensor_destroy(a);
+    lt_context_destroy(ctx);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_random_permutations),
+      cmocka_unit_test(test_tiled),
+      cmocka_unit_test(test_large_streaming),
+      cmocka_unit_test(test_lt_permute),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

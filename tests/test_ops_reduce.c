@@ -1,0 +1,415 @@
+/* Reduction plans and lt_reduce/lt_argmax against a naive float64 loop: every reduce op x
+ * dtype x layout family, random kept modes and orders, C with beta in {0, 1, -2.5}, NaN and
+ * empty semantics, float32 accuracy over 10^7 elements, on every backend. */
+#include "harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const lt_dtype dtypes[] = {LT_F16, LT_BF16, LT_F32, LT_F64};
+static const double scalar_values[] = {0.0, 1.0, -2.5};
+
+static double identity(lt_reduce_op op) {
+  switch (op) {
+  case LT_REDUCE_PROD: return 1.0;
+  case LT_REDUCE_MIN: return INFINITY;
+  case LT_REDUCE_MAX: return -INFINITY;
+  default: return 0.0;
+  }
+}
+
+static double accumulate(lt_reduce_op op, double acc, double x) {
+  switch (op) {
+  case LT_REDUCE_PROD: return acc * x;
+  case LT_REDUCE_MIN: return (isnan(acc) || isnan(x)) ? NAN : fmin(acc, x);
+  case LT_REDUCE_MAX: return (isnan(acc) || isnan(x)) ? NAN : fmax(acc, x);
+  case LT_REDUCE_SUMSQ: return acc + x * x;
+  case LT_REDUCE_MAXABS: return (isnan(acc) || isnan(x)) ? NAN : fmax(acc, fabs(x));
+  default: return acc + x;
+  }
+}
+
+/* Naive reference: reduce vals (A in C order) over modes of A absent from D. */
+static double *reference(lt_reduce_op op, lt_unary_op unary, int rank_a, const int64_t *shape_a,
+                         const int32_t *modes_a, const double *vals, int rank_d,
+                         const int64_t *shape_d, const int32_t *modes_d) {
+  int64_t nd = lt_test_numel(rank_d, shape_d), na = lt_test_numel(rank_a, shape_a);
+  double *acc = malloc(sizeof(double) * (size_t)(nd ? nd : 1));
+  for (int64_t i = 0; i < nd; i++)
+    acc[i] = identity(op);
+  int64_t idx[LT_MAX_RANK];
+  for (int64_t i = 0; i < na; i++) {
+    lt_test_unravel(i, rank_a, shape_a, idx);
+    int64_t o = lt_test_mode_index(rank_d, shape_d, modes_d, rank_a, modes_a, idx);
+    acc[o] = accumulate(op, acc[o], lt_test_unary_ref(unary, vals[i]));
+  }
+  if (op == LT_REDUCE_MEAN) {
+    int64_t count = nd ? na / nd : 0;
+    for (int64_t i = 0; i < nd; i++)
+      acc[i] = count ? acc[i] / (double)count : NAN;
+  }
+  return acc;
+}
+
+static void run_case(lt_context *ctx, lt_reduce_op op, lt_dtype dtype, lt_test_layout layout,
+                     int counter) {
+  int64_t shape_a[LT_MAX_RANK], shape_d[LT_MAX_RANK];
+  int32_t modes_a[LT_MAX_RANK], modes_d[LT_MAX_RANK];
+  int rank_a = lt_test_rand_int(0, 9) == 0 ? 8 : (int)lt_test_rand_int(0, 4), rank_d = 0;
+  for (int i = 0; i < rank_a; i++) {
+    shape_a[i] = rank_a == 8 ? lt_test_rand_int(1, 3) : lt_test_rand_int(1, 6);
+    if (lt_test_rand_int(0, 24) == 0) shape_a[i] = 0;
+    modes_a[i] = (int32_t)(50 + 3 * i);
+  }
+  lt_test_shuffle(modes_a, rank_a);
+  for (int i = 0; i < rank_a; i++)
+    if (lt_test_rand_int(0, 1)) {
+      modes_d[rank_d] = modes_a[i];
+      shape_d[rank_d++] = shape_a[i];
+    }
+  /* Random order of D's modes (shuffle modes and extents together). */
+  for (int i = rank_d - 1; i > 0; i--) {
+    int j = (int)lt_test_rand_int(0, i);
+    int32_t m = modes_d[i];
+    int64_t e = shape_d[i];
+    modes_d[i] = modes_d[j];
+    shape_d[i] = shape_d[j];
+    modes_d[j] = m;
+    shape_d[j] = e;
+  }
+  lt_tensor *a = lt_test_random_tensor(ctx, dtype, rank_a, shape_a, layout);
+  double *snap = lt_test_snapshot(a), *va = lt_test_read_all(a);
+  double alpha = scalar_values[counter % 3], beta = scalar_values[(counter / 3) % 3];
+  bool with_c = counter % 2 == 0;
+  lt_tensor *c = NULL;
+  if (with_c && beta == 0.0) /* beta = 0 must not read C: poison it */
+    LT_CHECK(lt_tensor_full(ctx, dtype, rank_d, shape_d, NAN, &c));
+  else if (with_c)
+    c = lt_test_random_tensor(ctx, dtype, rank_d, shape_d, (lt_test_layout)(counter % 4));
+  double *vc = c ? lt_test_read_all(c) : NULL;
+  lt_test_output out;
+  lt_test_output_make(ctx, dtype, rank_d, shape_d, (lt_test_layout)((counter / 2) % 4), &out);
+  double *vd = lt_test_read_all(out.view);
+  if (!with_c && beta != 0.0) {
+    /* beta*D is added: give D finite values first. */
+    lt_tensor *init = lt_test_random_tensor(ctx, dtype, rank_d, shape_d, LT_LAYOUT_CONTIGUOUS);
+    LT_CHECK(lt_tensor_copy_into(out.view, init));
+    free(vd);
+    vd = lt_test_read_all(out.view);
+    lt_tensor_destroy(init);
+  }
+  lt_unary_op unary = (lt_unary_op)(counter % 13);
+  if (op == LT_REDUCE_PROD && (unary == LT_UNARY_EXP || unary == LT_UNARY_RECIPROCAL))
+    unary = LT_UNARY_IDENTITY; /* products of large values lose relative accuracy in f32 */
+  lt_plan_options *opts;
+  LT_CHECK(lt_plan_options_create(&opts));
+  LT_CHECK(lt_plan_options_set_unary(opts, 0, unary));
+  lt_plan *plan;
+  LT_CHECK(lt_plan_reduction(a, modes_a, c, modes_d, op, out.view, modes_d, opts, &plan));
+  const lt_tensor *ins[2] = {a, c};
+  double s[2] = {alpha, beta};
+  LT_CHECK(lt_plan_execute(plan, ins, c ? 2 : 1, s, 2, out.view));
+  double *want = reference(op, unary, rank_a, shape_a, modes_a, va, rank_d, shape_d, modes_d);
+  int64_t nd = lt_test_numel(rank_d, shape_d), na = lt_test_numel(rank_a, shape_a);
+  for (int64_t i = 0; i < nd; i++) {
+    double v = alpha * want[i];
+    if (beta != 0.0) v += beta * (c ? vc[i] : vd[i]);
+    want[i] = lt_test_round_to(dtype, v);
+  }
+  double *got = lt_test_read_all(out.view);
+  char what[128];
+  snprintf(what, sizeof what, "reduce op %d %s %s unary %d alpha %g beta %g C %d", op,
+           lt_dtype_name(dtype), lt_test_layout_name(layout), unary, alpha, beta, with_c);
+  lt_test_assert_close(got, want, nd, lt_test_tolerance(dtype, nd ? na / nd : 1), what);
+  lt_test_output_check_guard(&out);
+  lt_test_check_unchanged(a, snap);
+  free(got);
+  free(want);
+  free(vd);
+  free(vc);
+  free(snap);
+  free(va);
+  lt_plan_destroy(plan);
+  lt_plan_options_destroy(opts);
+  lt_test_output_free(&out);
+  lt_tensor_destroy(c);
+  lt_tensor_destroy(a);
+}
+
+static void test_reduce_sweep(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed() + 11);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int counter = 0;
+    for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++)
+      for (size_t t = 0; t < 4; t++)
+        for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++)
+          for (int rep = 0; rep < 2; rep++)
+            run_case(ctx, (lt_reduce_op)op, dtypes[t], (lt_test_layout)layout, counter++);
+    lt_context_destroy(ctx);
+  }
+}
+
+/* Reference argmax/argmin of row r of a (rows x len) matrix read as doubles. */
+static int64_t ref_arg(const double *v, int64_t len, int64_t stride, bool is_max) {
+  int64_t best = 0;
+  for (int64_t i = 0; i < len; i++) {
+    double x = v[i * stride];
+    if (isnan(x)) return i;
+    if (is_max ? x > v[best * stride] : x < v[best * stride]) best = i;
+  }
+  return best;
+}
+
+/* argmax/argmin along each axis of random 3-d tensors, some with NaN, both lt_argmax and the
+ * plan; ties resolve to the first occurrence (f16 makes ties likely). */
+static void test_argmax(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed() + 12);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    for (size_t t = 0; t < 4; t++)
+      for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++)
+        for (int axis = 0; axis < 3; axis++) {
+          int64_t shape[3] = {lt_test_rand_int(1, 5), lt_test_rand_int(1, 40),
+                              lt_test_rand_int(1, 5)};
+          lt_tensor *a = lt_test_random_tensor(ctx, dtypes[t], 3, shape, (lt_test_layout)layout);
+          if (layout != LT_LAYOUT_BROADCAST && lt_test_rand_int(0, 1)) {
+            int64_t at[3] = {lt_test_rand_int(0, shape[0] - 1), lt_test_rand_int(0, shape[1] - 1),
+                             lt_test_rand_int(0, shape[2] - 1)};
+            LT_CHECK(lt_tensor_set(a, at, NAN));
+          }
+          double *v = lt_test_read_all(a);
+          for (int is_max = 0; is_max < 2; is_max++) {
+            lt_tensor *o;
+            LT_CHECK(is_max ? lt_argmax(a, axis, &o) : lt_argmin(a, axis, &o));
+            assert_int_equal(lt_tensor_dtype(o), LT_I64);
+            double *got = lt_test_read_all(o);
+            int64_t strides[3] = {shape[1] * shape[2], shape[2], 1};
+            int64_t k = 0;
+            for (int64_t i = 0; i < shape[0]; i++)
+              for (int64_t j = 0; j < shape[1]; j++)
+                for (int64_t l = 0; l < shape[2]; l++) {
+                  int64_t idx[3] = {i, j, l};
+                  if (idx[axis] != 0) continue;
+                  int64_t want = ref_arg(v + i * strides[0] + j * strides[1] + l, shape[axis],
+                                         strides[axis], is_max);
+                  if ((int64_t)got[k] != want)
+                    fail_msg("arg%s %s axis %d: output %lld is %lld, expected %lld",
+                             is_max ? "max" : "min", lt_dtype_name(dtypes[t]), axis, (long long)k,
+                             (long long)got[k], (long long)want);
+                  k++;
+                }
+            free(got);
+            lt_tensor_destroy(o);
+          }
+          free(v);
+          lt_tensor_destroy(a);
+        }
+    lt_context_destroy(ctx);
+  }
+}
+
+/* min/max/maxabs propagate NaN wherever it sits, for lengths 1..64, along a contiguous axis
+ * (inner walk) and along an outer axis (outer walk); argmax/argmin return its index. */
+static void test_nan_everywhere(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_reduce_op ops[3] = {LT_REDUCE_MIN, LT_REDUCE_MAX, LT_REDUCE_MAXABS};
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    for (int64_t len = 1; len <= 64; len++)
+      for (int64_t pos = 0; pos < len; pos++)
+        for (int axis = 0; axis < 2; axis++) {
+          int64_t shape[2] = {axis ? 3 : len, axis ? len : 3};
+          lt_tensor *a = lt_test_random_tensor(ctx, LT_F32, 2, shape, LT_LAYOUT_CONTIGUOUS);
+          int64_t at[2] = {axis ? 1 : pos, axis ? pos : 1};
+          LT_CHECK(lt_tensor_set(a, at, NAN));
+          for (int o = 0; o < 3; o++) {
+            lt_tensor *r;
+            int ax = axis;
+            LT_CHECK(lt_reduce(ops[o], a, 1, &ax, false, &r));
+            double got[3];
+            double *g = lt_test_read_all(r);
+            memcpy(got, g, sizeof got);
+            free(g);
+            if (!isnan(got[1]) || isnan(got[0]) || isnan(got[2]))
+              fail_msg("op %d len %lld NaN at %lld axis %d: got %g %g %g", ops[o], (long long)len,
+                       (long long)pos, axis, got[0], got[1], got[2]);
+            lt_tensor_destroy(r);
+          }
+          lt_tensor *r;
+          LT_CHECK(lt_argmax(a, axis, &r));
+          double *g = lt_test_read_all(r);
+          assert_true(g[1] == (double)pos);
+          free(g);
+          lt_tensor_destroy(r);
+          lt_tensor_destroy(a);
+        }
+    lt_context_destroy(ctx);
+  }
+}
+
+/* Empty reductions give the identity; the mean of nothing is NaN. */
+static void test_empty(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int64_t shape[2] = {3, 0};
+    lt_tensor *a;
+    LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 2, shape, &a));
+    double want[7] = {0.0, 1.0, INFINITY, -INFINITY, NAN, 0.0, 0.0};
+    for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++) {
+      lt_tensor *r;
+      int axis = 1;
+      LT_CHECK(lt_reduce((lt_reduce_op)op, a, 1, &axis, false, &r));
+      double *g = lt_test_read_all(r);
+      double w[3] = {want[op], want[op], want[op]};
+      lt_test_assert_close(g, w, 3, 0.0, "empty reduction");
+      free(g);
+      lt_tensor_destroy(r);
+    }
+    lt_tensor *r = NULL;
+    int axis = 1;
+    LT_CHECK_FAILS(lt_argmax(a, axis, &r), LT_ERR_INVALID_ARGUMENT);
+    assert_null(r);
+    lt_tensor_destroy(a);
+    lt_context_destroy(ctx);
+  }
+}
+
+/* float32 sums of 10^7 elements stay within 1e-6 of the float64 sum, on every walk. */
+static void test_f32_accuracy(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  const int64_t n = 10000000;
+  float *data = malloc(sizeof(float) * (size_t)n);
+  lt_test_rng_reset(lt_test_seed() + 13);
+  for (int64_t i = 0; i < n; i++)
+    data[i] = (float)lt_test_rand_double(0.0, 1.0);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int64_t shapes[3][2] = {{1, n}, {8, n / 8}, {n / 8, 8}};
+    for (int s = 0; s < 3; s++) {
+      lt_tensor *a, *r;
+      LT_CHECK(lt_tensor_from_host(ctx, LT_F32, 2, shapes[s], NULL, data, &a));
+      int axes[2] = {0, 1};
+      LT_CHECK(lt_reduce(LT_REDUCE_SUM, a, s == 0 ? 2 : 1, s == 1 ? axes + 1 : axes, false, &r));
+      double *got = lt_test_read_all(r);
+      int64_t nout = lt_tensor_numel(r);
+      for (int64_t o = 0; o < nout; o++) {
+        double want = 0;
+        for (int64_t i = 0; i < n / nout; i++)
+          want += s == 2 ? data[i * 8 + o] : data[o * (n / nout) + i];
+        if (fabs(got[o] - want) > 1e-6 * fabs(want))
+          fail_msg("f32 sum (case %d, output %lld) is %.9g, float64 says %.9g (rel %.3g)", s,
+                   (long long)o, got[o], want, fabs(got[o] - want) / want);
+      }
+      free(got);
+      lt_tensor_destroy(r);
+      lt_tensor_destroy(a);
+    }
+    lt_context_destroy(ctx);
+  }
+  free(data);
+}
+
+/* Few wide kept rows over a long reduced space: the outer walk splits the reduced space between
+ * threads (partials folded afterwards); every op, with a NaN in one column. */
+static void test_outer_split(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  int64_t shape[2] = {3000, 5};
+  lt_test_rng_reset(lt_test_seed() + 14);
+  lt_tensor *a = lt_test_random_tensor(ctx, LT_F64, 2, shape, LT_LAYOUT_CONTIGUOUS);
+  int64_t at[2] = {1234, 3};
+  LT_CHECK(lt_tensor_set(a, at, NAN));
+  double *v = lt_test_read_all(a);
+  int32_t ma[2] = {0, 1}, md[1] = {1};
+  for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++) {
+    double *want =
+        reference((lt_reduce_op)op, LT_UNARY_IDENTITY, 2, shape, ma, v, 1, shape + 1, md);
+    lt_tensor *r;
+    int axis = 0;
+    LT_CHECK(lt_reduce((lt_reduce_op)op, a, 1, &axis, false, &r));
+    double *got = lt_test_read_all(r);
+    if (op == LT_REDUCE_PROD) /* products of 3000 values in [-1, 1) underflow: compare signs */
+      for (int i = 0; i < 5; i++)
+        want[i] = want[i] == 0 ? got[i] : want[i];
+    lt_test_assert_close(got, want, 5, lt_test_tolerance(LT_F64, 3000), "outer split");
+    free(got);
+    free(want);
+    lt_tensor_destroy(r);
+  }
+  free(v);
+  lt_tensor_destroy(a);
+  lt_context_destroy(ctx);
+}
+
+/* lt_reduce with several axes, negative axes and keepdims. */
+static void test_oneshot_axes(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int64_t shape[3] = {4, 5, 6};
+    lt_tensor *a = lt_test_random_tensor(ctx, LT_F64, 3, shape, LT_LAYOUT_NEGATIVE), *r;
+    double *v = lt_test_read_all(a);
+    int axes[2] = {-1, 0};
+    LT_CHECK(lt_reduce(LT_REDUCE_SUM, a, 2, axes, true, &r));
+    assert_int_equal(lt_tensor_rank(r), 3);
+    assert_true(lt_tensor_shape(r)[0] == 1 && lt_tensor_shape(r)[1] == 5 &&
+                lt_tensor_shape(r)[2] == 1);
+    double *g = lt_test_read_all(r), w[5] = {0};
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 5; j++)
+        for (int k = 0; k < 6; k++)
+          w[j] += v[(i * 5 + j) * 6 + k];
+    lt_test_assert_close(g, w, 5, lt_test_tolerance(LT_F64, 24), "keepdims sum");
+    free(g);
+    lt_tensor_destroy(r);
+    LT_CHECK(lt_reduce(LT_REDUCE_MEAN, a, -1, NULL, false, &r));
+    assert_int_equal(lt_tensor_rank(r), 0);
+    g = lt_test_read_all(r);
+    double total = 0;
+    for (int i = 0; i < 120; i++)
+      total += v[i];
+    double wm = total / 120;
+    lt_test_assert_close(g, &wm, 1, lt_test_tolerance(LT_F64, 120), "mean of all");
+    free(g);
+    lt_tensor_destroy(r);
+    r = NULL;
+    int dup[2] = {1, -2};
+    LT_CHECK_FAILS(lt_reduce(LT_REDUCE_SUM, a, 2, dup, false, &r), LT_ERR_INVALID_ARGUMENT);
+    int bad = 3;
+    LT_CHECK_FAILS(lt_reduce(LT_REDUCE_SUM, a, 1, &bad, false, &r), LT_ERR_OUT_OF_RANGE);
+    LT_CHECK_FAILS(lt_reduce(LT_REDUCE_ARGMAX, a, 2, axes, false, &r), LT_ERR_INVALID_ARGUMENT);
+    LT_CHECK_FAILS(lt_reduce((lt_reduce_op)42, a, 1, axes, false, &r), LT_ERR_INVALID_ARGUMENT);
+    assert_null(r);
+    free(v);
+    lt_tensor_destroy(a);
+    lt_context_destroy(ctx);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reduce_sweep),   cmocka_unit_test(test_argmax),
+      cmocka_unit_test(test_nan_everywhere), cmocka_unit_test(test_empty),
+      cmocka_unit_test(test_f32_accuracy),   cmocka_unit_test(test_oneshot_axes),
+      cmocka_unit_test(test_outer_split),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
