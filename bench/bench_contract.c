@@ -32,7 +32,7 @@ static double median(double *v, int n) {
   do {                                                                                             \
     lt_status st_ = (call);                                                                        \
     if (st_ != LT_OK) {                                                                            \
-      fprintf(stderr, "%s: %s (%s)\n", #call, lt_status_string(st_), lt_last_error());           \
+      fprintf(stderr, "%s: %s (%s)\n", #call, lt_status_string(st_), lt_last_error());             \
       exit(1);                                                                                     \
     }                                                                                              \
   } while (0)
@@ -45,19 +45,36 @@ typedef struct tccg_case {
 
 static const tccg_case cases[] = {
     {"abc-bda-dc", {['a' - 'a'] = 312, ['b' - 'a'] = 296, ['c' - 'a'] = 24, ['d' - 'a'] = 312}},
-    {"abcd-dbea-ec", {['a' - 'a'] = 72, ['b' - 'a'] = 72, ['c' - 'a'] = 24, ['d' - 'a'] = 72, ['e' - 'a'] = 72}},
-    {"abcde-efbad-cf", {['a' - 'a'] = 24, ['b' - 'a'] = 24, ['c' - 'a'] = 48, ['d' - 'a'] = 24, ['e' - 'a'] = 24, ['f' - 'a'] = 48}},
-    {"abcd-ea-ebcd", {['a' - 'a'] = 128, ['b' - 'a'] = 32, ['c' - 'a'] = 32, ['d' - 'a'] = 32, ['e' - 'a'] = 128}},
+    {"abcd-dbea-ec",
+     {['a' - 'a'] = 72, ['b' - 'a'] = 72, ['c' - 'a'] = 24, ['d' - 'a'] = 72, ['e' - 'a'] = 72}},
+    {"abcde-efbad-cf",
+     {['a' - 'a'] = 24,
+      ['b' - 'a'] = 24,
+      ['c' - 'a'] = 48,
+      ['d' - 'a'] = 24,
+      ['e' - 'a'] = 24,
+      ['f' - 'a'] = 48}},
+    {"abcd-ea-ebcd",
+     {['a' - 'a'] = 128, ['b' - 'a'] = 32, ['c' - 'a'] = 32, ['d' - 'a'] = 32, ['e' - 'a'] = 128}},
     {"ab-ac-cb", {['a' - 'a'] = 1024, ['b' - 'a'] = 1024, ['c' - 'a'] = 1024}},
     {"abc-acd-db", {['a' - 'a'] = 168, ['b' - 'a'] = 168, ['c' - 'a'] = 168, ['d' - 'a'] = 168}},
-    {"abcdef-dega-gfbc", {['a' - 'a'] = 16, ['b' - 'a'] = 16, ['c' - 'a'] = 16, ['d' - 'a'] = 16, ['e' - 'a'] = 16, ['f' - 'a'] = 16, ['g' - 'a'] = 32}},
+    {"abcdef-dega-gfbc",
+     {['a' - 'a'] = 16,
+      ['b' - 'a'] = 16,
+      ['c' - 'a'] = 16,
+      ['d' - 'a'] = 16,
+      ['e' - 'a'] = 16,
+      ['f' - 'a'] = 16,
+      ['g' - 'a'] = 32}},
 };
 
 static int split(const char *spec, int part, int32_t *modes) {
   int p = 0, n = 0;
   for (const char *c = spec; *c; c++) {
-    if (*c == '-') p++;
-    else if (p == part) modes[n++] = *c - 'a';
+    if (*c == '-')
+      p++;
+    else if (p == part)
+      modes[n++] = *c - 'a';
   }
   return n;
 }
@@ -76,8 +93,10 @@ static lt_tensor *random_tensor(lt_context *ctx, lt_dtype dt, int rank, const in
   int64_t n = lt_tensor_numel(t);
   for (int64_t i = 0; i < n; i++) {
     double v = (double)((i * 2654435761u) % 1000) / 1000.0 - 0.5;
-    if (dt == LT_F32) ((float *)p)[i] = (float)v;
-    else ((double *)p)[i] = v;
+    if (dt == LT_F32)
+      ((float *)p)[i] = (float)v;
+    else
+      ((double *)p)[i] = v;
   }
   return t;
 }
@@ -93,8 +112,8 @@ static double time_gemm(lt_dtype dt, int64_t m, int64_t n, int64_t k, int reps) 
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a,
                   (int)k, b, (int)n, 0.0f, c, (int)n);
     else
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a,
-                  (int)k, b, (int)n, 0.0, c, (int)n);
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a, (int)k,
+                  b, (int)n, 0.0, c, (int)n);
     if (r >= 0) t[r] = now() - t0;
   }
   free(a);
@@ -103,18 +122,22 @@ static double time_gemm(lt_dtype dt, int64_t m, int64_t n, int64_t k, int reps) 
   return median(t, reps);
 }
 
-static double bench_case(lt_context *ctx, const tccg_case *tc, lt_dtype dt, double scale,
-                         int reps, double *gemm_ratio) {
+static double bench_case(lt_context *ctx, const tccg_case *tc, lt_dtype dt, double scale, int reps,
+                         double *gemm_ratio) {
   int32_t mc[16], ma[16], mb[16];
   int nc = split(tc->spec, 0, mc), na = split(tc->spec, 1, ma), nb = split(tc->spec, 2, mb);
   int64_t sc[16], sa[16], sb[16], m = 1, n = 1, k = 1;
   int64_t ext[26];
-  for (int l = 0; l < 26; l++) ext[l] = tc->extent[l] ? (int64_t)fmax(1, round(tc->extent[l] * scale)) : 0;
-  for (int i = 0; i < nc; i++) sc[i] = ext[mc[i]];
+  for (int l = 0; l < 26; l++)
+    ext[l] = tc->extent[l] ? (int64_t)fmax(1, round(tc->extent[l] * scale)) : 0;
+  for (int i = 0; i < nc; i++)
+    sc[i] = ext[mc[i]];
   for (int i = 0; i < na; i++) {
     sa[i] = ext[ma[i]];
-    if (has(mc, nc, ma[i])) m *= sa[i];
-    else k *= sa[i];
+    if (has(mc, nc, ma[i]))
+      m *= sa[i];
+    else
+      k *= sa[i];
   }
   for (int i = 0; i < nb; i++) {
     sb[i] = ext[mb[i]];
@@ -137,8 +160,8 @@ static double bench_case(lt_context *ctx, const tccg_case *tc, lt_dtype dt, doub
   *gemm_ratio = ours / gemm;
   printf("%-18s %-4s m=%-7lld n=%-7lld k=%-5lld %6.2f GFLOP  ours %7.1f GFLOP/s  gemm %7.1f "
          "GFLOP/s  ratio %.2f   [%s]\n",
-         tc->spec, lt_dtype_name(dt), (long long)m, (long long)n, (long long)k, flops / 1e9,
-         ours, gemm, *gemm_ratio, lt_plan_describe(plan));
+         tc->spec, lt_dtype_name(dt), (long long)m, (long long)n, (long long)k, flops / 1e9, ours,
+         gemm, *gemm_ratio, lt_plan_describe(plan));
   lt_plan_destroy(plan);
   lt_tensor_destroy(a);
   lt_tensor_destroy(b);
@@ -171,7 +194,7 @@ static double memcpy_gbs(void) {
       for (int i_ = 0; i_ < (iters); i_++) {                                                       \
         body;                                                                                      \
       }                                                                                            \
-      samples_[s_] = (now() - t0_) / (iters) * 1e6;                                                \
+      samples_[s_] = (now() - t0_) / (iters)*1e6;                                                  \
     }                                                                                              \
     (result) = median(samples_, 9);                                                                \
   } while (0)
@@ -209,7 +232,8 @@ static void bench_overheads(lt_context *ctx) {
   printf("overhead: execute 4x4.4x4 plan %.2f us (target < 2), one-shot lt_einsum warm %.2f us "
          "(target < 5), plan 20-operand chain %.3f ms (target < 10)\n",
          exec_us, oneshot_us, plan20_ms);
-  for (int i = 0; i < 20; i++) lt_tensor_destroy(chain[i]);
+  for (int i = 0; i < 20; i++)
+    lt_tensor_destroy(chain[i]);
   lt_plan_destroy(plan);
   lt_tensor_destroy(a);
   lt_tensor_destroy(d);
@@ -233,7 +257,8 @@ int main(int argc, char **argv) {
       ratios[nr++] = r;
     }
   double lo = ratios[0];
-  for (int i = 0; i < nr; i++) lo = ratios[i] < lo ? ratios[i] : lo;
+  for (int i = 0; i < nr; i++)
+    lo = ratios[i] < lo ? ratios[i] : lo;
   printf("ratio to GEMM: median %.2f, min %.2f (aim: median >= 0.9, none below 0.75)\n",
          median(ratios, nr), lo);
   lt_context_destroy(ctx);

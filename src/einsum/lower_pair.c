@@ -317,15 +317,15 @@ typedef struct gemm_cfg {
 } gemm_cfg;
 
 /* Modelled machine for choosing among configurations: relative figures are what matter. */
-#define MODEL_GEMM_FLOPS 50e9    /* large-GEMM rate */
-#define MODEL_PACK_SECONDS 1e-9  /* per element copied by a permuting map */
-#define MODEL_CALL_SECONDS 2e-6  /* per BLAS call */
+#define MODEL_GEMM_FLOPS 50e9   /* large-GEMM rate */
+#define MODEL_PACK_SECONDS 1e-9 /* per element copied by a permuting map */
+#define MODEL_CALL_SECONDS 2e-6 /* per BLAS call */
 
 /* GEMM efficiency along one dimension: small extents waste the micro-kernel. */
 static double dim_efficiency(int64_t x) { return (double)x / ((double)x + 8.0); }
 
-static int64_t operand_elems(const lt__pair *p, const lt__mview *v, const group *bt,
-                             const group *r, const group *c) {
+static int64_t operand_elems(const lt__pair *p, const lt__mview *v, const group *bt, const group *r,
+                             const group *c) {
   int64_t n = r->size * c->size;
   for (int i = 0; i < bt->n; i++)
     if (lt__mview_has(v, bt->mode[i])) n *= p->extent[bt->mode[i]];
@@ -340,8 +340,8 @@ static void configure(const lt__pair *p, gemm_cfg *cfg) {
   order_by(&cfg->bt, d_ws ? &p->a : &p->d);
   order_by(&cfg->m, &p->d);
   order_by(&cfg->n, &p->d);
-  cfg->d_direct = !d_ws && p->d.dtype == p->compute &&
-                  as_matrix(&p->d, &cfg->m, &cfg->n, p->extent, &rs, &cs);
+  cfg->d_direct =
+      !d_ws && p->d.dtype == p->compute && as_matrix(&p->d, &cfg->m, &cfg->n, p->extent, &rs, &cs);
   if (!cfg->d_direct) {
     order_by(&cfg->m, &p->a);
     order_by(&cfg->n, &p->b);
@@ -359,10 +359,10 @@ static void configure(const lt__pair *p, gemm_cfg *cfg) {
       !as_matrix(&p->b, &cfg->k, &cfg->n, p->extent, &rs, &cs))
     copies += (double)operand_elems(p, &p->b, &cfg->bt, &cfg->k, &cfg->n);
   if (!cfg->d_direct && !d_ws) copies += 2.0 * (double)(cfg->bt.size * cfg->m.size * cfg->n.size);
-  double flops = 2.0 * (double)cfg->bt.size * (double)cfg->m.size * (double)cfg->n.size *
-                 (double)cfg->k.size;
-  double eff = dim_efficiency(cfg->m.size) * dim_efficiency(cfg->n.size) *
-               dim_efficiency(cfg->k.size);
+  double flops =
+      2.0 * (double)cfg->bt.size * (double)cfg->m.size * (double)cfg->n.size * (double)cfg->k.size;
+  double eff =
+      dim_efficiency(cfg->m.size) * dim_efficiency(cfg->n.size) * dim_efficiency(cfg->k.size);
   cfg->cost = copies * MODEL_PACK_SECONDS + flops / (MODEL_GEMM_FLOPS * eff) +
               (double)cfg->bt.size * MODEL_CALL_SECONDS;
 }
@@ -377,8 +377,10 @@ static void choose_config(const lt__pair *p, const group *bt, const group *m, co
   int32_t free_modes[2 * LT_MAX_RANK];
   bool from_m[2 * LT_MAX_RANK];
   int nf = 0;
-  for (int i = 0; i < m->n; i++) free_modes[nf] = m->mode[i], from_m[nf++] = true;
-  for (int i = 0; i < n->n; i++) free_modes[nf] = n->mode[i], from_m[nf++] = false;
+  for (int i = 0; i < m->n; i++)
+    free_modes[nf] = m->mode[i], from_m[nf++] = true;
+  for (int i = 0; i < n->n; i++)
+    free_modes[nf] = n->mode[i], from_m[nf++] = false;
   int limit = nf > 10 ? 10 : nf; /* at most 1024 candidates */
   best->cost = INFINITY;
   for (uint32_t set = 0; set < (1u << limit); set++) {
