@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 enum { MAX_BENCHES = 64 };
@@ -29,7 +28,8 @@ static void usage(FILE *f) {
              "Runs the benchmark executables (bench_*) of the build tree -- found in\n"
              "$LT_BENCH_DIR, else ../bench next to this tool, else next to it -- and prints\n"
              "their tables: each figure as a ratio to a limit measured in the same run.\n\n"
-             "  --quick      short runs (sets LT_BENCH_QUICK=1 for the benchmarks)\n"
+             "  --quick      short runs (LT_BENCH_QUICK=1, LT_BENCH_N=4194304 and LT_BENCH_REPS=3\n"
+             "               unless set)\n"
              "  --json FILE  also write every benchmark's status, time and output as JSON\n");
 }
 
@@ -76,12 +76,6 @@ static int list_benches(const char *dir, bench_result *out) {
   return n;
 }
 
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Appends `line` to the result's captured output. */
 static bool append(bench_result *r, const char *line, size_t len) {
   char *grown = realloc(r->output, r->output_len + len + 1);
@@ -99,7 +93,7 @@ static void run_bench(const char *dir, bench_result *r, int index, int count) {
   bool fits = snprintf(cmd, sizeof cmd, "'%s/%s' 2>&1", dir, r->name) < (int)sizeof cmd;
   bool tty = isatty(STDERR_FILENO);
   fprintf(stderr, "[%d/%d] %s ...%s", index + 1, count, r->name, tty ? "" : "\n");
-  double start = seconds_now();
+  double start = tool_seconds();
   FILE *p = !fits || strchr(dir, '\'') ? NULL : popen(cmd, "r");
   r->exit_status = -1;
   if (p) {
@@ -116,7 +110,7 @@ static void run_bench(const char *dir, bench_result *r, int index, int count) {
     int status = pclose(p);
     r->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
-  r->seconds = seconds_now() - start;
+  r->seconds = tool_seconds() - start;
   if (tty) fprintf(stderr, "\r\033[K");
   fprintf(stderr, "[%d/%d] %s: %s in %.1f s\n", index + 1, count, r->name,
           r->exit_status == 0 ? "done" : "FAILED", r->seconds);
@@ -156,17 +150,19 @@ static bool write_json(const char *path, const bench_result *r, int n, bool quic
 int tool_bench(int argc, char **argv) {
   bool quick = false;
   const char *json = NULL;
+  if (tool_wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(argv[i], "--quick") == 0) {
+    if (strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
       json = argv[++i];
     } else {
-      fprintf(stderr, "tensor bench: unknown argument '%s' (see --help)\n", argv[i]);
-      return 2;
+      char msg[300];
+      snprintf(msg, sizeof msg, "unknown argument '%s'", argv[i]);
+      return tool_usage_error("bench", msg);
     }
   }
   char dir[PATH_MAX];
@@ -177,7 +173,12 @@ int tool_bench(int argc, char **argv) {
                     "LT_BENCH_DIR to their folder)\n");
     return 1;
   }
-  if (quick) setenv("LT_BENCH_QUICK", "1", 1);
+  if (quick) {
+    /* The benchmarks' own size knobs, unless the caller set them. */
+    setenv("LT_BENCH_QUICK", "1", 1);
+    setenv("LT_BENCH_N", "4194304", 0);
+    setenv("LT_BENCH_REPS", "3", 0);
+  }
   int failed = 0;
   for (int i = 0; i < n; i++) {
     run_bench(dir, &results[i], i, n);

@@ -1,13 +1,11 @@
 /* `tensor einsum`: evaluates an einsum expression on .npy files, like numpy.einsum. */
-#define _POSIX_C_SOURCE 200809L
 #include "tool.h"
-#include "tool_optional.h"
 #include "tool_print.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { MAX_INPUTS = 64 };
 
@@ -27,6 +25,7 @@ typedef struct einsum_run {
   lt_plan *plan;
   lt_tensor *result;
   double plan_seconds, run_seconds;
+  char stage[300]; /* what was being done when a call failed, for the error line */
 } einsum_run;
 
 static void usage(FILE *f) {
@@ -42,15 +41,14 @@ static void usage(FILE *f) {
          "  --describe     print the chosen path, its flops and intermediate sizes, and times\n");
 }
 
-static int fail(const char *what) {
-  fprintf(stderr, "tensor einsum: %s\n", what);
-  return 1;
-}
-
-static int fail_lib(lt_status st) {
-  const char *msg = lt_last_error();
-  fprintf(stderr, "tensor einsum: %s\n", msg && msg[0] ? msg : lt_status_string(st));
-  return 1;
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return tool_usage_error("einsum", msg);
 }
 
 static bool parse_path(const char *s, lt_path_algo *out) {
@@ -64,41 +62,35 @@ static bool parse_path(const char *s, lt_path_algo *out) {
 /* Parses argv; returns -1 to continue, else the exit status (usage errors, --help). */
 static int parse_args(int argc, char **argv, einsum_args *a) {
   *a = (einsum_args){.path = LT_PATH_AUTO};
-  char msg[256];
+  if (tool_wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     bool has_value = i + 1 < argc;
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    } else if (strcmp(arg, "--describe") == 0) {
+    if (strcmp(arg, "--describe") == 0) {
       a->describe = true;
     } else if (strcmp(arg, "--device") == 0 || strcmp(arg, "--dtype") == 0 ||
                strcmp(arg, "--path") == 0 || strcmp(arg, "-o") == 0) {
-      if (!has_value) {
-        snprintf(msg, sizeof msg, "option %s needs a value (see --help)", arg);
-        return fail(msg);
-      }
+      if (!has_value) return usage_error("option %s needs a value", arg);
       const char *v = argv[++i];
       if (strcmp(arg, "--device") == 0)
         a->device = v;
       else if (strcmp(arg, "-o") == 0)
         a->output = v;
       else if (strcmp(arg, "--path") == 0 && !parse_path(v, &a->path)) {
-        snprintf(msg, sizeof msg, "unknown --path '%s' (auto, greedy, optimal or none)", v);
-        return fail(msg);
+        return usage_error("unknown --path '%s' (auto, greedy, optimal or none)", v);
       } else if (strcmp(arg, "--dtype") == 0 && (lt_dtype_from_name(v, &a->dtype) != LT_OK ||
                                                  (a->dtype != LT_F32 && a->dtype != LT_F64))) {
-        snprintf(msg, sizeof msg, "unknown --dtype '%s' (f32 or f64)", v);
-        return fail(msg);
+        return usage_error("unknown --dtype '%s' (f32 or f64)", v);
       }
     } else if (arg[0] == '-' && arg[1] == '-') {
-      snprintf(msg, sizeof msg, "unknown option '%s' (see --help)", arg);
-      return fail(msg);
+      return usage_error("unknown option '%s'", arg);
     } else if (a->expr == NULL) {
       a->expr = arg;
     } else if (a->n_inputs == MAX_INPUTS) {
-      return fail("too many input files");
+      return usage_error("more than %d input files", MAX_INPUTS);
     } else {
       a->inputs[a->n_inputs++] = arg;
     }
@@ -110,14 +102,9 @@ static int parse_args(int argc, char **argv, einsum_args *a) {
   return -1;
 }
 
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static lt_status load_inputs(const einsum_args *a, einsum_run *r) {
   for (int i = 0; i < a->n_inputs; i++) {
+    snprintf(r->stage, sizeof r->stage, "loading %s", a->inputs[i]);
     lt_status st = lt_npy_load(r->ctx, a->inputs[i], &r->inputs[i]);
     if (st != LT_OK) return st;
     if (a->dtype != LT_DTYPE_INVALID && lt_tensor_dtype(r->inputs[i]) != a->dtype) {
@@ -143,19 +130,22 @@ static lt_status make_options(const einsum_args *a, einsum_run *r) {
 /* Plans, allocates the output and runs, timing the planning and the execution. */
 static lt_status evaluate(const einsum_args *a, einsum_run *r) {
   lt_status st;
+  snprintf(r->stage, sizeof r->stage, "opening device %s", a->device ? a->device : "(default)");
   if ((st = lt_context_create(a->device, &r->ctx)) != LT_OK) return st;
   if ((st = load_inputs(a, r)) != LT_OK) return st;
+  snprintf(r->stage, sizeof r->stage, "planning '%s'", a->expr);
   if ((st = make_options(a, r)) != LT_OK) return st;
-  double t0 = seconds_now();
+  double t0 = tool_seconds();
   st = lt_plan_einsum(a->expr, a->n_inputs, (const lt_tensor *const *)r->inputs, NULL, r->opts,
                       &r->plan);
   if (st != LT_OK) return st;
   if ((st = lt_plan_create_output(r->plan, &r->result)) != LT_OK) return st;
-  double t1 = seconds_now();
+  double t1 = tool_seconds();
+  snprintf(r->stage, sizeof r->stage, "running '%s'", a->expr);
   st = lt_plan_execute(r->plan, (const lt_tensor *const *)r->inputs, a->n_inputs, NULL, 0,
                        r->result);
   if (st == LT_OK) st = lt_context_synchronize(r->ctx);
-  double t2 = seconds_now();
+  double t2 = tool_seconds();
   r->plan_seconds = t1 - t0;
   r->run_seconds = t2 - t1;
   return st;
@@ -170,27 +160,28 @@ static void run_free(einsum_run *r, int n_inputs) {
   lt_context_destroy(r->ctx);
 }
 
+/* Prints the result (or saves it with -o), after the plan description with --describe. */
+static lt_status report(const einsum_args *a, einsum_run *r) {
+  if (a->describe) {
+    const char *text = lt_plan_describe(r->plan);
+    size_t len = strlen(text);
+    printf("%s%splan: %.3f ms, run: %.3f ms on %s\n", text,
+           len && text[len - 1] == '\n' ? "" : "\n", 1e3 * r->plan_seconds, 1e3 * r->run_seconds,
+           lt_context_device(r->ctx));
+  }
+  snprintf(r->stage, sizeof r->stage, "%s %s", a->output ? "writing" : "printing",
+           a->output ? a->output : "the result");
+  return a->output ? lt_npy_save(r->result, a->output) : tool_print_tensor(stdout, r->result);
+}
+
 int tool_einsum(int argc, char **argv) {
   einsum_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
-  if (!TOOL_HAVE(lt_npy_load) || !TOOL_HAVE(lt_plan_einsum) || !TOOL_HAVE(lt_npy_save))
-    return fail("this libtensor was built without .npy or einsum support");
   einsum_run r = {0};
   lt_status st = evaluate(&a, &r);
-  if (st != LT_OK) {
-    rc = fail_lib(st);
-  } else {
-    if (a.describe) {
-      const char *text = lt_plan_describe(r.plan);
-      size_t len = strlen(text);
-      printf("%s%splan: %.3f ms, run: %.3f ms on %s\n", text,
-             len && text[len - 1] == '\n' ? "" : "\n", 1e3 * r.plan_seconds, 1e3 * r.run_seconds,
-             lt_context_device(r.ctx));
-    }
-    st = a.output ? lt_npy_save(r.result, a.output) : tool_print_tensor(stdout, r.result);
-    rc = st == LT_OK ? 0 : fail_lib(st);
-  }
+  if (st == LT_OK) st = report(&a, &r);
+  rc = st == LT_OK ? 0 : tool_fail("einsum", r.stage, st);
   run_free(&r, a.n_inputs);
   return rc;
 }

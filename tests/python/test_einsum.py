@@ -185,3 +185,41 @@ def test_out_tensor_and_read_only(rng):
     frozen.flags.writeable = False
     with pytest.raises(ValueError):
         lt.einsum("ij->ji", a, out=lt.tensor(frozen))
+
+
+@requires("lt_plan_einsum", "lt_plan_execute")
+def test_threads_share_a_plan(rng):
+    """One plan executed from several threads at once, plus one-shot einsums and wraps."""
+    import threading
+    a, b = random_array(rng, (6, 5), layout="transposed"), random_array(rng, (5, 4))
+    plan = lt.plan_einsum("ij,jk->ik", a, b)
+    errors = []
+
+    def work(seed):
+        local = np.random.default_rng(seed)
+        for _ in range(100):
+            x = local.uniform(-1, 1, (5, 6)).T  # the plan's layout: transposed
+            y = local.uniform(-1, 1, (5, 4))
+            try:
+                assert_close(plan(x, y), x @ y, np.float64, n=5)
+                assert_close(lt.einsum("ij,jk->ki", x, y), (x @ y).T, np.float64, n=5)
+            except Exception as exc:  # reported on the main thread
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+@pytest.mark.parametrize("expr,shapes", [
+    ("c,cd,b->bd", [(4,), (4, 1), (2,)]),  # an extent-1 output label kept through a pair step
+    ("ddc,dacd,b->bd", [(1, 1, 4), (1, 3, 4, 1), (2,)]),
+])
+def test_extent_one_labels(device, rng, expr, shapes):
+    """Minimal forms of random cases that failed on OpenCL only ("contraction: output mode 1
+    appears in neither A nor B")."""
+    check_einsum(rng, expr, shapes, 12, device)

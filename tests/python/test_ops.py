@@ -137,3 +137,29 @@ def test_contiguous_converts(device, rng):
     t = lt.tensor(a, device=device).contiguous("float32")
     assert t.is_contiguous and t.dtype == np.float32
     np.testing.assert_array_equal(t.numpy(), a.astype(np.float32))
+
+
+@requires("lt_binary", "lt_reduce")
+def test_nan_propagates_like_numpy(device, rng):
+    a = random_array(rng, (4, 5), np.float32)
+    b = random_array(rng, (4, 5), np.float32)
+    a[1, 2] = np.nan
+    b[3, 0] = np.nan
+    ta, tb = lt.tensor(a, device=device), lt.tensor(b, device=device)
+    np.testing.assert_array_equal(lt.minimum(ta, tb).numpy(), np.minimum(a, b))
+    np.testing.assert_array_equal(lt.maximum(ta, tb).numpy(), np.maximum(a, b))
+    np.testing.assert_array_equal(lt.max(ta, axis=1).numpy(), np.max(a, axis=1))
+    np.testing.assert_array_equal(lt.min(ta, axis=0).numpy(), np.min(a, axis=0))
+
+
+@requires("lt_binary", "lt_reduce")
+def test_bfloat16_operations(device, rng):
+    a = random_array(rng, (3, 8), np.float32)
+    b = random_array(rng, (8,), np.float32)
+    ta, tb = lt.tensor(a, "bfloat16", device), lt.tensor(b, "bfloat16", device)
+    a16, b16 = ta.numpy().astype(np.float64), tb.numpy().astype(np.float64)  # rounded inputs
+    got = lt.multiply(ta, tb)
+    assert got.dtype == "bfloat16"
+    np.testing.assert_allclose(got.numpy(), a16 * b16, rtol=2 ** -7)
+    np.testing.assert_allclose(lt.sum(ta, axis=1).numpy(), a16.sum(axis=1), rtol=2 ** -6,
+                               atol=2 ** -6)

@@ -21,3 +21,12 @@ library_path = _lib.path
 def has(name):
     """True if the loaded libtensor exports the C function `name` (e.g. "lt_einsum")."""
     return _lib.has(name)
+
+
+from . import errors as _errors, ops as _ops  # noqa: E402
+
+__all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_class",
+            "Tensor", "as_strided", "broadcast_to", "empty", "from_numpy", "full", "held_count",
+            "load", "lt_dtype", "save", "tensor", "zeros", "EinsumPlan", "einsum", "einsum_path",
+            "plan_einsum", "has", "library_path"]
+           + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__))

@@ -40,6 +40,19 @@ class _Options:
                 pass
 
 
+_options_cache = {}
+
+
+def _options(optimize="auto", dtype=None, memory_limit=None):
+    """Plan options for these settings, created once: the library only reads them."""
+    key = (optimize if isinstance(optimize, (str, bool, type(None))) else repr(optimize),
+           None if dtype is None else lt_dtype(dtype), memory_limit)
+    opts = _options_cache.get(key)
+    if opts is None:
+        opts = _options_cache.setdefault(key, _Options(optimize, dtype, memory_limit))
+    return opts
+
+
 def _numpy_result_dtype(arrays, got):
     """NumPy's einsum keeps integer inputs integer; the library computes them in float."""
     want = np.result_type(*[a.dtype if isinstance(a, np.ndarray) else np.asarray(a).dtype
@@ -80,7 +93,7 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
     or Tensor of the result's shape) receives the result and is returned."""
     tensors, numpy_out = operands(arrays, device)
     ctx = tensors[0].context if tensors else context(device)
-    opts = _Options(optimize, dtype)
+    opts = _options(optimize, dtype)
     handles = _lib.handle_array(t.handle for t in tensors)
     if out is not None:
         target = _wrap_out(out, ctx)
@@ -106,7 +119,7 @@ class EinsumPlan:
         self.context = tensors[0].context if tensors else context(device)
         self.expr = expr
         self.n_inputs = len(tensors)
-        opts = _Options(optimize, dtype, memory_limit)
+        opts = _options(optimize, dtype, memory_limit)
         out = ctypes.c_void_p()
         check(_lib.fn("lt_plan_einsum")(expr.encode(), len(tensors),
                                         _lib.handle_array(t.handle for t in tensors), None,

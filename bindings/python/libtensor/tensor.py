@@ -53,11 +53,11 @@ def _storable(arr):
     return arr
 
 
-def _element_strides(arr):
+def _element_strides(arr, address):
     """Byte strides as element strides, or None when they are not whole elements (or the data
-    is misaligned for its dtype)."""
+    at `address` is misaligned for its dtype)."""
     size = arr.itemsize
-    if arr.ctypes.data % size or any(s % size for s in arr.strides):
+    if address % size or any(s % size for s in arr.strides):
         return None
     return [s // size for s in arr.strides]
 
@@ -66,7 +66,9 @@ def _element_strides(arr):
 # The release callback drops the reference once the library no longer needs the memory.
 _held = {}
 _keys = itertools.count(1)
-_held_lock = threading.Lock()
+# Re-entrant: a garbage collection inside a locked section may release a tensor, and so call
+# _release, on the same thread.
+_held_lock = threading.RLock()
 
 
 @_lib.release_fn
@@ -429,13 +431,15 @@ def from_numpy(arr, device=None, dtype=None, copy=False):
         return from_numpy(arr, ctx, np.float32, copy=True).contiguous(BF16)
     arr = _storable(arr if target is None else arr.astype(_LT_TO_NP[target], copy=False))
     code = _NP_TO_LT[arr.dtype]
-    strides = _element_strides(arr)
+    address = arr.__array_interface__["data"][0]
+    strides = _element_strides(arr, address)
     if strides is None:
         arr = np.ascontiguousarray(arr)
-        strides = _element_strides(arr)
+        address = arr.__array_interface__["data"][0]
+        strides = _element_strides(arr, address)
     shape = _lib.int64_array(arr.shape)
     strides_c = _lib.int64_array(strides)
-    data = ctypes.c_void_p(arr.ctypes.data)
+    data = ctypes.c_void_p(address)
     if copy or not ctx.is_cpu:
         return _new("lt_tensor_from_host", ctx, ctx.handle, code, arr.ndim, shape, strides_c,
                     data)
