@@ -65,6 +65,13 @@ cl_program CL_API_CALL clCreateProgramWithSource(cl_context c, cl_uint n, const 
   TRACK_CREATE(p);
   return p;
 }
+cl_program CL_API_CALL clCreateProgramWithBinary(cl_context c, cl_uint n, const cl_device_id *d,
+                                                 const size_t *len, const unsigned char **bin,
+                                                 cl_int *status, cl_int *err) {
+  cl_program p = FORWARD(clCreateProgramWithBinary)(c, n, d, len, bin, status, err);
+  TRACK_CREATE(p);
+  return p;
+}
 cl_kernel CL_API_CALL clCreateKernel(cl_program p, const char *name, cl_int *err) {
   cl_kernel k = FORWARD(clCreateKernel)(p, name, err);
   TRACK_CREATE(k);

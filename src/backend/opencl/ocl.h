@@ -58,6 +58,12 @@ lt_status lt__ocl_kernel(lt__ocl_state *st, const char *file, const char *kernel
                          const char *options, cl_kernel *out);
 void lt__ocl_programs_release(lt__ocl_state *st);
 
+/* Process-wide binary cache (ocl_binary_cache.c): a built program for (device, options,
+ * source hash), or NULL; and storing one after a source build. */
+uint64_t lt__ocl_source_hash(const char *const *parts, int n);
+cl_program lt__ocl_program_from_cache(lt__ocl_state *st, uint64_t hash, const char *options);
+void lt__ocl_program_to_cache(lt__ocl_state *st, cl_program p, uint64_t hash, const char *options);
+
 /* Kernel argument helpers (each checks the CL return code). */
 lt_status lt__ocl_arg_mem(cl_kernel k, cl_uint i, void *mem);
 lt_status lt__ocl_arg_long(cl_kernel k, cl_uint i, int64_t v);
