@@ -101,7 +101,7 @@ static lt_status set_common_args(cl_kernel k, const lt__reduce_step *s, const re
 }
 
 static size_t capped_groups(const lt__ocl_state *st, int64_t jobs, int64_t per_group) {
-  int64_t groups = (jobs + per_group - 1) / per_group, cap = st->dev->compute_units * 64;
+  int64_t groups = (jobs + per_group - 1) / per_group, cap = (int64_t)1 << 22;
   return (size_t)(groups < cap ? groups : cap);
 }
 
