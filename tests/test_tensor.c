@@ -695,6 +695,45 @@ static void test_contiguous_conversions(void **state) {
   }
 }
 
+/* int64 copies keep all 64 bits (no detour through double) in every layout. */
+static void test_i64_copies_exact(void **state) {
+  const char *devs[MAX_DEVICES];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed() + 9);
+  int64_t shape[2] = {5, 7}, v[35];
+  for (int i = 0; i < 35; i++)
+    v[i] = (int64_t)lt_test_rand_u64();
+  v[0] = INT64_MAX;
+  v[1] = INT64_MIN;
+  v[2] = (INT64_C(1) << 53) + 1;
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    lt_tensor *t = NULL, *tt = NULL, *c = NULL, *back = NULL;
+    LT_CHECK(lt_tensor_from_host(ctx, LT_I64, 2, shape, NULL, v, &t));
+    LT_CHECK(lt_view_transpose(t, 0, 1, &tt));
+    LT_CHECK(lt_tensor_contiguous(tt, LT_DTYPE_INVALID, &c));
+    int64_t got[35];
+    LT_CHECK(lt_tensor_to_host(c, got, sizeof got));
+    for (int i = 0; i < 7; i++)
+      for (int j = 0; j < 5; j++)
+        if (got[i * 5 + j] != v[j * 7 + i])
+          fail_msg("%s: int64 [%d,%d] is %lld, expected %lld", devs[dv], i, j,
+                   (long long)got[i * 5 + j], (long long)v[j * 7 + i]);
+    int64_t tshape[2] = {7, 5};
+    LT_CHECK(lt_tensor_zeros(ctx, LT_I64, 2, tshape, &back));
+    LT_CHECK(lt_tensor_copy_into(back, tt));
+    LT_CHECK(lt_tensor_to_host(back, got, sizeof got));
+    for (int i = 0; i < 7; i++)
+      for (int j = 0; j < 5; j++)
+        assert_true(got[i * 5 + j] == v[j * 7 + i]);
+    lt_tensor *list[] = {t, tt, c, back};
+    for (int i = 0; i < 4; i++)
+      lt_tensor_destroy(list[i]);
+    lt_context_destroy(ctx);
+  }
+}
+
 /* copy_into: broadcasting src into guarded strided outputs of every layout, with conversion. */
 static void test_copy_into_broadcast(void **state) {
   const char *devs[MAX_DEVICES];
@@ -1184,6 +1223,7 @@ int main(void) {
       cmocka_unit_test(test_get_set),
       cmocka_unit_test(test_properties),
       cmocka_unit_test(test_contiguous_conversions),
+      cmocka_unit_test(test_i64_copies_exact),
       cmocka_unit_test(test_copy_into_broadcast),
       cmocka_unit_test(test_copy_into_overlap),
       cmocka_unit_test(test_copy_into_errors),

@@ -3,26 +3,38 @@
 #   tools/test.sh             release build in build/
 #   tools/test.sh --sanitize  ASan+UBSan build in build-asan/
 #   tools/test.sh --valgrind  memcheck over the unit tests (build/)
+#   tools/test.sh --tsan      ThreadSanitizer build in build-tsan/, unit tests and fuzz replays
 set -e
 cd "$(dirname "$0")/.."
 sh tools/install_deps.sh
 mode=${1:-}
-jobs=$(nproc)
+jobs=${LT_JOBS:-$(nproc)}
 case "$mode" in
 --sanitize)
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLT_WERROR=ON -DLT_BUILD_BENCH=OFF \
     "-DLT_SANITIZE=address;undefined" >/dev/null
   cmake --build build-asan -j"$jobs"
   # PoCL's compiler and OpenBLAS's threads are not instrumented; leaks inside them are theirs.
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+  # allocator_may_return_null: tests ask for impossible allocations and expect OUT_OF_MEMORY.
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1 \
   LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'install_consumer|python_tests'
   ;;
+--tsan)
+  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLT_WERROR=ON -DLT_BUILD_BENCH=OFF \
+    -DLT_BUILD_TOOLS=OFF -DLT_SANITIZE=thread >/dev/null
+  cmake --build build-tsan -j"$jobs"
+  # Races inside uninstrumented OpenBLAS/PoCL are theirs: tests/tsan.supp says why for each.
+  TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
+    ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R '^(test_|fuzz_replay_)'
+  ;;
 --valgrind)
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLT_WERROR=ON >/dev/null
   cmake --build build -j"$jobs"
+  # No include(CTest) in the project, so name the checker here (ctest has no default for it).
   LT_TEST_DEVICES=cpu ctest --test-dir build --output-on-failure -T memcheck -R '^test_' \
+    --overwrite MemoryCheckCommand="$(command -v valgrind)" \
     --overwrite MemoryCheckCommandOptions="--leak-check=full --error-exitcode=1 --suppressions=$(pwd)/tests/valgrind.supp"
   ;;
 *)

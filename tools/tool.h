@@ -1,8 +1,10 @@
-/* Shared declarations of the `tensor` tool's verbs. */
+/* Shared declarations of the `tensor` tool's verbs and their small helpers. */
 #ifndef LT_TOOL_H
 #define LT_TOOL_H
 
 #include "tensor.h"
+
+#include <stdio.h>
 
 typedef struct tool_verb {
   const char *name;
@@ -11,5 +13,21 @@ typedef struct tool_verb {
 } tool_verb;
 
 int tool_version(int argc, char **argv);
+int tool_devices(int argc, char **argv);
+int tool_info(int argc, char **argv);
+int tool_demo(int argc, char **argv);
+
+/* True if argv asks for help (--help or -h anywhere). */
+int tool_wants_help(int argc, char **argv);
+/* Prints "tensor VERB: what: STATUS: message" on stderr; returns the exit code 1. */
+int tool_fail(const char *verb, const char *what, lt_status status);
+/* Prints "tensor VERB: message" on stderr (usage errors); returns the exit code 2. */
+int tool_usage_error(const char *verb, const char *message);
+/* Writes "(2, 3)" for a shape (or strides) of `rank` entries. */
+void tool_print_dims(FILE *f, int rank, const int64_t *dims);
+/* Monotonic wall-clock time in seconds. */
+double tool_seconds(void);
+int tool_einsum(int argc, char **argv);
+int tool_bench(int argc, char **argv);
 
 #endif

@@ -12,5 +12,8 @@ static inline bool lt__mul_overflow(int64_t a, int64_t b, int64_t *out) {
 static inline bool lt__add_overflow(int64_t a, int64_t b, int64_t *out) {
   return __builtin_add_overflow(a, b, out);
 }
+static inline bool lt__sub_overflow(int64_t a, int64_t b, int64_t *out) {
+  return __builtin_sub_overflow(a, b, out);
+}
 
 #endif

@@ -46,8 +46,10 @@ lt_status lt_context_create_with_allocator(const char *device, lt_alloc_fn alloc
   lt_status st = context_open_backend(ctx, device);
   if (st != LT_OK) {
     pthread_mutex_destroy(&ctx->cache_lock);
-    if (free_fn) free_fn(ctx, sizeof *ctx, user);
-    else free(ctx);
+    if (free_fn)
+      free_fn(ctx, sizeof *ctx, user);
+    else
+      free(ctx);
     return st;
   }
   *out = ctx;
@@ -65,8 +67,10 @@ void lt__context_release(lt_context *ctx) {
   if (ctx->plan_cache && ctx->plan_cache_destroy) ctx->plan_cache_destroy(ctx->plan_cache);
   if (ctx->backend && ctx->backend->release) ctx->backend->release(ctx);
   pthread_mutex_destroy(&ctx->cache_lock);
-  if (ctx->user_free) ctx->user_free(ctx, sizeof *ctx, ctx->user_data);
-  else free(ctx);
+  if (ctx->user_free)
+    ctx->user_free(ctx, sizeof *ctx, ctx->user_data);
+  else
+    free(ctx);
 }
 
 void lt_context_destroy(lt_context *ctx) { lt__context_release(ctx); }
@@ -108,6 +112,8 @@ void *lt__host_alloc(lt_context *ctx, size_t bytes) {
 void lt__host_free(lt_context *ctx, void *ptr, size_t bytes) {
   if (ptr == NULL) return;
   if (bytes == 0) bytes = 1;
-  if (ctx && ctx->user_free) ctx->user_free(ptr, bytes, ctx->user_data);
-  else free(ptr);
+  if (ctx && ctx->user_free)
+    ctx->user_free(ptr, bytes, ctx->user_data);
+  else
+    free(ptr);
 }

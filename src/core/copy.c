@@ -18,10 +18,10 @@ static lt_status copy_map(lt_tensor *dst, const lt_tensor *src) {
   lt__operand_from_tensor(dst, &step.out);
   step.unary[0] = LT_UNARY_IDENTITY;
   step.scalars[0] = 1.0;
-  step.compute = (src->dtype == LT_F64 || dst->dtype == LT_F64 || src->dtype == LT_I64 ||
-                  dst->dtype == LT_I64)
-                     ? LT_F64
-                     : LT_F32;
+  step.compute =
+      (src->dtype == LT_F64 || dst->dtype == LT_F64 || src->dtype == LT_I64 || dst->dtype == LT_I64)
+          ? LT_F64
+          : LT_F32;
   lt_context *ctx = dst->storage->ctx;
   return ctx->backend->map(ctx, &step);
 }
@@ -87,8 +87,8 @@ lt_status lt_tensor_to_host(const lt_tensor *t, void *dst, size_t dst_bytes) {
   size_t need = lt_tensor_nbytes(t);
   LT_RETURN_IF(dst == NULL && need > 0, LT_ERR_NULL_POINTER, "lt_tensor_to_host: dst is NULL");
   LT_RETURN_IF(dst_bytes < need, LT_ERR_INVALID_ARGUMENT,
-               "lt_tensor_to_host: destination holds %zu bytes but the tensor needs %zu",
-               dst_bytes, need);
+               "lt_tensor_to_host: destination holds %zu bytes but the tensor needs %zu", dst_bytes,
+               need);
   if (need == 0) return LT_OK;
   lt_context *ctx = t->storage->ctx;
   size_t es = lt_dtype_size(t->dtype);
@@ -165,8 +165,8 @@ lt_status lt_tensor_to_context(const lt_tensor *t, lt_context *ctx, lt_tensor **
   if (t->storage->ctx == ctx) return lt_tensor_contiguous(t, LT_DTYPE_INVALID, out);
   size_t bytes = lt_tensor_nbytes(t);
   void *buf = lt__host_alloc(ctx, bytes);
-  LT_RETURN_IF(buf == NULL, LT_ERR_OUT_OF_MEMORY,
-               "lt_tensor_to_context: out of memory (%zu bytes)", bytes);
+  LT_RETURN_IF(buf == NULL, LT_ERR_OUT_OF_MEMORY, "lt_tensor_to_context: out of memory (%zu bytes)",
+               bytes);
   lt_status st = lt_tensor_to_host(t, buf, bytes);
   if (st == LT_OK) st = lt_tensor_from_host(ctx, t->dtype, t->rank, t->shape, NULL, buf, out);
   lt__host_free(ctx, buf, bytes);

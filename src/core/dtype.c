@@ -9,10 +9,8 @@ static const struct {
   size_t size;
   const char *names[4];
 } dtype_table[] = {
-    {LT_F16, 2, {"f16", "float16", "half", NULL}},
-    {LT_BF16, 2, {"bf16", "bfloat16", NULL, NULL}},
-    {LT_F32, 4, {"f32", "float32", "float", NULL}},
-    {LT_F64, 8, {"f64", "float64", "double", NULL}},
+    {LT_F16, 2, {"f16", "float16", "half", NULL}},  {LT_BF16, 2, {"bf16", "bfloat16", NULL, NULL}},
+    {LT_F32, 4, {"f32", "float32", "float", NULL}}, {LT_F64, 8, {"f64", "float64", "double", NULL}},
     {LT_I64, 8, {"i64", "int64", NULL, NULL}},
 };
 

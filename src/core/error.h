@@ -9,7 +9,7 @@ lt_status lt__error(lt_status status, const char *fmt, ...) __attribute__((forma
 /* Prefixes the current thread's message with "prefix: " (context for a forwarded error). */
 void lt__error_prefix(const char *prefix);
 
-#define LT_RETURN_IF(cond, status, ...)                                                           \
+#define LT_RETURN_IF(cond, status, ...)                                                            \
   do {                                                                                             \
     if (cond) return lt__error((status), __VA_ARGS__);                                             \
   } while (0)

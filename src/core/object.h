@@ -26,9 +26,9 @@ struct lt_context {
 typedef struct lt__storage {
   atomic_int refcount; /* one per tensor handle using it */
   lt_context *ctx;
-  void *mem;           /* backend handle */
+  void *mem; /* backend handle */
   size_t nbytes;
-  bool owned;          /* false for wrapped host memory */
+  bool owned; /* false for wrapped host memory */
   lt_release_fn release;
   void *release_data; /* the pointer the user wrapped */
   void *release_user;
@@ -70,6 +70,11 @@ void lt__contiguous_strides(int rank, const int64_t *shape, int64_t *strides);
 /* Lowest and highest element offsets a layout reaches (relative to its first element). */
 void lt__layout_extent(int rank, const int64_t *shape, const int64_t *strides, int64_t *lo,
                        int64_t *hi);
+/* Lowest and highest element offsets (offset included) a layout reaches, overflow-checked over
+ * every axis of extent >= 1 even when another axis is empty, so that any index arithmetic on
+ * the layout (and on views derived from it) stays within int64. LT_ERR_OVERFLOW names `fn`. */
+lt_status lt__check_layout_span(const char *fn, int rank, const int64_t *shape,
+                                const int64_t *strides, int64_t offset, int64_t *lo, int64_t *hi);
 /* Fills an operand from a tensor, with its strides over its own axes. */
 void lt__operand_from_tensor(const lt_tensor *t, lt__operand *op);
 /* Validates that t is a usable handle (non-NULL) for `what`. */
@@ -79,8 +84,8 @@ lt_status lt__normalize_axis(int axis, int rank, const char *what, int *out);
 
 /* Overlap analysis between the memory of two tensors. */
 typedef enum lt__overlap {
-  LT__OVERLAP_NONE = 0,  /* disjoint memory (or different storage) */
-  LT__OVERLAP_SAME = 1,  /* identical layout: same offset, shape, strides, dtype */
+  LT__OVERLAP_NONE = 0,   /* disjoint memory (or different storage) */
+  LT__OVERLAP_SAME = 1,   /* identical layout: same offset, shape, strides, dtype */
   LT__OVERLAP_PARTIAL = 2 /* may share elements in a different arrangement */
 } lt__overlap;
 lt__overlap lt__tensor_overlap(const lt_tensor *a, const lt_tensor *b);

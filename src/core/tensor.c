@@ -64,11 +64,30 @@ void lt__layout_extent(int rank, const int64_t *shape, const int64_t *strides, i
       return;
     }
     int64_t span = (shape[i] - 1) * strides[i];
-    if (span < 0) l += span;
-    else h += span;
+    if (span < 0)
+      l += span;
+    else
+      h += span;
   }
   *lo = l;
   *hi = h;
+}
+
+lt_status lt__check_layout_span(const char *fn, int rank, const int64_t *shape,
+                                const int64_t *strides, int64_t offset, int64_t *lo, int64_t *hi) {
+  int64_t l = offset, h = offset;
+  for (int i = 0; i < rank; i++) {
+    if (shape[i] == 0) continue;
+    int64_t span;
+    LT_RETURN_IF(lt__mul_overflow(shape[i] - 1, strides[i], &span), LT_ERR_OVERFLOW,
+                 "%s: extent %lld times stride %lld of axis %d overflows", fn, (long long)shape[i],
+                 (long long)strides[i], i);
+    LT_RETURN_IF(lt__add_overflow(span < 0 ? l : h, span, span < 0 ? &l : &h), LT_ERR_OVERFLOW,
+                 "%s: the layout's span overflows at axis %d", fn, i);
+  }
+  *lo = l;
+  *hi = h;
+  return LT_OK;
 }
 
 lt_status lt__storage_create(lt_context *ctx, size_t bytes, lt__storage **out) {
@@ -147,7 +166,7 @@ lt_status lt_tensor_full(lt_context *ctx, lt_dtype dtype, int rank, const int64_
   lt__map_step step;
   memset(&step, 0, sizeof step);
   step.rank = rank;
-  memcpy(step.shape, shape, sizeof(int64_t) * (size_t)rank);
+  memcpy(step.shape, (*out)->shape, sizeof(int64_t) * (size_t)rank);
   step.n_in = 0;
   lt__operand_from_tensor(*out, &step.out);
   step.scalars[0] = value;
@@ -173,8 +192,8 @@ void lt_tensor_destroy(lt_tensor *t) {
 }
 
 lt_status lt_tensor_wrap_host(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
-                              const int64_t *strides, void *data, lt_release_fn release,
-                              void *user, lt_tensor **out) {
+                              const int64_t *strides, void *data, lt_release_fn release, void *user,
+                              lt_tensor **out) {
   LT_CHECK_NULL(ctx, "ctx");
   LT_CHECK_NULL(out, "out");
   *out = NULL;
@@ -190,18 +209,13 @@ lt_status lt_tensor_wrap_host(lt_context *ctx, lt_dtype dtype, int rank, const i
     strides = cstrides;
   }
   /* The storage spans exactly the reachable elements; overflow in that span is refused. */
-  int64_t lo = 0, hi = -1;
-  for (int i = 0; i < rank && numel > 0; i++) {
-    int64_t span;
-    LT_RETURN_IF(lt__mul_overflow(shape[i] - 1, strides[i], &span), LT_ERR_OVERFLOW,
-                 "lt_tensor_wrap_host: stride %lld of axis %d overflows", (long long)strides[i], i);
-  }
-  lt__layout_extent(rank, shape, strides, &lo, &hi);
+  int64_t lo = 0, hi = 0, extent = 0, span_bytes = 0;
+  LT_TRY(lt__check_layout_span("lt_tensor_wrap_host", rank, shape, strides, 0, &lo, &hi));
   size_t esize = lt_dtype_size(dtype);
-  int64_t span_bytes = 0;
   if (numel > 0)
-    LT_RETURN_IF(lt__mul_overflow(hi - lo + 1, (int64_t)esize, &span_bytes), LT_ERR_OVERFLOW,
-                 "lt_tensor_wrap_host: the layout spans more than 2^63 bytes");
+    LT_RETURN_IF(lt__sub_overflow(hi, lo, &extent) || extent == INT64_MAX ||
+                     lt__mul_overflow(extent + 1, (int64_t)esize, &span_bytes),
+                 LT_ERR_OVERFLOW, "lt_tensor_wrap_host: the layout spans more than 2^63 bytes");
   lt__storage *s = lt__host_alloc(ctx, sizeof *s);
   LT_RETURN_IF(s == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating a storage header");
   memset(s, 0, sizeof *s);
@@ -229,7 +243,8 @@ void lt__operand_from_tensor(const lt_tensor *t, lt__operand *op) {
   op->mem = t->storage->mem;
   op->offset = t->offset;
   op->dtype = t->dtype;
-  for (int i = 0; i < t->rank; i++) op->strides[i] = t->strides[i];
+  for (int i = 0; i < t->rank; i++)
+    op->strides[i] = t->strides[i];
 }
 
 static lt_status element_offset(const lt_tensor *t, const int64_t *index, int64_t *off) {

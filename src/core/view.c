@@ -30,19 +30,23 @@ static bool reshape_strides(const lt_tensor *t, int rank, const int64_t *shape, 
   while (ni < rank && oi < orank) {
     int64_t np = shape[ni], op = oshape[oi];
     while (np != op) {
-      if (np < op) np *= shape[nj++];
-      else op *= oshape[oj++];
+      if (np < op)
+        np *= shape[nj++];
+      else
+        op *= oshape[oj++];
     }
     for (int k = oi; k < oj - 1; k++)
       if (ostrides[k] != oshape[k + 1] * ostrides[k + 1]) return false;
     strides[nj - 1] = ostrides[oj - 1];
-    for (int k = nj - 1; k > ni; k--) strides[k - 1] = strides[k] * shape[k];
+    for (int k = nj - 1; k > ni; k--)
+      strides[k - 1] = strides[k] * shape[k];
     ni = nj++;
     oi = oj++;
   }
   /* Trailing size-1 axes of the result. */
   int64_t last = ni > 0 ? strides[ni - 1] : 1;
-  for (int k = ni; k < rank; k++) strides[k] = last;
+  for (int k = ni; k < rank; k++)
+    strides[k] = last;
   return true;
 }
 
@@ -111,7 +115,8 @@ lt_status lt_view_transpose(const lt_tensor *t, int axis0, int axis1, lt_tensor 
   LT_TRY(lt__normalize_axis(axis0, t->rank, "lt_view_transpose", &a));
   LT_TRY(lt__normalize_axis(axis1, t->rank, "lt_view_transpose", &b));
   int axes[LT_MAX_RANK];
-  for (int i = 0; i < t->rank; i++) axes[i] = i;
+  for (int i = 0; i < t->rank; i++)
+    axes[i] = i;
   axes[a] = b;
   axes[b] = a;
   return lt_view_permute(t, axes, out);
@@ -138,7 +143,8 @@ lt_status lt_view_slice(const lt_tensor *t, int axis, int64_t start, int64_t sto
   } else {
     LT_RETURN_IF(start < -1 || start > n - 1, LT_ERR_OUT_OF_RANGE,
                  "lt_view_slice: start %lld is outside [-1, %lld] for axis %d with a negative "
-                 "step", (long long)start, (long long)(n - 1), a);
+                 "step",
+                 (long long)start, (long long)(n - 1), a);
     LT_RETURN_IF(stop < -1 || stop > n - 1, LT_ERR_OUT_OF_RANGE,
                  "lt_view_slice: stop %lld is outside [-1, %lld] for axis %d with a negative step",
                  (long long)stop, (long long)(n - 1), a);
@@ -150,11 +156,14 @@ lt_status lt_view_slice(const lt_tensor *t, int axis, int64_t start, int64_t sto
   memcpy(shape, t->shape, sizeof(int64_t) * (size_t)t->rank);
   memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->rank);
   int64_t offset = t->offset;
-  if (count > 0) offset += start * t->strides[a];
+  if (count > 0 && t->numel > 0) offset += start * t->strides[a];
   shape[a] = count;
-  LT_RETURN_IF(lt__mul_overflow(t->strides[a], step, &strides[a]), LT_ERR_OVERFLOW,
-               "lt_view_slice: stride %lld times step %lld overflows", (long long)t->strides[a],
-               (long long)step);
+  /* With at most one element left the stride is never used; keeping it avoids a spurious
+   * overflow for huge steps (x[0:1:2**62] is valid). */
+  if (count > 1)
+    LT_RETURN_IF(lt__mul_overflow(t->strides[a], step, &strides[a]), LT_ERR_OVERFLOW,
+                 "lt_view_slice: stride %lld times step %lld overflows", (long long)t->strides[a],
+                 (long long)step);
   return view_make(t, t->rank, shape, strides, offset, out);
 }
 
@@ -174,7 +183,9 @@ lt_status lt_view_select(const lt_tensor *t, int axis, int64_t index, lt_tensor 
       shape[r] = t->shape[i];
       strides[r++] = t->strides[i];
     }
-  return view_make(t, r, shape, strides, t->offset + k * t->strides[a], out);
+  /* An empty tensor's strides may be arbitrary: its offset is never used, so keep it. */
+  int64_t offset = t->numel > 0 ? t->offset + k * t->strides[a] : t->offset;
+  return view_make(t, r, shape, strides, offset, out);
 }
 
 lt_status lt_view_broadcast_to(const lt_tensor *t, int rank, const int64_t *shape,
@@ -193,12 +204,15 @@ lt_status lt_view_broadcast_to(const lt_tensor *t, int rank, const int64_t *shap
       continue;
     }
     int64_t e = t->shape[i - lead];
-    if (e == shape[i]) strides[i] = t->strides[i - lead];
-    else if (e == 1) strides[i] = 0;
+    if (e == shape[i])
+      strides[i] = t->strides[i - lead];
+    else if (e == 1)
+      strides[i] = 0;
     else
       return lt__error(LT_ERR_SHAPE_MISMATCH,
                        "lt_view_broadcast_to: axis %d has extent %lld, which cannot broadcast to "
-                       "%lld", i - lead, (long long)e, (long long)shape[i]);
+                       "%lld",
+                       i - lead, (long long)e, (long long)shape[i]);
   }
   return view_make(t, rank, shape, strides, t->offset, out);
 }
@@ -213,7 +227,8 @@ lt_status lt_view_unsqueeze(const lt_tensor *t, int axis, lt_tensor **out) {
   for (int i = 0, j = 0; i <= t->rank; i++) {
     if (i == a) {
       shape[i] = 1;
-      strides[i] = (j < t->rank) ? t->strides[j] * t->shape[j] : 1;
+      /* The stride of a size-1 axis is never used; pick the C-contiguous one when it fits. */
+      if (j >= t->rank || lt__mul_overflow(t->strides[j], t->shape[j], &strides[i])) strides[i] = 1;
       continue;
     }
     shape[i] = t->shape[j];
@@ -259,14 +274,16 @@ lt_status lt_view_diagonal(const lt_tensor *t, int64_t offset, int axis1, int ax
   LT_RETURN_IF(offset == INT64_MIN, LT_ERR_OVERFLOW, "lt_view_diagonal: offset overflows");
   int64_t n1 = t->shape[a], n2 = t->shape[b];
   int64_t start = t->offset, len;
+  /* With elements present, the first diagonal element lies inside the layout: no overflow. */
   if (offset >= 0) {
     len = n2 - offset < n1 ? n2 - offset : n1;
-    if (len > 0) start += offset * t->strides[b];
+    if (len > 0 && t->numel > 0) start += offset * t->strides[b];
   } else {
     len = n1 + offset < n2 ? n1 + offset : n2;
-    if (len > 0) start += -offset * t->strides[a];
+    if (len > 0 && t->numel > 0) start += -offset * t->strides[a];
   }
   if (len < 0) len = 0;
+  if (t->numel == 0) start = t->offset;
   int64_t shape[LT_MAX_RANK], strides[LT_MAX_RANK];
   int r = 0;
   for (int i = 0; i < t->rank; i++)
@@ -275,7 +292,10 @@ lt_status lt_view_diagonal(const lt_tensor *t, int64_t offset, int axis1, int ax
       strides[r++] = t->strides[i];
     }
   shape[r] = len;
-  strides[r++] = t->strides[a] + t->strides[b];
+  /* Overflow is only possible for len <= 1 (the layout span is bounded), where the stride is
+   * never used. */
+  if (lt__add_overflow(t->strides[a], t->strides[b], &strides[r])) strides[r] = 1;
+  r++;
   return view_make(t, r, shape, strides, len > 0 ? start : t->offset, out);
 }
 
@@ -287,19 +307,13 @@ lt_status lt_view_as_strided(const lt_tensor *t, int rank, const int64_t *shape,
   LT_RETURN_IF(rank > 0 && strides == NULL, LT_ERR_NULL_POINTER,
                "lt_view_as_strided: strides is NULL");
   int64_t capacity = (int64_t)(t->storage->nbytes / lt_dtype_size(t->dtype));
+  int64_t lo, hi;
+  LT_TRY(lt__check_layout_span("lt_view_as_strided", rank, shape, strides, offset, &lo, &hi));
   if (numel > 0) {
-    int64_t lo = offset, hi = offset;
-    for (int i = 0; i < rank; i++) {
-      int64_t span;
-      LT_RETURN_IF(lt__mul_overflow(shape[i] - 1, strides[i], &span), LT_ERR_OVERFLOW,
-                   "lt_view_as_strided: extent %lld times stride %lld overflows",
-                   (long long)shape[i], (long long)strides[i]);
-      LT_RETURN_IF(lt__add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi),
-                   LT_ERR_OVERFLOW, "lt_view_as_strided: the layout's span overflows");
-    }
     LT_RETURN_IF(lo < 0 || hi >= capacity, LT_ERR_OUT_OF_RANGE,
                  "lt_view_as_strided: the layout reaches elements [%lld, %lld] but the storage "
-                 "holds [0, %lld)", (long long)lo, (long long)hi, (long long)capacity);
+                 "holds [0, %lld)",
+                 (long long)lo, (long long)hi, (long long)capacity);
   } else {
     LT_RETURN_IF(offset < 0 || offset > capacity, LT_ERR_OUT_OF_RANGE,
                  "lt_view_as_strided: offset %lld is outside the storage [0, %lld]",

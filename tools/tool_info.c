@@ -1,0 +1,95 @@
+/* `tensor info FILE.npy`: dtype, shape, strides and min/max/mean of a .npy file. */
+#include "tool.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct summary {
+  double min, max, mean;
+  int64_t nans;
+} summary;
+
+/* Statistics over the finite-or-infinite elements (NaNs are counted, not compared). */
+static void summarize(const double *v, int64_t n, summary *s) {
+  s->min = INFINITY;
+  s->max = -INFINITY;
+  s->nans = 0;
+  double sum = 0.0, carry = 0.0; /* Kahan summation keeps the mean accurate for long files */
+  for (int64_t i = 0; i < n; i++) {
+    if (isnan(v[i])) {
+      s->nans++;
+      continue;
+    }
+    if (v[i] < s->min) s->min = v[i];
+    if (v[i] > s->max) s->max = v[i];
+    double y = v[i] - carry, t = sum + y;
+    carry = (t - sum) - y;
+    sum = t;
+  }
+  int64_t counted = n - s->nans;
+  s->mean = counted ? sum / (double)counted : NAN;
+}
+
+static int print_statistics(const lt_tensor *t) {
+  int64_t n = lt_tensor_numel(t);
+  if (n == 0) {
+    printf("min:     n/a (no elements)\nmax:     n/a\nmean:    n/a\n");
+    return 0;
+  }
+  lt_tensor *f64 = NULL;
+  lt_status st = lt_tensor_contiguous(t, LT_F64, &f64);
+  double *v = st == LT_OK ? malloc(sizeof(double) * (size_t)n) : NULL;
+  if (st == LT_OK && v == NULL) {
+    lt_tensor_destroy(f64);
+    fprintf(stderr, "tensor info: out of memory reading %lld elements\n", (long long)n);
+    return 1;
+  }
+  if (st == LT_OK) st = lt_tensor_to_host(f64, v, sizeof(double) * (size_t)n);
+  lt_tensor_destroy(f64);
+  if (st != LT_OK) {
+    free(v);
+    return tool_fail("info", "reading the elements", st);
+  }
+  summary s;
+  summarize(v, n, &s);
+  free(v);
+  if (s.nans == n) {
+    printf("min:     nan\nmax:     nan\nmean:    nan\n");
+  } else {
+    printf("min:     %.9g\nmax:     %.9g\nmean:    %.9g\n", s.min, s.max, s.mean);
+  }
+  if (s.nans) printf("nans:    %lld (not included above)\n", (long long)s.nans);
+  return 0;
+}
+
+int tool_info(int argc, char **argv) {
+  if (tool_wants_help(argc, argv)) {
+    printf("usage: tensor info FILE.npy\n\nLoads a .npy file (format 1-3, f2/f4/f8/i8, either "
+           "byte order, C or\nFortran order) and prints its dtype, shape, strides (of the "
+           "loaded, C-ordered\ntensor, in elements) and the min, max and mean of its "
+           "elements.\n");
+    return 0;
+  }
+  if (argc != 2) return tool_usage_error("info", "expects exactly one FILE.npy argument");
+  lt_context *ctx = NULL;
+  lt_status st = lt_context_create(NULL, &ctx);
+  if (st != LT_OK) return tool_fail("info", "opening a context", st);
+  lt_tensor *t = NULL;
+  st = lt_npy_load(ctx, argv[1], &t);
+  if (st != LT_OK) {
+    lt_context_destroy(ctx);
+    return tool_fail("info", "loading", st);
+  }
+  printf("file:    %s\n", argv[1]);
+  printf("dtype:   %s\n", lt_dtype_name(lt_tensor_dtype(t)));
+  printf("shape:   ");
+  tool_print_dims(stdout, lt_tensor_rank(t), lt_tensor_shape(t));
+  printf("\nstrides: ");
+  tool_print_dims(stdout, lt_tensor_rank(t), lt_tensor_strides(t));
+  printf(" (elements)\nsize:    %lld elements, %zu bytes\n", (long long)lt_tensor_numel(t),
+         lt_tensor_nbytes(t));
+  int rc = print_statistics(t);
+  lt_tensor_destroy(t);
+  lt_context_destroy(ctx);
+  return rc;
+}
