@@ -680,6 +680,51 @@ static void test_gemm_step(void **state) {
   lt_context_destroy(cpu);
 }
 
+/* Direct contraction: out[i,j] = alpha * sum_k,l a[i,k,l] * b[l,j,k] + beta * c[i,j], mixed
+ * dtypes, zero strides, an empty contracted dim and beta == 0 over NaN, against the CPU. */
+static void test_contract_step(void **state) {
+  lt_context *ctx[2] = {open_device("cpu"), open_device("opencl")};
+  const int64_t kext[2] = {7, 0};
+  for (int z = 0; z < 2; z++)
+    for (int variant = 0; variant < 2; variant++) {
+      int64_t ash[3] = {5, kext[z], 3}, bsh[3] = {3, 6, kext[z]}, osh[2] = {5, 6};
+      lt_tensor *a[2], *b[2], *c[2], *out[2];
+      random_pair(ctx[0], ctx[1], LT_F16, 3, ash, &a[0], &a[1]);
+      random_pair(ctx[0], ctx[1], LT_F64, 3, bsh, &b[0], &b[1]);
+      random_pair(ctx[0], ctx[1], LT_F32, 2, osh, &c[0], &c[1]);
+      for (int k = 0; k < 2; k++) {
+        if (variant == 0) LT_CHECK(lt_tensor_set(c[k], (int64_t[]){2, 3}, NAN)); /* unread */
+        LT_CHECK(lt_tensor_full(ctx[k], LT_F32, 2, osh, NAN, &out[k]));
+        lt__contract_step s;
+        memset(&s, 0, sizeof s);
+        s.rank = 4;
+        s.out_rank = 2;
+        int64_t shape[4] = {5, 6, kext[z], 3};
+        memcpy(s.shape, shape, sizeof shape);
+        operand_of(a[k], (int[]){0, 1, 1, 2}, 4, &s.a);
+        s.a.strides[1] = 0; /* a does not vary along j */
+        operand_of(b[k], (int[]){0, 1, 2, 0}, 4, &s.b);
+        s.b.strides[0] = 0; /* nor b along i */
+        operand_of(out[k], (int[]){0, 1}, 2, &s.out);
+        operand_of(c[k], (int[]){0, 1}, 2, &s.c);
+        s.has_c = true;
+        s.alpha = 0.75;
+        s.beta = variant ? -2.0 : 0.0;
+        s.compute = variant ? LT_F64 : LT_F32;
+        LT_CHECK(ctx[k]->backend->contract(ctx[k], &s));
+      }
+      assert_same(out[0], out[1], lt_test_tolerance(LT_F32, 21), "contract");
+      for (int k = 0; k < 2; k++) {
+        lt_tensor_destroy(a[k]);
+        lt_tensor_destroy(b[k]);
+        lt_tensor_destroy(c[k]);
+        lt_tensor_destroy(out[k]);
+      }
+    }
+  lt_context_destroy(ctx[1]);
+  lt_context_destroy(ctx[0]);
+}
+
 /* ---- errors, leaks, kernel directory ---- */
 
 static void test_allocation_too_large(void **state) {
@@ -818,6 +863,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_step),
       cmocka_unit_test(test_argmax_ties),
       cmocka_unit_test(test_gemm_step),
+      cmocka_unit_test(test_contract_step),
       cmocka_unit_test(test_allocation_too_large),
       cmocka_unit_test(test_kernel_dir_override),
       cmocka_unit_test(test_embedded_kernels),

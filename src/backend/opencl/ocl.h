@@ -86,10 +86,11 @@ lt_status lt__ocl_require_dtype(const lt__ocl_state *st, lt_dtype dtype, const c
 lt_status lt__ocl_append(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Step kernels (ocl_map.c, ocl_reduce.c, ocl_gemm.c). */
+/* Step kernels (ocl_map.c, ocl_reduce.c, ocl_gemm.c, ocl_contract.c). */
 lt_status lt__ocl_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__ocl_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__ocl_gemm(lt_context *ctx, const lt__gemm_step *step);
+lt_status lt__ocl_contract(lt_context *ctx, const lt__contract_step *step);
 
 /* Memory (ocl_memory.c). */
 lt_status lt__ocl_mem_alloc(lt_context *ctx, size_t bytes, void **mem);

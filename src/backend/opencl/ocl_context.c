@@ -86,6 +86,7 @@ static const lt__backend opencl_backend = {
     .map = lt__ocl_map,
     .reduce = lt__ocl_reduce,
     .gemm = lt__ocl_gemm,
+    .contract = lt__ocl_contract,
     .synchronize = ocl_synchronize,
     .release = ocl_release,
 };
