@@ -727,6 +727,38 @@ static void test_contract_step(void **state) {
 
 /* ---- errors, leaks, kernel directory ---- */
 
+/* A device without fp64 (simulated with LT_OPENCL_NO_FP64): f64 arithmetic is
+ * LT_ERR_UNSUPPORTED with a clear message; f32 work, fills and raw f64 copies still run. */
+static void test_no_fp64_device(void **state) {
+  setenv("LT_OPENCL_NO_FP64", "1", 1);
+  lt_context *ocl = open_device("opencl");
+  unsetenv("LT_OPENCL_NO_FP64");
+  int64_t shape[2] = {4, 6};
+  lt_tensor *f64 = NULL, *f32 = NULL, *t = NULL, *out = (lt_tensor *)&out;
+  LT_CHECK(lt_tensor_full(ocl, LT_F64, 2, shape, 2.5, &f64));
+  LT_CHECK(lt_tensor_full(ocl, LT_F32, 2, shape, 1.5, &f32));
+  LT_CHECK(lt_view_transpose(f64, 0, 1, &t));
+  LT_CHECK(lt_tensor_contiguous(t, LT_DTYPE_INVALID, &out)); /* raw copy: no arithmetic */
+  double v;
+  LT_CHECK(lt_tensor_get(out, (int64_t[]){5, 3}, &v));
+  assert_true(v == 2.5);
+  lt_tensor_destroy(out);
+  out = (lt_tensor *)&out;
+  LT_CHECK_FAILS(lt_tensor_contiguous(f32, LT_F64, &out), LT_ERR_UNSUPPORTED);
+  assert_null(out);
+  assert_non_null(strstr(lt_last_error(), "float64"));
+  assert_non_null(strstr(lt_last_error(), lt_context_device(ocl)));
+  LT_CHECK_FAILS(lt_tensor_contiguous(t, LT_F32, &out), LT_ERR_UNSUPPORTED); /* loads f64 */
+  LT_CHECK(lt_tensor_contiguous(f32, LT_F16, &out));
+  LT_CHECK(lt_tensor_get(out, (int64_t[]){3, 5}, &v));
+  assert_true(v == 1.5);
+  lt_tensor_destroy(out);
+  lt_tensor_destroy(t);
+  lt_tensor_destroy(f32);
+  lt_tensor_destroy(f64);
+  lt_context_destroy(ocl);
+}
+
 static void test_allocation_too_large(void **state) {
   lt_context *ocl = open_device("opencl");
   int64_t shape[2] = {1 << 30, 1 << 20}; /* 2^53 bytes of f64 */
@@ -865,6 +897,7 @@ int main(void) {
       cmocka_unit_test(test_gemm_step),
       cmocka_unit_test(test_contract_step),
       cmocka_unit_test(test_allocation_too_large),
+      cmocka_unit_test(test_no_fp64_device),
       cmocka_unit_test(test_kernel_dir_override),
       cmocka_unit_test(test_embedded_kernels),
   };

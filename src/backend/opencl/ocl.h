@@ -37,6 +37,9 @@ typedef struct lt__ocl_state {
   cl_command_queue queue;
   pthread_mutex_t lock;
   lt__ocl_program *programs;
+  /* The device's fp64, unless LT_OPENCL_NO_FP64 is set when the context opens (a testing aid
+   * that makes any device behave like a GPU without cl_khr_fp64). */
+  bool fp64;
 } lt__ocl_state;
 
 /* The enumerated devices (built once per process); NULL with *count 0 if there are none. */

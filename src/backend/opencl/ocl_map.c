@@ -73,8 +73,11 @@ static void simplify(space *s) {
 
 static bool is_raw(const lt__map_step *m) {
   if (m->n_in == 0) return true;
+  /* f16/bf16/f32 pass through f32 unchanged; f64 and i64 do only when computing in f64 (then
+   * i64 beyond 2^53 stays exact, where a trip through double would round it). */
+  bool exact = m->out.dtype != LT_F64 && m->out.dtype != LT_I64;
   return m->n_in == 1 && m->in[0].dtype == m->out.dtype && m->unary[0] == LT_UNARY_IDENTITY &&
-         m->scalars[0] == 1.0 && (m->out.dtype != LT_F64 || m->compute == LT_F64);
+         m->scalars[0] == 1.0 && (exact || m->compute == LT_F64);
 }
 
 static lt_status options(const lt__ocl_state *st, const lt__map_step *m, bool raw, char *buf,

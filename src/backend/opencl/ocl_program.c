@@ -80,7 +80,7 @@ static lt_status build(lt__ocl_state *st, const char *file, const char *kernel, 
   }
   const char *parts[3] = {common, "\n", body};
   char opts[2048] = "";
-  s = lt__ocl_append(opts, sizeof opts, "-cl-std=CL1.2 %s%s", st->dev->fp64 ? "-DLT_FP64 " : "",
+  s = lt__ocl_append(opts, sizeof opts, "-cl-std=CL1.2 %s%s", st->fp64 ? "-DLT_FP64 " : "",
                      options);
   uint64_t hash = lt__ocl_source_hash(parts, 3);
   if (s == LT_OK) p->program = lt__ocl_program_from_cache(st, hash, opts);
