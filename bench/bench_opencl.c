@@ -6,6 +6,7 @@
  *   bench_opencl [device] [--quick]      device: "opencl" (first GPU, else first device) or
  *                                        "opencl:P:D"; --quick: small sizes (smoke test) */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_timing.h"
 #include "core/object.h" /* white-box: reduce and gemm steps run directly */
 #include "tensor.h"
 
@@ -33,22 +34,6 @@ static void check_cl(cl_int err, const char *what) {
     snprintf(code, sizeof code, "CL error %d", (int)err);
     die(what, code);
   }
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[n / 2];
 }
 
 /* ---- the device's own limits, on a cl_context of our own ---- */
@@ -97,12 +82,12 @@ static device_limits measure_limits(cl_device_id dev, size_t bytes, size_t fma_i
   check_cl(clEnqueueFillBuffer(q, src, &zero, sizeof zero, 0, bytes, 0, NULL, NULL), "fill");
   double t[RUNS];
   for (int r = -1; r < RUNS; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     check_cl(clEnqueueCopyBuffer(q, src, dst, 0, 0, bytes, 0, NULL, NULL), "clEnqueueCopyBuffer");
     check_cl(clFinish(q), "clFinish");
-    if (r >= 0) t[r] = now() - t0;
+    if (r >= 0) t[r] = bench_now() - t0;
   }
-  lim.copy_gbs = 2.0 * (double)bytes / median(t, RUNS) / 1e9;
+  lim.copy_gbs = 2.0 * (double)bytes / bench_median(t, RUNS) / 1e9;
 
   cl_program p = clCreateProgramWithSource(c, 1, &fma_source, NULL, &err);
   check_cl(err, "clCreateProgramWithSource");
@@ -116,12 +101,12 @@ static device_limits measure_limits(cl_device_id dev, size_t bytes, size_t fma_i
   check_cl(clSetKernelArg(k, 1, sizeof a, &a), "clSetKernelArg");
   check_cl(clSetKernelArg(k, 2, sizeof b, &b), "clSetKernelArg");
   for (int r = -1; r < RUNS; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     check_cl(clEnqueueNDRangeKernel(q, k, 1, NULL, &fma_items, NULL, 0, NULL, NULL), "launch");
     check_cl(clFinish(q), "clFinish");
-    if (r >= 0) t[r] = now() - t0;
+    if (r >= 0) t[r] = bench_now() - t0;
   }
-  lim.fma_gflops = 2.0 * 8 * 256 * (double)fma_items / median(t, RUNS) / 1e9;
+  lim.fma_gflops = 2.0 * 8 * 256 * (double)fma_items / bench_median(t, RUNS) / 1e9;
   clReleaseMemObject(out);
   clReleaseKernel(k);
   clReleaseProgram(p);
@@ -141,12 +126,12 @@ static double time_median(lt_context *ctx, bench_fn fn, void *arg) {
   fn(ctx, arg); /* warm-up: builds the program */
   check(lt_context_synchronize(ctx), "synchronize");
   for (int r = 0; r < RUNS; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     fn(ctx, arg);
     check(lt_context_synchronize(ctx), "synchronize");
-    t[r] = now() - t0;
+    t[r] = bench_now() - t0;
   }
-  return median(t, RUNS);
+  return bench_median(t, RUNS);
 }
 
 static void run_contiguous(lt_context *ctx, void *arg) {
