@@ -460,7 +460,8 @@ static void test_map_step(void **state) {
 
 typedef struct reduce_case {
   int64_t shape[3];
-  int n_keep; /* the first n_keep axes are kept, the rest reduced */
+  int n_keep;      /* the first n_keep axes are kept, the rest reduced */
+  bool kept_inner; /* stored with the axes reversed, so kept axes are the fastest in memory */
 } reduce_case;
 
 /* Every reduce op over serial, tree and two-pass shapes (and an empty reduction), with
@@ -468,11 +469,13 @@ typedef struct reduce_case {
 static void test_reduce_step(void **state) {
   lt_context *ctx[2] = {open_device("cpu"), open_device("opencl")};
   const reduce_case cases[] = {
-      {{5, 30, 40}, 1},  /* nout 5, nred 1200: two passes */
-      {{1, 3, 1100}, 0}, /* nout 1: two passes */
-      {{40, 600, 1}, 1}, /* tree, one pass */
-      {{7, 6, 5}, 2},    /* serial */
-      {{4, 0, 3}, 1},    /* empty reductions: identities */
+      {{5, 30, 40}, 1, false},  /* nout 5, nred 1200: two passes */
+      {{1, 3, 1100}, 0, false}, /* nout 1: two passes */
+      {{40, 600, 1}, 1, false}, /* tree, one pass */
+      {{7, 6, 5}, 2, false},    /* serial */
+      {{4, 0, 3}, 1, false},    /* empty reductions: identities */
+      {{8, 1, 3000}, 1, true},  /* kept dim fastest: serial over outputs, two passes */
+      {{5, 700, 1}, 2, true},   /* kept dims fastest, one reduced dim */
   };
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
     for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_ARGMIN; op++)
@@ -484,7 +487,17 @@ static void test_reduce_step(void **state) {
         lt_dtype in_dt = variant == 1 ? LT_F16 : LT_F32, out_dt = arg ? LT_I64 : LT_F64;
         lt_dtype compute = variant == 2 ? LT_F64 : LT_F32;
         lt_tensor *in[2], *view[2], *out[2], *cc[2];
-        random_pair(ctx[0], ctx[1], in_dt, 3, rc->shape, &in[0], &in[1]);
+        if (rc->kept_inner) {
+          int64_t rev[3] = {rc->shape[2], rc->shape[1], rc->shape[0]};
+          lt_tensor *stored[2];
+          random_pair(ctx[0], ctx[1], in_dt, 3, rev, &stored[0], &stored[1]);
+          for (int k = 0; k < 2; k++) {
+            LT_CHECK(lt_view_permute(stored[k], (int[]){2, 1, 0}, &in[k]));
+            lt_tensor_destroy(stored[k]);
+          }
+        } else {
+          random_pair(ctx[0], ctx[1], in_dt, 3, rc->shape, &in[0], &in[1]);
+        }
         int64_t oshape[3];
         for (int d = 0; d < n_keep; d++)
           oshape[d] = rc->shape[d];
