@@ -4,6 +4,8 @@
  * raw host memory, and f16/bf16 rounding from exact double arithmetic. */
 #include "harness.h"
 
+#include <unistd.h>
+
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -1175,6 +1177,10 @@ static void test_status_and_errors(void **state) {
   LT_CHECK_FAILS(lt_context_create_with_allocator("cpu", lt_test_alloc_fn, NULL, NULL, &bad),
                  LT_ERR_INVALID_ARGUMENT);
   LT_CHECK_FAILS(lt_context_set_num_threads(ctx, -2), LT_ERR_INVALID_ARGUMENT);
+  /* Unset, the count is the resolved default (LT_NUM_THREADS or the online cores). */
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const char *env = getenv("LT_NUM_THREADS");
+  assert_int_equal(lt_context_num_threads(ctx), env && *env ? atoi(env) : (int)cores);
   LT_CHECK(lt_context_set_num_threads(ctx, 3));
   assert_int_equal(lt_context_num_threads(ctx), 3);
   LT_CHECK(lt_context_synchronize(ctx));

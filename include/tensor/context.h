@@ -44,7 +44,7 @@ LT_API void lt_context_destroy(lt_context *ctx);
 LT_API const char *lt_context_device(const lt_context *ctx);
 /* Sets the number of worker threads for CPU kernels (0 = LT_NUM_THREADS or all cores). */
 LT_API lt_status lt_context_set_num_threads(lt_context *ctx, int threads);
-/* Number of worker threads the context uses. */
+/* Number of worker threads the context uses (the default resolved: LT_NUM_THREADS or cores). */
 LT_API int lt_context_num_threads(const lt_context *ctx);
 /* Waits for all queued work; reports errors of asynchronous work. */
 LT_API lt_status lt_context_synchronize(lt_context *ctx);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static lt_status context_open_backend(lt_context *ctx, const char *device) {
   if (strcmp(device, "cpu") == 0) {
@@ -85,7 +86,20 @@ lt_status lt_context_set_num_threads(lt_context *ctx, int threads) {
   return LT_OK;
 }
 
-int lt_context_num_threads(const lt_context *ctx) { return ctx ? ctx->num_threads : 0; }
+int lt__default_threads(void) {
+  const char *env = getenv("LT_NUM_THREADS");
+  if (env && *env) {
+    long n = strtol(env, NULL, 10);
+    if (n >= 1 && n <= 1024) return (int)n;
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores >= 1 ? (int)(cores > 1024 ? 1024 : cores) : 1;
+}
+
+int lt_context_num_threads(const lt_context *ctx) {
+  if (ctx == NULL) return 0;
+  return ctx->num_threads > 0 ? ctx->num_threads : lt__default_threads();
+}
 
 lt_status lt_context_synchronize(lt_context *ctx) {
   LT_CHECK_NULL(ctx, "ctx");

@@ -44,6 +44,9 @@ struct lt_tensor {
   int64_t strides[LT_MAX_RANK];
 };
 
+/* Worker threads when the context sets none: LT_NUM_THREADS, else the online cores. */
+int lt__default_threads(void);
+
 /* Context references (tensors, storages and plans hold one). */
 void lt__context_retain(lt_context *ctx);
 void lt__context_release(lt_context *ctx);

@@ -99,10 +99,7 @@ static lt_status build_map_plan(lt__plan_kind kind, int n_in, const lt_tensor *c
     s->in[k].dtype = ins[k]->dtype;
     s->unary[k] = opts->unary[k];
     s->scalars[k] = 1.0;
-    bool same = ins[k]->dtype == d->dtype;
-    for (int i = 0; i < d->rank && same; i++)
-      same = d->shape[i] <= 1 || s->in[k].strides[i] == d->strides[i];
-    m->in_place_ok[k] = same;
+    m->in_place_ok[k] = lt__aligned_like(ins[k], s->in[k].strides, d);
   }
   if (st == LT_OK) st = lt__plan_compute_dtype(opts, n_in, ins, &s->compute);
   lt_plan *p = NULL;

@@ -40,6 +40,13 @@ lt_status lt__modes_align(const lt_tensor *t, const int32_t *modes, const char *
   return LT_OK;
 }
 
+bool lt__aligned_like(const lt_tensor *t, const int64_t *strides, const lt_tensor *d) {
+  if (t->dtype != d->dtype) return false;
+  for (int k = 0; k < d->rank; k++)
+    if (d->shape[k] > 1 && strides[k] != d->strides[k]) return false;
+  return true;
+}
+
 lt_status lt__same_context(int n, const lt_tensor *const *ts, const char *const *names) {
   for (int i = 1; i < n; i++)
     if (ts[i])

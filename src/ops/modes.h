@@ -15,6 +15,9 @@ int lt__modes_find(const int32_t *modes, int rank, int32_t mode);
 lt_status lt__modes_align(const lt_tensor *t, const int32_t *modes, const char *name,
                           const lt_tensor *d, const int32_t *modes_d, const char *dname,
                           int64_t *strides);
+/* True if t, read with `strides` aligned to d's axes, visits the same elements in the same
+ * order as d (same dtype; strides equal wherever d's extent exceeds 1): safe in place. */
+bool lt__aligned_like(const lt_tensor *t, const int64_t *strides, const lt_tensor *d);
 /* Checks that every tensor lives on the context of the first. */
 lt_status lt__same_context(int n, const lt_tensor *const *ts, const char *const *names);
 

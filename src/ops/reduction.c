@@ -125,10 +125,7 @@ lt_status lt_plan_reduction(const lt_tensor *a, const int32_t *modes_a, const lt
                : lt__error(LT_ERR_SHAPE_MISMATCH, "mode %d of D (axis %d) does not appear in C",
                            (int)modes_d[k], k);
     if (st == LT_OK) st = lt__modes_align(c, modes_c, "C", d, modes_d, "D", s->c.strides);
-    bool same = c->dtype == d->dtype;
-    for (int k = 0; k < d->rank && same; k++)
-      same = d->shape[k] <= 1 || s->c.strides[k] == d->strides[k];
-    r->c_in_place_ok = same;
+    r->c_in_place_ok = lt__aligned_like(c, s->c.strides, d);
   }
   const lt_tensor *ins[2] = {a, c};
   if (st == LT_OK) st = lt__plan_compute_dtype(opts, c ? 2 : 1, ins, &s->compute);

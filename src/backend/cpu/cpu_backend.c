@@ -50,16 +50,6 @@ static lt_status cpu_mem_read(lt_context *ctx, void *mem, size_t offset, void *d
 
 static lt_status cpu_synchronize(lt_context *ctx) { return LT_OK; }
 
-static int default_thread_count(void) {
-  const char *env = getenv("LT_NUM_THREADS");
-  if (env && *env) {
-    long n = strtol(env, NULL, 10);
-    if (n >= 1 && n <= 1024) return (int)n;
-  }
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return cores >= 1 ? (int)(cores > 1024 ? 1024 : cores) : 1;
-}
-
 static void cpu_release(lt_context *ctx) {
   lt__cpu_state *st = ctx->backend_state;
   if (st == NULL) return;
@@ -120,7 +110,7 @@ lt_status lt__cpu_open(lt_context *ctx) {
   LT_RETURN_IF(st == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory creating the CPU backend state");
   memset(st, 0, sizeof *st);
   pthread_mutex_init(&st->pool_lock, NULL);
-  st->default_threads = default_thread_count();
+  st->default_threads = lt__default_threads();
   ctx->backend = &cpu_backend;
   ctx->backend_state = st;
   return LT_OK;

@@ -3,9 +3,10 @@
  * three ways, each split across the context's threads:
  *   - rows: the innermost dim in chunks through the compute-type kernels of cpu_typed.h
  *     (unit-stride operands of the compute dtype are used in place, others converted);
- *   - tiles: when the input's contiguous dim is not the output's, the plane of those two dims
- *     is walked in square tiles so both sides stream whole cache lines (a permutation);
- *   - bit copies: a permutation without arithmetic moves bits (SSE tile transposes). */
+ *   - tiles: when the input's contiguous dim is not the output's (a permutation), 32x32 tiles
+ *     over the output's innermost dims and the input's, so both sides move whole cache lines;
+ *   - bit copies: a permutation without arithmetic moves bits (SSE tile transposes), with
+ *     non-temporal stores for outputs past 32 MiB. */
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_nest.h"
 #include "backend/cpu/cpu_transpose.h"
@@ -17,6 +18,7 @@
 #define ROW_BLOCK 32768         /* inner elements per task, so a single long row still splits */
 #define TILE_MIN_STRIDE 16      /* input stride along the output's inner dim worth tiling for */
 #define STREAM_BYTES (32 << 20) /* outputs at least this large bypass the caches */
+#define P_RUN 1024              /* input elements read contiguously per tile row, when dims allow */
 
 typedef struct map_job {
   const lt__map_step *step;
@@ -65,6 +67,8 @@ static void map_row(const map_job *j, const int64_t *off, int64_t len) {
   int64_t st[4];
   for (int q = 0; q <= n_in; q++)
     st[q] = inner >= 0 ? nest->strides[q][inner] : 0;
+  if (j->bitcopy && s->in[0].mem == s->out.mem && off[0] == off[n_in] && st[0] == st[n_in])
+    return; /* an in-place copy onto itself */
   if (j->bitcopy && j->stream && st[0] == 1 && st[n_in] == 1) {
     lt__cpu_copy_stream((char *)s->out.mem + off[n_in] * (int64_t)j->esize,
                         element(s->in[0].mem, j->esize, off[0]), (size_t)len * j->esize);
@@ -189,6 +193,19 @@ static void map_tile(const map_job *j, int64_t in_base, int64_t out_base, const 
              nq);
 }
 
+/* Starts fetching the first lines of the input rows of q block q0: when the p group is short,
+ * each row is read only briefly, too briefly for the hardware prefetchers to follow. */
+static void prefetch_rows(const map_job *j, int64_t in_base, int64_t q0) {
+  int64_t in_q[TILE], n = j->q_extent - q0 < TILE ? j->q_extent - q0 : TILE;
+  group_offsets(&j->nest, j->n_outer + j->p_dims, j->q_dims, 0, q0, n, in_q);
+  const char *in = j->step->in[0].mem;
+  int64_t es = (int64_t)j->esize, bytes = j->p_extent * j->tile_ps * es;
+  if (bytes > 256 || bytes < 0) bytes = 256;
+  for (int64_t iq = 0; iq < n; iq++)
+    for (int64_t x = 0; x < bytes; x += 64)
+      __builtin_prefetch(in + (in_base + in_q[iq]) * es + x);
+}
+
 /* Task = (outer index, block of TILE positions of one group); it walks every block of the other
  * group. Cached outputs: the task holds a p block, so it writes TILE output rows sequentially.
  * Streamed outputs: the task holds a q block, so it reads TILE input rows sequentially (the
@@ -207,6 +224,7 @@ static void run_tiles(void *arg, int64_t lo, int64_t hi) {
     if (j->stream) {
       int64_t nq = j->q_extent - x0 < TILE ? j->q_extent - x0 : TILE;
       group_offsets(nest, qfirst, j->q_dims, 0, x0, nq, in_q);
+      if (b + 1 < j->n_blocks) prefetch_rows(j, it.off[0], x0 + TILE);
       for (int64_t p0 = 0; p0 < j->p_extent; p0 += TILE) {
         int64_t np = j->p_extent - p0 < TILE ? j->p_extent - p0 : TILE;
         group_offsets(nest, pfirst, j->p_dims, 1, p0, np, out_p);
@@ -253,7 +271,7 @@ static bool plan_tiles(map_job *j) {
     qn++;
   }
   int64_t pext = nest->shape[pdims[0]];
-  for (bool grew = true; grew && pext < TILE;) {
+  for (bool grew = true; grew && pext < P_RUN;) {
     grew = false;
     for (int d = 0; d < r - qn && !grew; d++) {
       bool used = false;
