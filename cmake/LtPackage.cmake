@@ -14,11 +14,18 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/tensorConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/tensorConfig.cmake ${PROJECT_BINARY_DIR}/tensorConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tensor)
 
+# The Python binding (pure ctypes) goes where Debian's python3 looks; it finds the library in
+# the same prefix.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/bindings/python/libtensor
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/python3/dist-packages
+  PATTERN __pycache__ EXCLUDE PATTERN *.pyc EXCLUDE)
+
 set(CPACK_PACKAGE_NAME libtensor)
 set(CPACK_PACKAGE_VENDOR "libtensor")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Dense strided tensors, einsum and plans for C and FFI")
 set(CPACK_PACKAGE_CONTACT "libtensor developers")
 set(CPACK_GENERATOR "DEB;TGZ")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libopenblas0, ocl-icd-libopencl1")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-numpy")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 include(CPack)

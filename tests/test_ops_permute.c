@@ -104,6 +104,47 @@ static void test_tiled(void **state) {
   }
 }
 
+/* Outputs past the streaming threshold (32 MiB): non-temporal tiles and rows, multi-dim tile
+ * groups (a reversal whose last extent is 4), checked exactly against a naive index loop. */
+static void test_large_streaming(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  int64_t shapes[3][5] = {{4, 33, 32, 16, 260}, {2050, 4100, 1, 1, 1}, {64, 257, 513, 1, 1}};
+  int ranks[3] = {5, 2, 3};
+  int perms[3][5] = {{4, 3, 2, 1, 0}, {1, 0}, {1, 0, 2}};
+  for (int c = 0; c < 3; c++) {
+    int rank = ranks[c];
+    int64_t n = lt_test_numel(rank, shapes[c]);
+    float *data = malloc(sizeof(float) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+      data[i] = (float)i;
+    lt_tensor *a, *o;
+    LT_CHECK(lt_tensor_from_host(ctx, LT_F32, rank, shapes[c], NULL, data, &a));
+    LT_CHECK(lt_permute(a, perms[c], &o));
+    float *got;
+    LT_CHECK(lt_tensor_host_pointer(o, (void **)&got));
+    int64_t oshape[5], idx[5], astr[5];
+    for (int i = 0; i < rank; i++)
+      oshape[i] = shapes[c][perms[c][i]];
+    for (int i = rank - 1, st = 1; i >= 0; i--) {
+      astr[i] = st;
+      st *= (int)shapes[c][i];
+    }
+    for (int64_t k = 0; k < n; k++) {
+      lt_test_unravel(k, rank, oshape, idx);
+      int64_t src = 0;
+      for (int i = 0; i < rank; i++)
+        src += idx[i] * astr[perms[c][i]];
+      if (got[k] != data[src])
+        fail_msg("case %d: element %lld is %g, expected %g", c, (long long)k, got[k], data[src]);
+    }
+    free(data);
+    lt_tensor_destroy(o);
+    lt_tensor_destroy(a);
+  }
+  lt_context_destroy(ctx);
+}
+
 /* lt_permute: a C-contiguous copy with axes reordered, exact; bad axes are refused. */
 static void test_lt_permute(void **state) {
   const char *devs[8];
@@ -141,6 +182,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_permutations),
       cmocka_unit_test(test_tiled),
+      cmocka_unit_test(test_large_streaming),
       cmocka_unit_test(test_lt_permute),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

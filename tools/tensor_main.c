@@ -9,6 +9,8 @@ static const tool_verb verbs[] = {
     {"devices", "list the devices (CPU, OpenCL) and their properties", tool_devices},
     {"info", "dtype, shape, strides and min/max/mean of a .npy file", tool_info},
     {"demo", "a guided tour of the library on built-in data", tool_demo},
+    {"einsum", "evaluate an einsum expression on .npy files", tool_einsum},
+    {"bench", "run the benchmarks and print their ratios to the machine's limits", tool_bench},
 };
 
 static void usage(FILE *f) {

@@ -3,6 +3,7 @@
 #   tools/test.sh             release build in build/
 #   tools/test.sh --sanitize  ASan+UBSan build in build-asan/
 #   tools/test.sh --valgrind  memcheck over the unit tests (build/)
+#   tools/test.sh --tsan      ThreadSanitizer build in build-tsan/, unit tests and fuzz replays
 set -e
 cd "$(dirname "$0")/.."
 sh tools/install_deps.sh
@@ -19,6 +20,14 @@ case "$mode" in
   LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'install_consumer|python_tests'
+  ;;
+--tsan)
+  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLT_WERROR=ON -DLT_BUILD_BENCH=OFF \
+    -DLT_BUILD_TOOLS=OFF -DLT_SANITIZE=thread >/dev/null
+  cmake --build build-tsan -j"$jobs"
+  # Races inside uninstrumented OpenBLAS/PoCL are theirs: tests/tsan.supp says why for each.
+  TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
+    ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R '^(test_|fuzz_replay_)'
   ;;
 --valgrind)
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLT_WERROR=ON >/dev/null

@@ -25,5 +25,9 @@ int tool_fail(const char *verb, const char *what, lt_status status);
 int tool_usage_error(const char *verb, const char *message);
 /* Writes "(2, 3)" for a shape (or strides) of `rank` entries. */
 void tool_print_dims(FILE *f, int rank, const int64_t *dims);
+/* Monotonic wall-clock time in seconds. */
+double tool_seconds(void);
+int tool_einsum(int argc, char **argv);
+int tool_bench(int argc, char **argv);
 
 #endif

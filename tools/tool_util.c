@@ -1,7 +1,9 @@
-/* Helpers shared by the verbs: help detection, one-line errors, shape printing. */
+/* Helpers shared by the verbs: help detection, one-line errors, shape printing, timing. */
+#define _POSIX_C_SOURCE 200809L
 #include "tool.h"
 
 #include <string.h>
+#include <time.h>
 
 int tool_wants_help(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
@@ -26,4 +28,10 @@ void tool_print_dims(FILE *f, int rank, const int64_t *dims) {
   for (int i = 0; i < rank; i++)
     fprintf(f, "%s%lld", i ? ", " : "", (long long)dims[i]);
   fputs(rank == 1 ? ",)" : ")", f);
+}
+
+double tool_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

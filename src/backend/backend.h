@@ -76,6 +76,20 @@ typedef struct lt__gemm_step {
   double alpha, beta;
 } lt__gemm_step;
 
+/* Direct contraction for small problems (no packing, no BLAS): for every index of the first
+ * out_rank dims of `shape`, out = alpha * sum over the remaining dims of u_a(a) * u_b(b)
+ * + beta * c (has_c false: c means out; beta == 0: never read). Strides of a and b cover all
+ * `rank` dims; out and c only the first out_rank. Inputs of any dtype; computed in `compute`.
+ * Optional: a backend may leave it NULL, and the front end then lowers through gemm. */
+typedef struct lt__contract_step {
+  int rank, out_rank;
+  int64_t shape[LT_MAX_RANK];
+  lt__operand a, b, out, c;
+  bool has_c;
+  double alpha, beta;
+  lt_dtype compute;
+} lt__contract_step;
+
 typedef struct lt__backend {
   const char *name;
   /* Device memory of `bytes` (may be 0); *mem != NULL on success. */
@@ -87,6 +101,7 @@ typedef struct lt__backend {
   lt_status (*map)(lt_context *ctx, const lt__map_step *step);
   lt_status (*reduce)(lt_context *ctx, const lt__reduce_step *step);
   lt_status (*gemm)(lt_context *ctx, const lt__gemm_step *step);
+  lt_status (*contract)(lt_context *ctx, const lt__contract_step *step); /* optional */
   lt_status (*synchronize)(lt_context *ctx);
   /* Frees the backend state (ctx->backend_state) when the context dies. */
   void (*release)(lt_context *ctx);

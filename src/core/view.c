@@ -274,12 +274,13 @@ lt_status lt_view_diagonal(const lt_tensor *t, int64_t offset, int axis1, int ax
   LT_RETURN_IF(offset == INT64_MIN, LT_ERR_OVERFLOW, "lt_view_diagonal: offset overflows");
   int64_t n1 = t->shape[a], n2 = t->shape[b];
   int64_t start = t->offset, len;
+  /* With elements present, the first diagonal element lies inside the layout: no overflow. */
   if (offset >= 0) {
     len = n2 - offset < n1 ? n2 - offset : n1;
-    if (len > 0) start += offset * t->strides[b];
+    if (len > 0 && t->numel > 0) start += offset * t->strides[b];
   } else {
     len = n1 + offset < n2 ? n1 + offset : n2;
-    if (len > 0) start += -offset * t->strides[a];
+    if (len > 0 && t->numel > 0) start += -offset * t->strides[a];
   }
   if (len < 0) len = 0;
   if (t->numel == 0) start = t->offset;

@@ -5,14 +5,31 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* Below this many elements a kernel runs on the calling thread: waking workers costs more. */
 #define PARALLEL_MIN_WORK 32768
 
+/* Large tensors ask for transparent huge pages before the first touch: permutations and
+ * strided reductions touch many pages at once, and 4 KiB pages make them TLB-bound. */
+static void advise_huge_pages(void *mem, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  if (bytes < 2 * huge) return;
+  uintptr_t lo = ((uintptr_t)mem + huge - 1) & ~(huge - 1);
+  uintptr_t hi = ((uintptr_t)mem + bytes) & ~(huge - 1);
+  if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advisory: failure is harmless */
+#else
+  (void)mem;
+  (void)bytes;
+#endif
+}
+
 static lt_status cpu_mem_alloc(lt_context *ctx, size_t bytes, void **mem) {
   *mem = lt__host_alloc(ctx, bytes);
   LT_RETURN_IF(*mem == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating %zu bytes", bytes);
+  advise_huge_pages(*mem, bytes);
   return LT_OK;
 }
 
@@ -93,6 +110,7 @@ static const lt__backend cpu_backend = {
     .map = lt__cpu_map,
     .reduce = lt__cpu_reduce,
     .gemm = lt__cpu_gemm,
+    .contract = lt__cpu_contract,
     .synchronize = cpu_synchronize,
     .release = cpu_release,
 };

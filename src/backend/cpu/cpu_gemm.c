@@ -1,43 +1,131 @@
-/* Batched GEMM through OpenBLAS (cblas), one call per batch index. */
+/* Batched GEMM through OpenBLAS (cblas). A batch either runs as a loop of threaded GEMMs, or
+ * is split across threads that each run single-threaded GEMMs, whichever the shape favours. */
 #include "backend/cpu/cpu.h"
+#include "core/object.h"
 
 #include <cblas.h>
+#include <pthread.h>
+#include <stdlib.h>
 
-static void gemm_one(const lt__gemm_step *s, int64_t oa, int64_t ob, int64_t oc) {
-  /* Row-major view of each matrix: rs is the leading dimension when cs == 1. */
-  bool ta = s->a.cs != 1, tb = s->b.cs != 1;
-  blasint lda = (blasint)(ta ? s->a.cs : s->a.rs), ldb = (blasint)(tb ? s->b.cs : s->b.rs);
-  blasint ldc = (blasint)s->c.rs;
-  if (lda < 1) lda = 1;
-  if (ldb < 1) ldb = 1;
-  if (ldc < 1) ldc = 1;
-  if (s->dtype == LT_F32) {
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                (blasint)s->m, (blasint)s->n, (blasint)s->k, (float)s->alpha,
-                (const float *)s->a.mem + oa, lda, (const float *)s->b.mem + ob, ldb,
-                (float)s->beta, (float *)s->c.mem + oc, ldc);
-  } else {
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                (blasint)s->m, (blasint)s->n, (blasint)s->k, s->alpha,
-                (const double *)s->a.mem + oa, lda, (const double *)s->b.mem + ob, ldb, s->beta,
-                (double *)s->c.mem + oc, ldc);
-  }
-}
+/* Below this many flops per GEMM, OpenBLAS gains little from its own threads, so whole
+ * batches are handed to threads instead. */
+#define SPLIT_BATCH_MAX_FLOPS (2.0 * 256 * 256 * 256)
+/* Below this many flops in total, starting threads costs more than it saves. */
+#define SPLIT_BATCH_MIN_TOTAL_FLOPS (4.0e6)
 
-lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
+static int64_t batch_count(const lt__gemm_step *s) {
   int64_t nb = 1;
   for (int d = 0; d < s->batch_rank; d++)
     nb *= s->batch_shape[d];
-  for (int64_t b = 0; b < nb; b++) {
-    int64_t oa = s->a.offset, ob = s->b.offset, oc = s->c.offset, rem = b;
-    for (int d = s->batch_rank - 1; d >= 0; d--) {
-      int64_t i = rem % s->batch_shape[d];
-      rem /= s->batch_shape[d];
-      oa += i * s->a.batch_strides[d];
-      ob += i * s->b.batch_strides[d];
-      oc += i * s->c.batch_strides[d];
-    }
+  return nb;
+}
+
+/* Element offsets of A, B and C for linear batch index b (row-major over batch_shape). */
+static void batch_offsets(const lt__gemm_step *s, int64_t b, int64_t *oa, int64_t *ob,
+                          int64_t *oc) {
+  *oa = s->a.offset, *ob = s->b.offset, *oc = s->c.offset;
+  for (int d = s->batch_rank - 1; d >= 0; d--) {
+    int64_t i = b % s->batch_shape[d];
+    b /= s->batch_shape[d];
+    *oa += i * s->a.batch_strides[d];
+    *ob += i * s->b.batch_strides[d];
+    *oc += i * s->c.batch_strides[d];
+  }
+}
+
+/* Row-major cblas view of a rows x cols matrix with strides (rs, cs), one of them 1. */
+static void blas_view(int64_t rs, int64_t cs, int64_t cols, int64_t rows, bool *trans,
+                      blasint *ld) {
+  *trans = cs != 1;
+  int64_t l = *trans ? cs : rs;
+  int64_t need = *trans ? rows : cols;
+  *ld = (blasint)(l < need ? (need > 1 ? need : 1) : l);
+}
+
+static void gemm_one(const lt__gemm_step *s, int64_t oa, int64_t ob, int64_t oc) {
+  /* C stored column-major (rs == 1): compute C^T = B^T A^T, which is row-major. */
+  bool col = s->c.cs != 1;
+  const lt__matrix *a = col ? &s->b : &s->a, *b = col ? &s->a : &s->b;
+  int64_t m = col ? s->n : s->m, n = col ? s->m : s->n, k = s->k;
+  int64_t ars = col ? a->cs : a->rs, acs = col ? a->rs : a->cs;
+  int64_t brs = col ? b->cs : b->rs, bcs = col ? b->rs : b->cs;
+  int64_t ldc = col ? s->c.cs : s->c.rs;
+  if (ldc < n) ldc = n > 1 ? n : 1;
+  bool ta, tb;
+  blasint lda, ldb;
+  blas_view(ars, acs, k, m, &ta, &lda);
+  blas_view(brs, bcs, n, k, &tb, &ldb);
+  if (s->dtype == LT_F32) {
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                (blasint)m, (blasint)n, (blasint)k, (float)s->alpha,
+                (const float *)a->mem + (col ? ob : oa), lda,
+                (const float *)b->mem + (col ? oa : ob), ldb, (float)s->beta,
+                (float *)s->c.mem + oc, (blasint)ldc);
+  } else {
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                (blasint)m, (blasint)n, (blasint)k, s->alpha,
+                (const double *)a->mem + (col ? ob : oa), lda,
+                (const double *)b->mem + (col ? oa : ob), ldb, s->beta, (double *)s->c.mem + oc,
+                (blasint)ldc);
+  }
+}
+
+static void gemm_range(const lt__gemm_step *s, int64_t first, int64_t last) {
+  for (int64_t b = first; b < last; b++) {
+    int64_t oa, ob, oc;
+    batch_offsets(s, b, &oa, &ob, &oc);
     gemm_one(s, oa, ob, oc);
   }
+}
+
+typedef struct batch_slice {
+  const lt__gemm_step *step;
+  int64_t first, last;
+} batch_slice;
+
+static void *gemm_slice_main(void *arg) {
+  const batch_slice *sl = arg;
+  gemm_range(sl->step, sl->first, sl->last);
+  return NULL;
+}
+
+static int context_threads(const lt_context *ctx) {
+  int t = ctx->num_threads;
+  if (t <= 0) t = openblas_get_num_threads();
+  return t > 0 ? t : 1;
+}
+
+/* Splits the batch across threads, each running single-threaded GEMMs. The OpenBLAS thread
+ * count is process-wide, so it is restored afterwards; a slice whose thread cannot start runs
+ * on the calling thread. */
+static void gemm_split_batches(const lt__gemm_step *s, int64_t nb, int threads) {
+  batch_slice slices[64];
+  pthread_t tids[64];
+  bool started[64] = {false};
+  if (threads > 64) threads = 64;
+  if (threads > nb) threads = (int)nb;
+  int previous = openblas_get_num_threads();
+  openblas_set_num_threads(1);
+  for (int t = 0; t < threads; t++) {
+    slices[t] = (batch_slice){s, nb * t / threads, nb * (t + 1) / threads};
+    if (t > 0) started[t] = pthread_create(&tids[t], NULL, gemm_slice_main, &slices[t]) == 0;
+  }
+  for (int t = 0; t < threads; t++)
+    if (!started[t]) gemm_slice_main(&slices[t]);
+  for (int t = 1; t < threads; t++)
+    if (started[t]) pthread_join(tids[t], NULL);
+  openblas_set_num_threads(previous);
+}
+
+lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
+  int64_t nb = batch_count(s);
+  if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
+  double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
+  int threads = context_threads(ctx);
+  if (nb >= 2 && threads > 1 && flops < SPLIT_BATCH_MAX_FLOPS &&
+      flops * (double)nb >= SPLIT_BATCH_MIN_TOTAL_FLOPS)
+    gemm_split_batches(s, nb, threads);
+  else
+    gemm_range(s, 0, nb);
   return LT_OK;
 }

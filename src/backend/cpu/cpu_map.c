@@ -13,9 +13,10 @@
 
 #include <string.h>
 
-#define TILE 32            /* tile edge in elements: 32x32 fits L1 for every dtype */
-#define ROW_BLOCK 32768    /* inner elements per task, so a single long row still splits */
-#define TILE_MIN_STRIDE 16 /* input stride along the output's inner dim worth tiling for */
+#define TILE LT__CPU_TILE_MAX   /* tile edge in elements: 32x32 fits L1 for every dtype */
+#define ROW_BLOCK 32768         /* inner elements per task, so a single long row still splits */
+#define TILE_MIN_STRIDE 16      /* input stride along the output's inner dim worth tiling for */
+#define STREAM_BYTES (32 << 20) /* outputs at least this large bypass the caches */
 
 typedef struct map_job {
   const lt__map_step *step;
@@ -23,9 +24,13 @@ typedef struct map_job {
   lt__cpu_nest nest; /* operands 0..n_in-1 inputs, n_in the output */
   int out;           /* operand index of the output */
   bool bitcopy;
-  size_t esize;     /* element size for bit copies */
-  int64_t n_blocks; /* per outer index: row blocks (rows) or p tiles (tiles) */
-  int n_outer;      /* dims iterated by the odometer */
+  size_t esize;       /* element size for bit copies */
+  bool stream;        /* output far larger than the caches: bit copies use non-temporal stores */
+  int64_t n_blocks;   /* per outer index: row blocks (rows) or p tiles (tiles) */
+  int n_outer;        /* dims iterated by the odometer */
+  int p_dims, q_dims; /* tiles: dims in the p and q groups */
+  int64_t p_extent, q_extent; /* tiles: positions in each group */
+  int64_t tile_ps, tile_qs;   /* tiles: input stride of p, output stride of q */
 } map_job;
 
 static const void *element(const void *mem, size_t esize, int64_t off) {
@@ -60,6 +65,11 @@ static void map_row(const map_job *j, const int64_t *off, int64_t len) {
   int64_t st[4];
   for (int q = 0; q <= n_in; q++)
     st[q] = inner >= 0 ? nest->strides[q][inner] : 0;
+  if (j->bitcopy && j->stream && st[0] == 1 && st[n_in] == 1) {
+    lt__cpu_copy_stream((char *)s->out.mem + off[n_in] * (int64_t)j->esize,
+                        element(s->in[0].mem, j->esize, off[0]), (size_t)len * j->esize);
+    return;
+  }
   if (j->bitcopy) {
     lt__cpu_copy_strided((char *)s->out.mem + off[n_in] * (int64_t)j->esize, st[n_in],
                          element(s->in[0].mem, j->esize, off[0]), st[0], len, j->esize);
@@ -112,64 +122,168 @@ static void run_rows(void *arg, int64_t lo, int64_t hi) {
       lt__cpu_odometer_next(&it);
     }
   }
+  if (j->stream) lt__cpu_stream_fence();
 }
 
-/* One tile of the (p, q) plane: p is the input's contiguous dim, q the output's. */
-static void map_tile(const map_job *j, int64_t in_off, int64_t out_off, int64_t np, int64_t nq) {
+/* Tiles. The nest is arranged as [outer dims][p group][q group]: the q group is the output's
+ * innermost dims (contiguous in the output: one linear position with the output stride qs),
+ * the p group the input's innermost dims among the rest (contiguous in the input: stride ps).
+ * Groups take several dims when the innermost one is short, so a tile still spans whole cache
+ * lines on both sides (e.g. a full reversal whose last extent is 4). Element (p, q) of a tile
+ * sits at input in_p*ps + in_q[q] and output out_p[p] + q*qs, with the two tables filled by
+ * walking the group dims. */
+
+/* Offsets of operand `op` for positions [lin, lin + n) of the group of dims [first, first+count).
+ */
+static void group_offsets(const lt__cpu_nest *nest, int first, int count, int op, int64_t lin,
+                          int64_t n, int64_t *out) {
+  int64_t idx[LT_MAX_RANK], off = 0;
+  for (int d = first + count - 1; d >= first; d--) {
+    idx[d] = lin % nest->shape[d];
+    lin /= nest->shape[d];
+    off += idx[d] * nest->strides[op][d];
+  }
+  for (int64_t i = 0; i < n; i++) {
+    out[i] = off;
+    for (int d = first + count - 1; d >= first; d--) {
+      if (++idx[d] < nest->shape[d]) {
+        off += nest->strides[op][d];
+        break;
+      }
+      off -= (nest->shape[d] - 1) * nest->strides[op][d];
+      idx[d] = 0;
+    }
+  }
+}
+
+static void map_tile(const map_job *j, int64_t in_base, int64_t out_base, const int64_t *out_p,
+                     const int64_t *in_q, int64_t p0, int64_t np, int64_t q0, int64_t nq) {
   const lt__map_step *s = j->step;
-  const lt__cpu_nest *nest = &j->nest;
-  int p = nest->rank - 2, q = nest->rank - 1;
-  int64_t isp = nest->strides[0][p], isq = nest->strides[0][q];
-  int64_t osp = nest->strides[1][p], osq = nest->strides[1][q];
-  if (j->bitcopy && isp == 1 && osq == 1) {
-    lt__cpu_transpose_tile((char *)s->out.mem + out_off * (int64_t)j->esize, osp,
-                           element(s->in[0].mem, j->esize, in_off), isq, np, nq, j->esize);
+  int64_t ps = j->tile_ps, qs = j->tile_qs;
+  if (j->bitcopy && ps == 1 && qs == 1) {
+    char *drow[TILE];
+    const char *srow[TILE];
+    char *out = (char *)s->out.mem;
+    const char *in = s->in[0].mem;
+    int64_t es = (int64_t)j->esize;
+    for (int64_t ip = 0; ip < np; ip++)
+      drow[ip] = out + (out_base + out_p[ip] + q0) * es;
+    for (int64_t iq = 0; iq < nq; iq++) {
+      srow[iq] = in + (in_base + in_q[iq] + p0) * es;
+      __builtin_prefetch(srow[iq] + TILE * es); /* the next p block of the same rows */
+      __builtin_prefetch(srow[iq] + TILE * es + 64);
+    }
+    lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->stream);
     return;
   }
   const lt__cpu_kernels *k = j->k;
+  int64_t ks = (int64_t)k->size;
   _Alignas(64) double a[TILE * TILE], b[TILE * TILE];
   for (int64_t iq = 0; iq < nq; iq++)
-    k->load((char *)a + iq * np * (int64_t)k->size, s->in[0].mem, s->in[0].dtype, in_off + iq * isq,
-            isp, np);
+    k->load((char *)a + iq * np * ks, s->in[0].mem, s->in[0].dtype, in_base + in_q[iq] + p0 * ps,
+            ps, np);
   k->transform(a, a, np * nq, s->unary[0], s->scalars[0]);
   lt__cpu_transpose_tile(b, nq, a, np, np, nq, k->size);
   for (int64_t ip = 0; ip < np; ip++)
-    k->store(s->out.mem, s->out.dtype, out_off + ip * osp, osq,
-             (char *)b + ip * nq * (int64_t)k->size, nq);
+    k->store(s->out.mem, s->out.dtype, out_base + out_p[ip] + q0 * qs, qs, (char *)b + ip * nq * ks,
+             nq);
 }
 
+/* Task = (outer index, block of TILE positions of one group); it walks every block of the other
+ * group. Cached outputs: the task holds a p block, so it writes TILE output rows sequentially.
+ * Streamed outputs: the task holds a q block, so it reads TILE input rows sequentially (the
+ * prefetchers follow them) while each tile row leaves as whole non-temporal lines, which need
+ * no order. */
 static void run_tiles(void *arg, int64_t lo, int64_t hi) {
   const map_job *j = arg;
   const lt__cpu_nest *nest = &j->nest;
-  int p = nest->rank - 2, q = nest->rank - 1;
+  int pfirst = j->n_outer, qfirst = j->n_outer + j->p_dims;
   lt__cpu_odometer it;
   lt__cpu_odometer_seek(&it, nest, j->n_outer, lo / j->n_blocks);
   int64_t b = lo % j->n_blocks;
+  int64_t out_p[TILE], in_q[TILE];
   for (int64_t t = lo; t < hi; t++) {
-    int64_t p0 = b * TILE, np = nest->shape[p] - p0 < TILE ? nest->shape[p] - p0 : TILE;
-    for (int64_t q0 = 0; q0 < nest->shape[q]; q0 += TILE) {
-      int64_t nq = nest->shape[q] - q0 < TILE ? nest->shape[q] - q0 : TILE;
-      map_tile(j, it.off[0] + p0 * nest->strides[0][p] + q0 * nest->strides[0][q],
-               it.off[1] + p0 * nest->strides[1][p] + q0 * nest->strides[1][q], np, nq);
+    int64_t x0 = b * TILE;
+    if (j->stream) {
+      int64_t nq = j->q_extent - x0 < TILE ? j->q_extent - x0 : TILE;
+      group_offsets(nest, qfirst, j->q_dims, 0, x0, nq, in_q);
+      for (int64_t p0 = 0; p0 < j->p_extent; p0 += TILE) {
+        int64_t np = j->p_extent - p0 < TILE ? j->p_extent - p0 : TILE;
+        group_offsets(nest, pfirst, j->p_dims, 1, p0, np, out_p);
+        map_tile(j, it.off[0], it.off[1], out_p, in_q, p0, np, x0, nq);
+      }
+    } else {
+      int64_t np = j->p_extent - x0 < TILE ? j->p_extent - x0 : TILE;
+      group_offsets(nest, pfirst, j->p_dims, 1, x0, np, out_p);
+      for (int64_t q0 = 0; q0 < j->q_extent; q0 += TILE) {
+        int64_t nq = j->q_extent - q0 < TILE ? j->q_extent - q0 : TILE;
+        group_offsets(nest, qfirst, j->q_dims, 0, q0, nq, in_q);
+        map_tile(j, it.off[0], it.off[1], out_p, in_q, x0, np, q0, nq);
+      }
     }
     if (++b == j->n_blocks) {
       b = 0;
       lt__cpu_odometer_next(&it);
     }
   }
+  if (j->stream) lt__cpu_stream_fence();
 }
 
 static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
-/* For a one-input map: the dim to tile against the inner one (the input's smallest stride),
- * or -1 when the rows already stream the input well enough. */
-static int tile_partner(const lt__cpu_nest *nest) {
-  int q = nest->rank - 1;
-  if (nest->rank < 2 || abs64(nest->strides[0][q]) < TILE_MIN_STRIDE) return -1;
-  int best = -1;
-  for (int d = 0; d < q; d++)
-    if (best < 0 || abs64(nest->strides[0][d]) < abs64(nest->strides[0][best])) best = d;
-  return abs64(nest->strides[0][best]) < abs64(nest->strides[0][q]) ? best : -1;
+/* Chooses the tile groups of a one-input map (see above) and arranges the nest for them;
+ * false when the rows already stream the input well enough. */
+static bool plan_tiles(map_job *j) {
+  lt__cpu_nest *nest = &j->nest;
+  int r = nest->rank;
+  if (r < 2) return false;
+  /* The input's contiguous dim heads the p group; if it is the output's too, rows suffice. */
+  int pdims[LT_MAX_RANK], pn = 1;
+  pdims[0] = 0;
+  for (int d = 1; d < r; d++)
+    if (abs64(nest->strides[0][d]) < abs64(nest->strides[0][pdims[0]])) pdims[0] = d;
+  if (pdims[0] == r - 1 || abs64(nest->strides[0][r - 1]) < TILE_MIN_STRIDE) return false;
+  /* q group: output-innermost dims (the last ones: the nest is sorted by output stride), grown
+   * while shorter than a tile and output-contiguous, stopping at the p dim. */
+  int qn = 1;
+  int64_t qext = nest->shape[r - 1];
+  while (qext < TILE && r - 1 - qn != pdims[0] &&
+         nest->strides[1][r - 1 - qn] == nest->strides[1][r - qn] * nest->shape[r - qn]) {
+    qext *= nest->shape[r - 1 - qn];
+    qn++;
+  }
+  int64_t pext = nest->shape[pdims[0]];
+  for (bool grew = true; grew && pext < TILE;) {
+    grew = false;
+    for (int d = 0; d < r - qn && !grew; d++) {
+      bool used = false;
+      for (int i = 0; i < pn; i++)
+        used |= pdims[i] == d;
+      int last = pdims[pn - 1];
+      if (!used && nest->strides[0][d] == nest->strides[0][last] * nest->shape[last]) {
+        pdims[pn++] = d;
+        pext *= nest->shape[d];
+        grew = true;
+      }
+    }
+  }
+  /* Arrange [outer][p group, outermost first][q group]: move each p dim just before the q
+   * group, innermost p dim last. */
+  for (int i = pn - 1; i >= 0; i--) {
+    int d = pdims[i];
+    lt__cpu_nest_move(nest, d, r - qn - 1);
+    for (int k = 0; k < i; k++)
+      if (pdims[k] > d) pdims[k]--;
+  }
+  j->p_dims = pn;
+  j->q_dims = qn;
+  j->p_extent = pext;
+  j->q_extent = qext;
+  j->tile_ps = nest->strides[0][r - qn - 1];
+  j->tile_qs = nest->strides[1][r - 1];
+  j->n_outer = r - pn - qn;
+  j->n_blocks = ((j->stream ? qext : pext) + TILE - 1) / TILE;
+  return true;
 }
 
 /* A permutation without arithmetic whose compute dtype cannot lose bits: copy bits. */
@@ -197,15 +311,12 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *s) {
   }
   int64_t numel = lt__cpu_nest_numel(nest);
   if (numel == 0) return LT_OK;
+  j.stream = j.bitcopy && numel * (int64_t)j.esize >= STREAM_BYTES;
   lt__cpu_nest_squeeze(nest);
   lt__cpu_nest_flip_negative(nest, j.out);
   lt__cpu_nest_sort(nest, j.out);
   lt__cpu_nest_fuse(nest);
-  int partner = s->n_in == 1 ? tile_partner(nest) : -1;
-  if (partner >= 0) {
-    lt__cpu_nest_move(nest, partner, nest->rank - 2);
-    j.n_outer = nest->rank - 2;
-    j.n_blocks = (nest->shape[nest->rank - 2] + TILE - 1) / TILE;
+  if (s->n_in == 1 && plan_tiles(&j)) {
     lt__cpu_parallel(ctx, lt__cpu_nest_count(nest, j.n_outer) * j.n_blocks, numel, run_tiles, &j);
     return LT_OK;
   }

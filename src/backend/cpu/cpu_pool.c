@@ -1,9 +1,13 @@
-/* Persistent worker threads: one job at a time, split into static contiguous ranges. A second
- * caller arriving while a job runs (plans executed from several threads) runs its own job
- * serially instead of waiting, so the pool can never deadlock or nest. */
+/* Persistent worker threads, one job at a time. A job's tasks are handed out in chunks from an
+ * atomic counter, so a worker the OS has not scheduled yet (the machine may be shared) delays
+ * nothing: the others, the caller included, take its chunks. The caller closes the job when
+ * every chunk is taken and waits only for workers still running one; a worker waking later
+ * sees the job closed and sleeps again. A second caller arriving while a job runs (plans
+ * executed from several threads) runs its job serially, so the pool never deadlocks or nests. */
 #include "backend/cpu/cpu_pool.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -13,30 +17,33 @@ struct lt__cpu_pool {
   pthread_cond_t wake, done;
   int n_workers;
   pthread_t *workers;
-  /* The current job, published under `lock`. */
+  /* The current job; fields change only under `lock`. */
   uint64_t generation;
-  bool quit;
+  bool quit, open;
   lt__cpu_range_fn fn;
   void *arg;
-  int64_t n_tasks;
-  int n_parts;    /* ranges of the job; range 0 is the caller's */
-  int n_finished; /* workers done with this generation */
+  int64_t n_tasks, chunk;
+  int max_helpers; /* workers allowed to join this job */
+  int running;     /* workers inside this job */
+  atomic_llong next;
 };
 
 typedef struct worker_arg {
   lt__cpu_pool *pool;
-  int index; /* 1..n_workers */
 } worker_arg;
 
-static void run_part(lt__cpu_range_fn fn, void *arg, int64_t n_tasks, int parts, int part) {
-  int64_t lo = n_tasks * part / parts, hi = n_tasks * (part + 1) / parts;
-  if (lo < hi) fn(arg, lo, hi);
+static void take_chunks(lt__cpu_pool *pool, lt__cpu_range_fn fn, void *arg, int64_t n,
+                        int64_t chunk) {
+  for (;;) {
+    int64_t lo = (int64_t)atomic_fetch_add(&pool->next, (long long)chunk);
+    if (lo >= n) return;
+    fn(arg, lo, lo + chunk < n ? lo + chunk : n);
+  }
 }
 
 static void *worker_main(void *p) {
   worker_arg *wa = p;
   lt__cpu_pool *pool = wa->pool;
-  int index = wa->index;
   free(wa);
   uint64_t seen = 0;
   pthread_mutex_lock(&pool->lock);
@@ -45,14 +52,15 @@ static void *worker_main(void *p) {
       pthread_cond_wait(&pool->wake, &pool->lock);
     if (pool->quit) break;
     seen = pool->generation;
+    if (!pool->open || pool->running >= pool->max_helpers) continue;
+    pool->running++;
     lt__cpu_range_fn fn = pool->fn;
     void *arg = pool->arg;
-    int64_t n_tasks = pool->n_tasks;
-    int parts = pool->n_parts;
+    int64_t n = pool->n_tasks, chunk = pool->chunk;
     pthread_mutex_unlock(&pool->lock);
-    if (index < parts) run_part(fn, arg, n_tasks, parts, index);
+    take_chunks(pool, fn, arg, n, chunk);
     pthread_mutex_lock(&pool->lock);
-    if (++pool->n_finished == pool->n_workers) pthread_cond_signal(&pool->done);
+    if (--pool->running == 0) pthread_cond_signal(&pool->done);
   }
   pthread_mutex_unlock(&pool->lock);
   return NULL;
@@ -71,11 +79,11 @@ lt__cpu_pool *lt__cpu_pool_create(int threads) {
   pthread_mutex_init(&pool->lock, NULL);
   pthread_cond_init(&pool->wake, NULL);
   pthread_cond_init(&pool->done, NULL);
+  atomic_init(&pool->next, 0);
   for (int i = 0; i < threads - 1; i++) {
     worker_arg *wa = malloc(sizeof *wa);
     if (wa == NULL) break;
     wa->pool = pool;
-    wa->index = i + 1;
     if (pthread_create(&pool->workers[i], NULL, worker_main, wa) != 0) {
       free(wa);
       break;
@@ -111,18 +119,24 @@ void lt__cpu_pool_run(lt__cpu_pool *pool, int threads, int64_t n_tasks, lt__cpu_
     fn(arg, 0, n_tasks);
     return;
   }
+  /* Several chunks per thread balance uneven progress; few enough to keep per-chunk setup
+   * (odometer seeks) negligible. */
+  int64_t chunk = n_tasks / ((int64_t)parts * 8);
   pthread_mutex_lock(&pool->lock);
   pool->fn = fn;
   pool->arg = arg;
   pool->n_tasks = n_tasks;
-  pool->n_parts = parts;
-  pool->n_finished = 0;
+  pool->chunk = chunk > 0 ? chunk : 1;
+  pool->max_helpers = parts - 1;
+  atomic_store(&pool->next, 0);
+  pool->open = true;
   pool->generation++;
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->lock);
-  run_part(fn, arg, n_tasks, parts, 0);
+  take_chunks(pool, fn, arg, n_tasks, pool->chunk);
   pthread_mutex_lock(&pool->lock);
-  while (pool->n_finished < pool->n_workers)
+  pool->open = false;
+  while (pool->running > 0)
     pthread_cond_wait(&pool->done, &pool->lock);
   pthread_mutex_unlock(&pool->lock);
   pthread_mutex_unlock(&pool->busy);

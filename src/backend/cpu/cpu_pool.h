@@ -7,15 +7,15 @@
 
 typedef struct lt__cpu_pool lt__cpu_pool;
 
-/* Runs fn(arg, lo, hi) over a partition of [0, n_tasks) into contiguous ranges. */
+/* Runs tasks [lo, hi) of a job; called once per chunk, from any thread. */
 typedef void (*lt__cpu_range_fn)(void *arg, int64_t lo, int64_t hi);
 
 /* A pool of `threads` - 1 workers (the caller is the last thread); NULL when out of memory or
  * threads <= 1. */
 lt__cpu_pool *lt__cpu_pool_create(int threads);
 void lt__cpu_pool_destroy(lt__cpu_pool *pool);
-/* Splits [0, n_tasks) into at most `threads` ranges and runs them on the pool and the calling
- * thread; runs serially when the pool is NULL or busy with another caller's job. */
+/* Runs fn over chunks of [0, n_tasks) on at most `threads` threads (the calling thread is one);
+ * runs serially when the pool is NULL or busy with another caller's job. */
 void lt__cpu_pool_run(lt__cpu_pool *pool, int threads, int64_t n_tasks, lt__cpu_range_fn fn,
                       void *arg);
 

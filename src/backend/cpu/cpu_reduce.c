@@ -38,10 +38,11 @@ typedef struct reduce_job {
   lt__cpu_nest kept; /* operands IN, OUT, C */
   lt__cpu_nest red;  /* operand IN */
   int64_t n_out, n_red;
-  int64_t pieces;    /* inner walk: pieces per output (1 = no split) */
-  partial *partials; /* n_out * pieces when pieces > 1 */
-  int64_t width;     /* outer walk: outputs per task along the kept inner dim */
-  int64_t n_chunks;  /* outer walk: tasks per kept outer index */
+  int64_t pieces;         /* inner walk: pieces per output (1 = no split) */
+  partial *partials;      /* n_out * pieces when pieces > 1 */
+  int64_t width;          /* outer walk: outputs per task along the kept inner dim */
+  double *outer_partials; /* outer walk split: chunks * pieces * width totals */
+  int64_t n_chunks;       /* outer walk: tasks per kept outer index */
 } reduce_job;
 
 static double identity(const reduce_job *j) {
@@ -185,47 +186,81 @@ static void combine_pieces(const reduce_job *j) {
   }
 }
 
-/* Outer walk: task = (kept outer index, chunk of `width` outputs along the kept inner dim). */
-static void run_outer(void *arg, int64_t lo, int64_t hi) {
-  const reduce_job *j = arg;
+/* Outer walk, one task: outputs [w0, w0 + n) along the kept inner dim at kept position `it`,
+ * accumulated over reduced positions [rlo, rhi) into total[0, n) (double). */
+static void outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t w0, int64_t n,
+                       int64_t rlo, int64_t rhi, double *total) {
   const lt__cpu_kernels *k = j->k, *k64 = lt__cpu_kernels_for(LT_F64);
   const lt__cpu_nest *kept = &j->kept;
   int q = kept->rank - 1;
-  _Alignas(64) double acc[LT__CPU_CHUNK], total[LT__CPU_CHUNK], wide[LT__CPU_CHUNK],
-      buf[LT__CPU_CHUNK];
-  lt__cpu_odometer it;
-  lt__cpu_odometer_seek(&it, kept, q, lo / j->n_chunks);
-  int64_t c = lo % j->n_chunks;
+  _Alignas(64) double acc[LT__CPU_CHUNK], wide[LT__CPU_CHUNK], buf[LT__CPU_CHUNK];
+  int64_t base = it->off[IN] + w0 * kept->strides[IN][q];
+  double init = identity(j);
+  k64->fill(total, n, init);
+  k->fill(acc, n, init);
+  lt__cpu_odometer r;
+  lt__cpu_odometer_seek(&r, &j->red, j->red.rank, rlo);
+  for (int64_t i = rlo; i < rhi; i++) {
+    k->accumulate(acc, chunk_values(j, base + r.off[IN], kept->strides[IN][q], n, buf), n, j->kind);
+    if ((i + 1 - rlo) % FLUSH_ROWS == 0 || i + 1 == rhi) {
+      k64->load(wide, acc, k->dtype, 0, 1, n);
+      k64->accumulate(total, wide, n, j->kind);
+      k->fill(acc, n, init);
+    }
+    lt__cpu_odometer_next(&r);
+  }
+}
+
+/* Stores totals of outputs [w0, w0 + n) along the kept inner dim at kept position `it`. */
+static void outer_finish(const reduce_job *j, const lt__cpu_odometer *it, int64_t w0, int64_t n,
+                         const double *total) {
+  const lt__cpu_nest *kept = &j->kept;
+  int q = kept->rank - 1;
+  lt__cpu_odometer out = *it;
+  for (int64_t w = 0; w < n; w++) {
+    for (int x = 0; x < 3; x++)
+      out.off[x] = it->off[x] + (w0 + w) * kept->strides[x][q];
+    partial p = {total[w], -1, false};
+    finish(j, &out, p);
+  }
+}
+
+/* Outer walk: task t = (chunk c = t / pieces, piece t % pieces), chunk c = (kept outer index,
+ * `width` outputs along the kept inner dim). With one piece the task finishes its outputs;
+ * with several, each piece reduces a slice of the reduced space into j->partials (so that few
+ * wide rows still split between threads, each reading one contiguous slice). */
+static void run_outer(void *arg, int64_t lo, int64_t hi) {
+  const reduce_job *j = arg;
+  const lt__cpu_nest *kept = &j->kept;
+  int q = kept->rank - 1;
+  _Alignas(64) double total[LT__CPU_CHUNK];
   for (int64_t t = lo; t < hi; t++) {
-    int64_t w0 = c * j->width;
+    int64_t c = t / j->pieces, piece = t % j->pieces;
+    lt__cpu_odometer it;
+    lt__cpu_odometer_seek(&it, kept, q, c / j->n_chunks);
+    int64_t w0 = (c % j->n_chunks) * j->width;
     int64_t n = kept->shape[q] - w0 < j->width ? kept->shape[q] - w0 : j->width;
-    int64_t base = it.off[IN] + w0 * kept->strides[IN][q];
-    double init = identity(j);
-    k64->fill(total, n, init);
-    k->fill(acc, n, init);
-    lt__cpu_odometer r;
-    lt__cpu_odometer_seek(&r, &j->red, j->red.rank, 0);
-    for (int64_t i = 0; i < j->n_red; i++) {
-      k->accumulate(acc, chunk_values(j, base + r.off[IN], kept->strides[IN][q], n, buf), n,
-                    j->kind);
-      if ((i + 1) % FLUSH_ROWS == 0 || i + 1 == j->n_red) {
-        k64->load(wide, acc, k->dtype, 0, 1, n);
-        k64->accumulate(total, wide, n, j->kind);
-        k->fill(acc, n, init);
-      }
-      lt__cpu_odometer_next(&r);
-    }
-    lt__cpu_odometer out = it;
-    for (int64_t w = 0; w < n; w++) {
-      for (int x = 0; x < 3; x++)
-        out.off[x] = it.off[x] + (w0 + w) * kept->strides[x][q];
-      partial p = {total[w], -1, false};
-      finish(j, &out, p);
-    }
-    if (++c == j->n_chunks) {
-      c = 0;
-      lt__cpu_odometer_next(&it);
-    }
+    int64_t rlo = j->n_red * piece / j->pieces, rhi = j->n_red * (piece + 1) / j->pieces;
+    double *out = j->pieces > 1 ? j->outer_partials + t * j->width : total;
+    outer_rows(j, &it, w0, n, rlo, rhi, out);
+    if (j->pieces == 1) outer_finish(j, &it, w0, n, total);
+  }
+}
+
+/* Folds the pieces of every chunk and stores the results. */
+static void combine_outer(const reduce_job *j, int64_t n_chunks_total) {
+  const lt__cpu_nest *kept = &j->kept;
+  int q = kept->rank - 1;
+  for (int64_t c = 0; c < n_chunks_total; c++) {
+    lt__cpu_odometer it;
+    lt__cpu_odometer_seek(&it, kept, q, c / j->n_chunks);
+    int64_t w0 = (c % j->n_chunks) * j->width;
+    int64_t n = kept->shape[q] - w0 < j->width ? kept->shape[q] - w0 : j->width;
+    double *total = j->outer_partials + c * j->pieces * j->width;
+    for (int64_t p = 1; p < j->pieces; p++)
+      for (int64_t w = 0; w < n; w++)
+        total[w] = fold(j->kind, total[w], total[p * j->width + w]);
+    outer_finish(j, &it, w0, n, total);
   }
 }
 
@@ -298,13 +333,22 @@ lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
     int threads = lt__cpu_threads(ctx);
     int64_t outer_count = lt__cpu_nest_count(kept, kept->rank - 1);
     j.width = w < LT__CPU_CHUNK ? w : LT__CPU_CHUNK;
-    if (outer_count < threads && w >= 2 * 64) {
-      /* Few kept rows: narrower chunks so every thread gets one. */
-      int64_t want = (w + threads - 1) / threads;
-      j.width = want < j.width ? (want + 15) / 16 * 16 : j.width;
-    }
     j.n_chunks = (w + j.width - 1) / j.width;
-    lt__cpu_parallel(ctx, outer_count * j.n_chunks, work, run_outer, &j);
+    int64_t chunks = outer_count * j.n_chunks;
+    j.pieces = 1;
+    if (chunks < 4 * threads && j.n_red >= 4 * FLUSH_ROWS && chunks * j.width <= (1 << 20)) {
+      j.pieces = (4 * threads + chunks - 1) / chunks;
+      size_t bytes = sizeof(double) * (size_t)(chunks * j.pieces * j.width);
+      j.outer_partials = lt__host_alloc(ctx, bytes);
+      if (j.outer_partials != NULL) {
+        lt__cpu_parallel(ctx, chunks * j.pieces, work, run_outer, &j);
+        combine_outer(&j, chunks);
+        lt__host_free(ctx, j.outer_partials, bytes);
+        return LT_OK;
+      }
+      j.pieces = 1; /* no memory for partials: no split */
+    }
+    lt__cpu_parallel(ctx, chunks, work, run_outer, &j);
     return LT_OK;
   }
   j.pieces = 1;

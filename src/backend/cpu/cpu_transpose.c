@@ -1,6 +1,6 @@
 /* Copy and tile-transpose kernels by element size. The 4- and 8-byte tiles use SSE2 register
  * transposes (baseline on x86-64): 4x4 floats / 2x2 doubles per step, so both the reads and
- * the writes are full vectors; other sizes and edges use the scalar loop. */
+ * the writes are full vectors; other sizes and edges use scalar loops. */
 #include "backend/cpu/cpu_transpose.h"
 
 #include <string.h>
@@ -9,16 +9,18 @@
 #include <emmintrin.h>
 #endif
 
-/* Scalar fallbacks, one per element size: copy_u16/u32/u64, tile_u16/u32/u64. */
+/* Scalar kernels, one per element size: copy_u16/u32/u64, rows_u16/u32/u64 (rows_* transposes
+ * the sub-tile p in [p0, np), q in [q0, nq)). */
 #define LT_DEFINE_SCALAR(S, name)                                                                  \
   static void copy_##name(S *d, int64_t ds, const S *s, int64_t ss, int64_t n) {                   \
     for (int64_t i = 0; i < n; i++)                                                                \
       d[i * ds] = s[i * ss];                                                                       \
   }                                                                                                \
-  static void tile_##name(S *d, int64_t ldd, const S *s, int64_t lds, int64_t np, int64_t nq) {    \
-    for (int64_t p = 0; p < np; p++)                                                               \
-      for (int64_t q = 0; q < nq; q++)                                                             \
-        d[p * ldd + q] = s[q * lds + p];                                                           \
+  static void rows_##name(char *const *drow, const char *const *srow, int64_t p0, int64_t np,      \
+                          int64_t q0, int64_t nq) {                                                \
+    for (int64_t p = p0; p < np; p++)                                                              \
+      for (int64_t q = q0; q < nq; q++)                                                            \
+        ((S *)drow[p])[q] = ((const S *)srow[q])[p];                                               \
   }
 LT_DEFINE_SCALAR(uint16_t, u16)
 LT_DEFINE_SCALAR(uint32_t, u32)
@@ -39,51 +41,114 @@ void lt__cpu_copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, in
 }
 
 #if defined(__SSE2__)
-static void tile_f32_sse(float *d, int64_t ldd, const float *s, int64_t lds, int64_t np,
-                         int64_t nq) {
+static void rows_f32_sse(char *const *drow, const char *const *srow, int64_t np, int64_t nq) {
   int64_t p4 = np - np % 4, q4 = nq - nq % 4;
   for (int64_t q = 0; q < q4; q += 4)
     for (int64_t p = 0; p < p4; p += 4) {
-      __m128 r0 = _mm_loadu_ps(s + (q + 0) * lds + p), r1 = _mm_loadu_ps(s + (q + 1) * lds + p);
-      __m128 r2 = _mm_loadu_ps(s + (q + 2) * lds + p), r3 = _mm_loadu_ps(s + (q + 3) * lds + p);
+      __m128 r0 = _mm_loadu_ps((const float *)srow[q] + p);
+      __m128 r1 = _mm_loadu_ps((const float *)srow[q + 1] + p);
+      __m128 r2 = _mm_loadu_ps((const float *)srow[q + 2] + p);
+      __m128 r3 = _mm_loadu_ps((const float *)srow[q + 3] + p);
       _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-      _mm_storeu_ps(d + (p + 0) * ldd + q, r0);
-      _mm_storeu_ps(d + (p + 1) * ldd + q, r1);
-      _mm_storeu_ps(d + (p + 2) * ldd + q, r2);
-      _mm_storeu_ps(d + (p + 3) * ldd + q, r3);
+      _mm_storeu_ps((float *)drow[p] + q, r0);
+      _mm_storeu_ps((float *)drow[p + 1] + q, r1);
+      _mm_storeu_ps((float *)drow[p + 2] + q, r2);
+      _mm_storeu_ps((float *)drow[p + 3] + q, r3);
     }
-  const uint32_t *su = (const uint32_t *)s;
-  uint32_t *du = (uint32_t *)d;
-  if (p4 < np) tile_u32(du + p4 * ldd, ldd, su + p4, lds, np - p4, nq);
-  if (q4 < nq) tile_u32(du + q4, ldd, su + q4 * lds, lds, p4, nq - q4);
+  rows_u32(drow, srow, p4, np, 0, nq);
+  rows_u32(drow, srow, 0, p4, q4, nq);
 }
 
-static void tile_f64_sse(double *d, int64_t ldd, const double *s, int64_t lds, int64_t np,
-                         int64_t nq) {
+static void rows_f64_sse(char *const *drow, const char *const *srow, int64_t np, int64_t nq) {
   int64_t p2 = np - np % 2, q2 = nq - nq % 2;
   for (int64_t q = 0; q < q2; q += 2)
     for (int64_t p = 0; p < p2; p += 2) {
-      __m128d r0 = _mm_loadu_pd(s + q * lds + p), r1 = _mm_loadu_pd(s + (q + 1) * lds + p);
-      _mm_storeu_pd(d + p * ldd + q, _mm_unpacklo_pd(r0, r1));
-      _mm_storeu_pd(d + (p + 1) * ldd + q, _mm_unpackhi_pd(r0, r1));
+      __m128d r0 = _mm_loadu_pd((const double *)srow[q] + p);
+      __m128d r1 = _mm_loadu_pd((const double *)srow[q + 1] + p);
+      _mm_storeu_pd((double *)drow[p] + q, _mm_unpacklo_pd(r0, r1));
+      _mm_storeu_pd((double *)drow[p + 1] + q, _mm_unpackhi_pd(r0, r1));
     }
-  const uint64_t *su = (const uint64_t *)s;
-  uint64_t *du = (uint64_t *)d;
-  if (p2 < np) tile_u64(du + p2 * ldd, ldd, su + p2, lds, np - p2, nq);
-  if (q2 < nq) tile_u64(du + q2, ldd, su + q2 * lds, lds, p2, nq - q2);
+  rows_u64(drow, srow, p2, np, 0, nq);
+  rows_u64(drow, srow, 0, p2, q2, nq);
 }
 #endif
 
-void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t np,
-                            int64_t nq, size_t esize) {
+static void transpose_rows(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
+                           size_t esize) {
   switch (esize) {
-  case 2: tile_u16(dst, ldd, src, lds, np, nq); break;
+  case 2: rows_u16(drow, srow, 0, np, 0, nq); break;
 #if defined(__SSE2__)
-  case 4: tile_f32_sse(dst, ldd, src, lds, np, nq); break;
-  default: tile_f64_sse(dst, ldd, src, lds, np, nq); break;
+  case 4: rows_f32_sse(drow, srow, np, nq); break;
+  default: rows_f64_sse(drow, srow, np, nq); break;
 #else
-  case 4: tile_u32(dst, ldd, src, lds, np, nq); break;
-  default: tile_u64(dst, ldd, src, lds, np, nq); break;
+  case 4: rows_u32(drow, srow, 0, np, 0, nq); break;
+  default: rows_u64(drow, srow, 0, np, 0, nq); break;
 #endif
   }
+}
+
+void lt__cpu_transpose_rows(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
+                            size_t esize, bool stream) {
+  size_t row = (size_t)nq * esize;
+  if (!stream || row % 64 != 0) {
+    transpose_rows(drow, srow, np, nq, esize);
+    return;
+  }
+  /* Transpose into a cache-resident buffer, then stream each row out in whole lines. */
+  _Alignas(64) char buf[LT__CPU_TILE_MAX * LT__CPU_TILE_MAX * 8];
+  char *brow[LT__CPU_TILE_MAX] = {0};
+  for (int64_t p = 0; p < np; p++)
+    brow[p] = buf + (size_t)p * row;
+  transpose_rows(brow, srow, np, nq, esize);
+  for (int64_t p = 0; p < np; p++)
+    lt__cpu_copy_stream(drow[p], brow[p], row);
+}
+
+void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t np,
+                            int64_t nq, size_t esize) {
+  char *drow[LT__CPU_TILE_MAX] = {0};
+  const char *srow[LT__CPU_TILE_MAX] = {0};
+  for (int64_t p = 0; p < np; p++)
+    drow[p] = (char *)dst + p * ldd * (int64_t)esize;
+  for (int64_t q = 0; q < nq; q++)
+    srow[q] = (const char *)src + q * lds * (int64_t)esize;
+  transpose_rows(drow, srow, np, nq, esize);
+}
+
+/* Only whole, aligned 64-byte lines are streamed (a partial line written with non-temporal
+ * stores costs a full memory round trip); the ragged ends use memcpy. */
+void lt__cpu_copy_stream(void *dst, const void *src, size_t bytes) {
+#if defined(__SSE2__)
+  char *d = dst;
+  const char *s = src;
+  size_t head = (64 - ((uintptr_t)d & 63)) & 63;
+  if (head >= bytes || bytes - head < 64) {
+    memcpy(d, s, bytes);
+    return;
+  }
+  memcpy(d, s, head);
+  d += head;
+  s += head;
+  bytes -= head;
+  size_t body = bytes & ~(size_t)63;
+  for (size_t i = 0; i < body; i += 64) {
+    __m128i x0 = _mm_loadu_si128((const __m128i *)(s + i));
+    __m128i x1 = _mm_loadu_si128((const __m128i *)(s + i + 16));
+    __m128i x2 = _mm_loadu_si128((const __m128i *)(s + i + 32));
+    __m128i x3 = _mm_loadu_si128((const __m128i *)(s + i + 48));
+    _mm_stream_si128((__m128i *)(d + i), x0);
+    _mm_stream_si128((__m128i *)(d + i + 16), x1);
+    _mm_stream_si128((__m128i *)(d + i + 32), x2);
+    _mm_stream_si128((__m128i *)(d + i + 48), x3);
+  }
+  memcpy(d + body, s + body, bytes - body);
+#else
+  memcpy(dst, src, bytes);
+#endif
+}
+
+void lt__cpu_stream_fence(void) {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
 }

@@ -2,14 +2,28 @@
 #ifndef LT_BACKEND_CPU_TRANSPOSE_H
 #define LT_BACKEND_CPU_TRANSPOSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Largest tile edge the tile kernels accept. */
+#define LT__CPU_TILE_MAX 32
 
 /* dst[i*ds] = src[i*ss] for i < n, elements of esize bytes (2, 4 or 8). */
 void lt__cpu_copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n,
                           size_t esize);
-/* dst[p*ldd + q] = src[q*lds + p] for p < np, q < nq (one cache-resident tile). */
+/* Tile transpose over row pointers: element q of destination row p is element p of source
+ * row q, for p < np, q < nq (both <= LT__CPU_TILE_MAX). With `stream`, destination rows that
+ * cover whole aligned cache lines are written with non-temporal stores (for outputs far larger
+ * than the caches: no read-for-ownership traffic). */
+void lt__cpu_transpose_rows(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
+                            size_t esize, bool stream);
+/* Strided form of the same: dst[p*ldd + q] = src[q*lds + p]. */
 void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t np,
                             int64_t nq, size_t esize);
+/* memcpy with non-temporal stores for the whole aligned 64-byte lines. */
+void lt__cpu_copy_stream(void *dst, const void *src, size_t bytes);
+/* Orders the non-temporal stores of this thread before what follows. */
+void lt__cpu_stream_fence(void);
 
 #endif

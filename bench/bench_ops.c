@@ -1,0 +1,362 @@
+/* Operations at memory speed: permutations, reductions and broadcast binary ops on 64M-element
+ * float32 tensors, each printed as GB/s (bytes read + written) and as a ratio to a limit
+ * measured in the same run with the same number of threads: copy (memcpy and a plain loop),
+ * a read-only sum loop, and a STREAM triad. Medians of LT_BENCH_REPS runs (default 5).
+ * Each case's limit is re-measured interleaved with its own runs (the machine may be shared).
+ *   usage: bench_ops [csv-file]   (LT_BENCH_N overrides the element count, LT_NUM_THREADS the
+ *   thread count; the CSV lines feed bench/bench_ops_numpy.py for the side-by-side) */
+#define _GNU_SOURCE
+#include "tensor.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t N = 1 << 26;
+static int REPS = 5;
+static int THREADS = 2;
+static FILE *csv;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- machine limits: simple loops split across THREADS pthreads ---- */
+
+typedef enum { K_MEMCPY, K_COPY, K_SUM, K_TRIAD } limit_kind;
+typedef struct limit_arg {
+  limit_kind kind;
+  float *a, *b, *c;
+  int64_t lo, hi;
+  double sink;
+} limit_arg;
+
+/* Keep the compiler from turning the copy loop into a memcpy call. */
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) static void
+copy_loop(float *restrict d, const float *restrict s, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    d[i] = s[i];
+}
+
+static double sum_loop(const float *restrict s, int64_t n) {
+  float acc[16] = {0};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; j++)
+      acc[j] += s[i + j];
+  double t = 0;
+  for (int j = 0; j < 16; j++)
+    t += acc[j];
+  for (; i < n; i++)
+    t += s[i];
+  return t;
+}
+
+static void triad_loop(float *restrict a, const float *restrict b, const float *restrict c,
+                       int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    a[i] = b[i] + 3.0f * c[i];
+}
+
+static void *limit_worker(void *p) {
+  limit_arg *a = p;
+  int64_t n = a->hi - a->lo;
+  switch (a->kind) {
+  case K_MEMCPY: memcpy(a->a + a->lo, a->b + a->lo, sizeof(float) * (size_t)n); break;
+  case K_COPY: copy_loop(a->a + a->lo, a->b + a->lo, n); break;
+  case K_SUM: a->sink = sum_loop(a->b + a->lo, n); break;
+  case K_TRIAD: triad_loop(a->a + a->lo, a->b + a->lo, a->c + a->lo, n); break;
+  }
+  return NULL;
+}
+
+static double run_limit(limit_kind kind, float *a, float *b, float *c) {
+  pthread_t th[64];
+  limit_arg args[64];
+  double t0 = now();
+  for (int i = 0; i < THREADS; i++) {
+    args[i] = (limit_arg){kind, a, b, c, N * i / THREADS, N * (i + 1) / THREADS, 0};
+    pthread_create(&th[i], NULL, limit_worker, &args[i]);
+  }
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(th[i], NULL);
+  return now() - t0;
+}
+
+static double limit_gbs(limit_kind kind, float *a, float *b, float *c, double bytes) {
+  double t[64];
+  run_limit(kind, a, b, c); /* warm-up */
+  for (int r = 0; r < REPS; r++)
+    t[r] = run_limit(kind, a, b, c);
+  return bytes / median(t, REPS) / 1e9;
+}
+
+/* Same page policy as the library's CPU allocations (transparent huge pages when allowed). */
+static float *huge_alloc(int64_t n) {
+  size_t bytes = (sizeof(float) * (size_t)n + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+  float *p = aligned_alloc(2u << 20, bytes);
+  if (p == NULL) exit(1);
+#ifdef MADV_HUGEPAGE
+  madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+/* ---- our operations ---- */
+
+/* The limit buffers stay allocated: each case re-measures its limit interleaved with its own
+ * runs (limit, case, limit, case, ...), so both see the same machine load (it is shared). */
+static float *la, *lb, *lc;
+
+static lt_context *ctx;
+
+static void check(lt_status st, const char *what) {
+  if (st != LT_OK) {
+    fprintf(stderr, "%s failed: %s: %s\n", what, lt_status_string(st), lt_last_error());
+    exit(1);
+  }
+}
+
+/* Median seconds of one plan execution (after a warm-up that also faults the output in) and,
+ * interleaved with it, the median GB/s of the matching limit (for copies: the better of memcpy
+ * and the copy loop). */
+static double time_plan(lt_plan *plan, const lt_tensor *const *ins, int n_in, lt_tensor *out,
+                        limit_kind kind, double limit_bytes, double *limit) {
+  double t[64], l[64];
+  check(lt_plan_execute(plan, ins, n_in, NULL, 0, out), "execute");
+  for (int r = 0; r < REPS; r++) {
+    double tl = run_limit(kind, la, lb, lc);
+    if (kind == K_MEMCPY) {
+      double tc = run_limit(K_COPY, la, lb, lc);
+      tl = tc < tl ? tc : tl;
+    }
+    l[r] = limit_bytes / tl / 1e9;
+    double t0 = now();
+    check(lt_plan_execute(plan, ins, n_in, NULL, 0, out), "execute");
+    t[r] = now() - t0;
+  }
+  *limit = median(l, REPS);
+  return median(t, REPS);
+}
+
+typedef struct category {
+  const char *name;
+  double log_ratio_sum, min_ratio;
+  int count;
+} category;
+
+/* LT_BENCH_ONLY=permutation|reduction|binary runs one category. */
+static bool wanted(const char *cat) {
+  const char *only = getenv("LT_BENCH_ONLY");
+  return only == NULL || strcmp(only, cat) == 0;
+}
+
+static void report(category *cat, const char *name, const char *detail, double bytes,
+                   double seconds, double limit) {
+  double gbs = bytes / seconds / 1e9, ratio = gbs / limit;
+  printf("%-12s %-34s %8.2f GB/s  %5.2f of %s\n", cat->name, detail, gbs, ratio, name);
+  if (csv) fprintf(csv, "%s,%s,%.4f,%.4f\n", cat->name, detail, gbs, ratio);
+  cat->log_ratio_sum += log(ratio);
+  cat->min_ratio = cat->count == 0 || ratio < cat->min_ratio ? ratio : cat->min_ratio;
+  cat->count++;
+}
+
+static void summary(const category *cat) {
+  if (cat->count == 0) return;
+  printf("%-12s geometric mean %.2f, minimum %.2f over %d cases\n", cat->name,
+         exp(cat->log_ratio_sum / cat->count), cat->min_ratio, cat->count);
+}
+
+static void describe(char *buf, size_t n, int rank, const int64_t *shape, const int *p, int np) {
+  int k = snprintf(buf, n, "(");
+  for (int i = 0; i < rank; i++)
+    k += snprintf(buf + k, n - (size_t)k, "%s%lld", i ? "," : "", (long long)shape[i]);
+  k += snprintf(buf + k, n - (size_t)k, ") [");
+  for (int i = 0; i < np; i++)
+    k += snprintf(buf + k, n - (size_t)k, "%s%d", i ? "," : "", p[i]);
+  snprintf(buf + k, n - (size_t)k, "]");
+}
+
+static lt_tensor *make(int rank, const int64_t *shape) {
+  lt_tensor *t;
+  check(lt_tensor_full(ctx, LT_F32, rank, shape, 1.0, &t), "full");
+  return t;
+}
+
+static void bench_permutation(category *cat, int rank, const int64_t *shape, const int *perm) {
+  lt_tensor *a = make(rank, shape), *d;
+  int64_t dshape[8];
+  int32_t ma[8], md[8];
+  for (int i = 0; i < rank; i++) {
+    ma[i] = i;
+    md[i] = perm[i];
+    dshape[i] = shape[perm[i]];
+  }
+  d = make(rank, dshape);
+  lt_plan *plan;
+  check(lt_plan_permutation(a, ma, d, md, NULL, &plan), "plan_permutation");
+  double copy_limit;
+  double s =
+      time_plan(plan, (const lt_tensor *const *)&a, 1, d, K_MEMCPY, 8.0 * (double)N, &copy_limit);
+  char detail[128];
+  describe(detail, sizeof detail, rank, shape, perm, rank);
+  report(cat, "copy", detail, 8.0 * (double)N, s, copy_limit);
+  lt_plan_destroy(plan);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(d);
+}
+
+static void bench_reduction(category *cat, int rank, const int64_t *shape, const int *axes,
+                            int n_axes) {
+  if (!wanted(cat->name)) return;
+  lt_tensor *a = make(rank, shape), *d;
+  int64_t dshape[8];
+  int32_t ma[8], md[8];
+  int kept = 0;
+  int64_t nout = 1;
+  for (int i = 0; i < rank; i++) {
+    ma[i] = i;
+    bool red = false;
+    for (int k = 0; k < n_axes; k++)
+      red |= axes[k] == i;
+    if (!red) {
+      md[kept] = i;
+      dshape[kept++] = shape[i];
+      nout *= shape[i];
+    }
+  }
+  d = make(kept, dshape);
+  lt_plan *plan;
+  check(lt_plan_reduction(a, ma, NULL, NULL, LT_REDUCE_SUM, d, md, NULL, &plan), "plan_reduction");
+  double read_limit;
+  double s =
+      time_plan(plan, (const lt_tensor *const *)&a, 1, d, K_SUM, 4.0 * (double)N, &read_limit);
+  char detail[128];
+  describe(detail, sizeof detail, rank, shape, axes, n_axes);
+  report(cat, "read", detail, 4.0 * (double)(N + nout), s, read_limit);
+  lt_plan_destroy(plan);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(d);
+}
+
+/* D[ijk] = A[ijk] + B[subset of ijk]: bytes = A + B + D. */
+static void bench_binary(category *cat, const int64_t *shape, const int32_t *mb, int rank_b,
+                         const char *label) {
+  if (!wanted(cat->name)) return;
+  int32_t m[3] = {0, 1, 2};
+  int64_t bshape[3];
+  int64_t nb = 1;
+  for (int i = 0; i < rank_b; i++)
+    nb *= (bshape[i] = shape[mb[i]]);
+  lt_tensor *a = make(3, shape), *b = make(rank_b, bshape), *d = make(3, shape);
+  lt_plan *plan;
+  check(lt_plan_binary(a, m, b, mb, LT_BINARY_ADD, d, m, NULL, &plan), "plan_binary");
+  const lt_tensor *ins[2] = {a, b};
+  double triad_limit;
+  double s = time_plan(plan, ins, 2, d, K_TRIAD, 12.0 * (double)N, &triad_limit);
+  char detail[128];
+  snprintf(detail, sizeof detail, "(%lld,%lld,%lld) + %s", (long long)shape[0], (long long)shape[1],
+           (long long)shape[2], label);
+  report(cat, "triad", detail, 4.0 * (double)(2 * N + nb), s, triad_limit);
+  lt_plan_destroy(plan);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(b);
+  lt_tensor_destroy(d);
+}
+
+int main(int argc, char **argv) {
+  if (getenv("LT_BENCH_N")) N = strtoll(getenv("LT_BENCH_N"), NULL, 10);
+  if (getenv("LT_BENCH_REPS")) REPS = atoi(getenv("LT_BENCH_REPS"));
+  if (REPS < 1 || REPS > 64) REPS = 5;
+  if (argc > 1) csv = fopen(argv[1], "w");
+  check(lt_context_create("cpu", &ctx), "context");
+  THREADS = lt_context_num_threads(ctx);
+  if (THREADS <= 0) {
+    const char *env = getenv("LT_NUM_THREADS");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    THREADS = env ? atoi(env) : (int)cores;
+  }
+  if (THREADS < 1 || THREADS > 64) THREADS = 2;
+  float *a = huge_alloc(N), *b = huge_alloc(N), *c = huge_alloc(N);
+  for (int64_t i = 0; i < N; i++)
+    a[i] = b[i] = c[i] = 1.0f;
+  double bytes = 4.0 * (double)N;
+  double mcpy = limit_gbs(K_MEMCPY, a, b, c, 2 * bytes);
+  double cpy = limit_gbs(K_COPY, a, b, c, 2 * bytes);
+  double rd = limit_gbs(K_SUM, a, b, c, bytes);
+  double triad = limit_gbs(K_TRIAD, a, b, c, 3 * bytes);
+  la = a;
+  lb = b;
+  lc = c;
+  printf("libtensor %s, %lld float32 elements, %d threads, median of %d runs\n", lt_version(),
+         (long long)N, THREADS, REPS);
+  printf("limits: memcpy %.2f GB/s, copy loop %.2f GB/s, read-only sum %.2f GB/s, triad %.2f "
+         "GB/s\n",
+         mcpy, cpy, rd, triad);
+  if (csv)
+    fprintf(csv, "limit,memcpy,%.4f,1\nlimit,copy,%.4f,1\nlimit,sum,%.4f,1\nlimit,triad,%.4f,1\n",
+            mcpy, cpy, rd, triad);
+
+  category perm = {"permutation", 0, 0, 0};
+  int64_t r = (int64_t)llround(sqrt((double)N));
+  int64_t s2[2] = {r, N / r};
+  int p2[2] = {1, 0};
+  bench_permutation(&perm, 2, s2, p2);
+  int64_t s3[3] = {N / (512 * 256), 256, 512};
+  int p3[4][3] = {{2, 1, 0}, {0, 2, 1}, {2, 0, 1}, {1, 0, 2}};
+  for (int i = 0; i < 4; i++)
+    bench_permutation(&perm, 3, s3, p3[i]);
+  int64_t s4[4] = {N / (64 * 128 * 128), 64, 128, 128};
+  int p4[3][4] = {{3, 2, 1, 0}, {0, 1, 3, 2}, {3, 0, 1, 2}};
+  for (int i = 0; i < 3; i++)
+    bench_permutation(&perm, 4, s4, p4[i]);
+  int64_t s5[5] = {N / (32 * 32 * 32 * 64), 32, 32, 32, 64};
+  int p5[3][5] = {{4, 3, 2, 1, 0}, {0, 1, 2, 4, 3}, {4, 0, 1, 2, 3}};
+  for (int i = 0; i < 3; i++)
+    bench_permutation(&perm, 5, s5, p5[i]);
+  int64_t s6[6] = {N / (16 * 16 * 16 * 16 * 64), 16, 16, 16, 16, 64};
+  int p6[3][6] = {{5, 4, 3, 2, 1, 0}, {0, 1, 2, 3, 5, 4}, {5, 0, 1, 2, 3, 4}};
+  for (int i = 0; i < 3; i++)
+    bench_permutation(&perm, 6, s6, p6[i]);
+
+  category red = {"reduction", 0, 0, 0};
+  int64_t r3[3] = {N / (512 * 512), 512, 512};
+  int ax[7][3] = {{2}, {0}, {1}, {1, 2}, {0, 1}, {0, 2}, {0, 1, 2}};
+  int nax[7] = {1, 1, 1, 2, 2, 2, 3};
+  for (int i = 0; i < 7; i++)
+    bench_reduction(&red, 3, r3, ax[i], nax[i]);
+
+  category bin = {"binary", 0, 0, 0};
+  int32_t full[3] = {0, 1, 2}, row[1] = {2}, col[2] = {0, 1}, mid[1] = {1};
+  bench_binary(&bin, r3, full, 3, "B(i,j,k)");
+  bench_binary(&bin, r3, row, 1, "B(k)");
+  bench_binary(&bin, r3, col, 2, "B(i,j)");
+  bench_binary(&bin, r3, mid, 1, "B(j)");
+
+  summary(&perm);
+  summary(&red);
+  summary(&bin);
+  if (csv) fclose(csv);
+  free(a);
+  free(b);
+  free(c);
+  lt_context_destroy(ctx);
+  return 0;
+}

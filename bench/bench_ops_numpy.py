@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+"""NumPy on the cases of bench_ops.c, for a side-by-side.
+
+    build/bench/bench_ops ours.csv && /usr/bin/python3 bench/bench_ops_numpy.py ours.csv
+
+Prints NumPy's GB/s (bytes read + written, as bench_ops counts them) for
+np.ascontiguousarray(a.transpose(p)), a.sum(axis) and a + b, medians of LT_BENCH_REPS runs
+(default 5) on LT_BENCH_N float32 elements (default 2**26); with bench_ops' CSV it also prints
+libtensor's figure and the speed-up. NumPy runs on one thread (it does not thread these).
+"""
+import math
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+N = int(os.environ.get("LT_BENCH_N", 1 << 26))
+REPS = int(os.environ.get("LT_BENCH_REPS", 5))
+
+
+def median_seconds(fn):
+    fn()
+    times = []
+    for _ in range(REPS):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def shape_text(shape, items):
+    return "(%s) [%s]" % (",".join(map(str, shape)), ",".join(map(str, items)))
+
+
+def cases():
+    r = int(round(math.sqrt(N)))
+    s3 = (N // (512 * 256), 256, 512)
+    s4 = (N // (64 * 128 * 128), 64, 128, 128)
+    s5 = (N // (32 * 32 * 32 * 64), 32, 32, 32, 64)
+    s6 = (N // (16 * 16 * 16 * 16 * 64), 16, 16, 16, 16, 64)
+    perms = [((r, N // r), (1, 0))]
+    perms += [(s3, p) for p in [(2, 1, 0), (0, 2, 1), (2, 0, 1), (1, 0, 2)]]
+    perms += [(s4, p) for p in [(3, 2, 1, 0), (0, 1, 3, 2), (3, 0, 1, 2)]]
+    perms += [(s5, p) for p in [(4, 3, 2, 1, 0), (0, 1, 2, 4, 3), (4, 0, 1, 2, 3)]]
+    perms += [(s6, p) for p in [(5, 4, 3, 2, 1, 0), (0, 1, 2, 3, 5, 4), (5, 0, 1, 2, 3, 4)]]
+    for shape, p in perms:
+        a = np.ones(shape, np.float32)
+        yield "permutation", shape_text(shape, p), 8.0 * a.size, lambda a=a, p=p: np.ascontiguousarray(a.transpose(p))
+    r3 = (N // (512 * 512), 512, 512)
+    a = np.ones(r3, np.float32)
+    for axes in [(2,), (0,), (1,), (1, 2), (0, 1), (0, 2), (0, 1, 2)]:
+        out = 1
+        for i, e in enumerate(r3):
+            out *= 1 if i in axes else e
+        yield "reduction", shape_text(r3, axes), 4.0 * (a.size + out), lambda axes=axes: a.sum(axis=axes)
+    bs = {"B(i,j,k)": r3, "B(k)": (r3[2],), "B(i,j)": (r3[0], r3[1], 1), "B(j)": (r3[1], 1)}
+    d = np.empty(r3, np.float32)
+    for label, shape in bs.items():
+        b = np.ones(shape, np.float32)
+        text = "(%d,%d,%d) + %s" % (r3 + (label,))
+        yield "binary", text, 4.0 * (2 * a.size + b.size), lambda b=b: np.add(a, b, out=d)
+
+
+def main():
+    ours = {}
+    if len(sys.argv) > 1:
+        with open(sys.argv[1]) as f:
+            for line in f:
+                cat, rest = line.strip().split(",", 1)
+                case, gbs, _ratio = rest.rsplit(",", 2)
+                ours[(cat, case)] = float(gbs)
+    print("numpy %s, %d float32 elements, median of %d runs" % (np.__version__, N, REPS))
+    logs = {}
+    for cat, case, nbytes, fn in cases():
+        if nbytes == 0:
+            continue
+        gbs = nbytes / median_seconds(fn) / 1e9
+        line = "numpy,%s,%s,%.4f" % (cat, case, gbs)
+        if (cat, case) in ours:
+            speedup = ours[(cat, case)] / gbs
+            logs.setdefault(cat, []).append(math.log(speedup))
+            line += ",libtensor,%.4f,speedup,%.2f" % (ours[(cat, case)], speedup)
+        print(line)
+    for cat, values in logs.items():
+        print("speed-up over numpy, %s: geometric mean %.2f, minimum %.2f" % (
+            cat, math.exp(sum(values) / len(values)), math.exp(min(values))))
+
+
+if __name__ == "__main__":
+    main()

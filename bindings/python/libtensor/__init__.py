@@ -1,0 +1,32 @@
+"""libtensor: dense strided tensors, views, operations, einsum and plans (ctypes binding).
+
+    import libtensor as lt
+    lt.einsum("ij,jk->ik", a, b)          # NumPy arrays in, NumPy array out
+    t = lt.tensor(a)[1:, ::-1].T          # zero-copy views
+    plan = lt.plan_einsum("bij,bjk->bik", x, y); plan(x, y)
+"""
+from . import _lib
+from .context import Context, Device, context, devices
+from .errors import *  # noqa: F401,F403
+from .errors import LibtensorError, error_class
+from .tensor import (Tensor, as_strided, broadcast_to, empty, from_numpy, full, held_count,
+                     load, lt_dtype, save, tensor, zeros)
+from .ops import *  # noqa: F401,F403
+from .einsum import EinsumPlan, einsum, einsum_path, plan_einsum
+
+__version__ = _lib.fn("lt_version")().decode()
+library_path = _lib.path
+
+
+def has(name):
+    """True if the loaded libtensor exports the C function `name` (e.g. "lt_einsum")."""
+    return _lib.has(name)
+
+
+from . import errors as _errors, ops as _ops  # noqa: E402
+
+__all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_class",
+            "Tensor", "as_strided", "broadcast_to", "empty", "from_numpy", "full", "held_count",
+            "load", "lt_dtype", "save", "tensor", "zeros", "EinsumPlan", "einsum", "einsum_path",
+            "plan_einsum", "has", "library_path"]
+           + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__))

@@ -1,0 +1,180 @@
+"""Loading libtensor.so and declaring the C signatures (ctypes, no compiler needed).
+
+The library is found, in order, through the environment variable LIBTENSOR_PATH (a file or a
+folder), next to this package, in a build tree above it, in the installed tree the package
+sits in (PREFIX/lib/python3/dist-packages), then on the system. Functions that the
+loaded library does not export yet are simply absent: `has(name)` tells, `fn(name)` raises.
+"""
+import ctypes
+import ctypes.util
+import glob
+import os
+
+c_int64_p = ctypes.POINTER(ctypes.c_int64)
+c_int_p = ctypes.POINTER(ctypes.c_int)
+c_int32_p = ctypes.POINTER(ctypes.c_int32)
+handle = ctypes.c_void_p
+handle_p = ctypes.POINTER(ctypes.c_void_p)
+status = ctypes.c_int
+release_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+
+# name: (restype, argtypes)
+_SIGNATURES = {
+    "lt_version": (ctypes.c_char_p, []),
+    "lt_version_number": (ctypes.c_int, []),
+    "lt_status_string": (ctypes.c_char_p, [status]),
+    "lt_last_error": (ctypes.c_char_p, []),
+    "lt_clear_error": (None, []),
+    "lt_dtype_size": (ctypes.c_size_t, [ctypes.c_int]),
+    "lt_dtype_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "lt_dtype_from_name": (status, [ctypes.c_char_p, c_int_p]),
+    # context.h
+    "lt_device_count": (status, [c_int_p]),
+    "lt_device_string": (status, [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),
+    "lt_device_int": (status, [ctypes.c_int, ctypes.c_int, c_int64_p]),
+    "lt_context_create": (status, [ctypes.c_char_p, handle_p]),
+    "lt_context_destroy": (None, [handle]),
+    "lt_context_device": (ctypes.c_char_p, [handle]),
+    "lt_context_set_num_threads": (status, [handle, ctypes.c_int]),
+    "lt_context_num_threads": (ctypes.c_int, [handle]),
+    "lt_context_synchronize": (status, [handle]),
+    "lt_context_clear_cache": (status, [handle]),
+    # tensor.h
+    "lt_tensor_empty": (status, [handle, ctypes.c_int, ctypes.c_int, c_int64_p, handle_p]),
+    "lt_tensor_zeros": (status, [handle, ctypes.c_int, ctypes.c_int, c_int64_p, handle_p]),
+    "lt_tensor_full": (status, [handle, ctypes.c_int, ctypes.c_int, c_int64_p, ctypes.c_double,
+                                handle_p]),
+    "lt_tensor_from_host": (status, [handle, ctypes.c_int, ctypes.c_int, c_int64_p, c_int64_p,
+                                     ctypes.c_void_p, handle_p]),
+    "lt_tensor_wrap_host": (status, [handle, ctypes.c_int, ctypes.c_int, c_int64_p, c_int64_p,
+                                     ctypes.c_void_p, release_fn, ctypes.c_void_p, handle_p]),
+    "lt_tensor_destroy": (None, [handle]),
+    "lt_tensor_to_host": (status, [handle, ctypes.c_void_p, ctypes.c_size_t]),
+    "lt_tensor_get": (status, [handle, c_int64_p, ctypes.POINTER(ctypes.c_double)]),
+    "lt_tensor_set": (status, [handle, c_int64_p, ctypes.c_double]),
+    "lt_tensor_host_pointer": (status, [handle, ctypes.POINTER(ctypes.c_void_p)]),
+    "lt_tensor_dtype": (ctypes.c_int, [handle]),
+    "lt_tensor_rank": (ctypes.c_int, [handle]),
+    "lt_tensor_shape": (c_int64_p, [handle]),
+    "lt_tensor_strides": (c_int64_p, [handle]),
+    "lt_tensor_offset": (ctypes.c_int64, [handle]),
+    "lt_tensor_numel": (ctypes.c_int64, [handle]),
+    "lt_tensor_nbytes": (ctypes.c_size_t, [handle]),
+    "lt_tensor_is_contiguous": (ctypes.c_bool, [handle]),
+    "lt_tensor_shares_storage": (ctypes.c_bool, [handle, handle]),
+    "lt_tensor_context": (handle, [handle]),
+    "lt_view_reshape": (status, [handle, ctypes.c_int, c_int64_p, handle_p]),
+    "lt_view_permute": (status, [handle, c_int_p, handle_p]),
+    "lt_view_transpose": (status, [handle, ctypes.c_int, ctypes.c_int, handle_p]),
+    "lt_view_slice": (status, [handle, ctypes.c_int, ctypes.c_int64, ctypes.c_int64,
+                               ctypes.c_int64, handle_p]),
+    "lt_view_select": (status, [handle, ctypes.c_int, ctypes.c_int64, handle_p]),
+    "lt_view_broadcast_to": (status, [handle, ctypes.c_int, c_int64_p, handle_p]),
+    "lt_view_unsqueeze": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_view_squeeze": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_view_flip": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_view_diagonal": (status, [handle, ctypes.c_int64, ctypes.c_int, ctypes.c_int, handle_p]),
+    "lt_view_as_strided": (status, [handle, ctypes.c_int, c_int64_p, c_int64_p, ctypes.c_int64,
+                                    handle_p]),
+    "lt_tensor_contiguous": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_tensor_reshape": (status, [handle, ctypes.c_int, c_int64_p, handle_p]),
+    "lt_tensor_copy_into": (status, [handle, handle]),
+    "lt_tensor_to_context": (status, [handle, handle, handle_p]),
+    "lt_npy_load": (status, [handle, ctypes.c_char_p, handle_p]),
+    "lt_npy_load_buffer": (status, [handle, ctypes.c_void_p, ctypes.c_size_t, handle_p]),
+    "lt_npy_save": (status, [handle, ctypes.c_char_p]),
+    # ops.h
+    "lt_plan_options_create": (status, [handle_p]),
+    "lt_plan_options_destroy": (None, [handle]),
+    "lt_plan_options_set_compute_dtype": (status, [handle, ctypes.c_int]),
+    "lt_plan_options_set_path": (status, [handle, ctypes.c_int]),
+    "lt_plan_options_set_memory_limit": (status, [handle, ctypes.c_int64]),
+    "lt_plan_options_set_output_dtype": (status, [handle, ctypes.c_int]),
+    "lt_plan_execute": (status, [handle, handle_p, ctypes.c_int, ctypes.POINTER(ctypes.c_double),
+                                 ctypes.c_int, handle]),
+    "lt_plan_create_output": (status, [handle, handle_p]),
+    "lt_plan_workspace_size": (status, [handle, ctypes.POINTER(ctypes.c_size_t)]),
+    "lt_plan_describe": (ctypes.c_char_p, [handle]),
+    "lt_plan_destroy": (None, [handle]),
+    "lt_binary": (status, [ctypes.c_int, handle, handle, handle_p]),
+    "lt_unary": (status, [ctypes.c_int, handle, handle_p]),
+    "lt_reduce": (status, [ctypes.c_int, handle, ctypes.c_int, c_int_p, ctypes.c_bool, handle_p]),
+    "lt_argmax": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_argmin": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_permute": (status, [handle, c_int_p, handle_p]),
+    # einsum.h
+    "lt_plan_einsum": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle,
+                                handle_p]),
+    "lt_einsum": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle_p]),
+    "lt_einsum_into": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle]),
+}
+
+
+def _candidates():
+    env = os.environ.get("LIBTENSOR_PATH")
+    if env:
+        if os.path.isdir(env):
+            yield from sorted(glob.glob(os.path.join(env, "libtensor.so*")))
+        else:
+            yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield from sorted(glob.glob(os.path.join(here, "libtensor.so*")))
+    # A build tree at the repository root: bindings/python/libtensor -> ../../../build*/src
+    root = os.path.abspath(os.path.join(here, "..", "..", ".."))
+    yield from sorted(glob.glob(os.path.join(root, "build*", "src", "libtensor.so")))
+    # Installed: PREFIX/lib/python3/dist-packages/libtensor -> PREFIX/lib/libtensor.so.0
+    yield from sorted(glob.glob(os.path.join(root, "libtensor.so.*")))
+    found = ctypes.util.find_library("tensor")
+    if found:
+        yield found
+    yield "libtensor.so.0"  # the dynamic loader's default folders, without ldconfig's cache
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as exc:
+            errors.append(f"{path}: {exc}")
+    raise ImportError("libtensor: cannot load libtensor.so (set LIBTENSOR_PATH to the library "
+                      "file or its folder)" + ("; tried " + "; ".join(errors) if errors else ""))
+
+
+lib, path = _load()
+_bound = {}
+for _name, (_res, _args) in _SIGNATURES.items():
+    _f = getattr(lib, _name, None)
+    if _f is not None:
+        _f.restype = _res
+        _f.argtypes = _args
+        _bound[_name] = _f
+
+
+def has(name):
+    """True if the loaded library exports the function `name`."""
+    return name in _bound
+
+
+def fn(name):
+    """The bound C function `name`; NotImplementedError if this library lacks it."""
+    f = _bound.get(name)
+    if f is None:
+        raise NotImplementedError(f"libtensor: {name} is not available in {path}")
+    return f
+
+
+def int64_array(values):
+    values = list(values)
+    return (ctypes.c_int64 * max(len(values), 1))(*values)
+
+
+def int_array(values):
+    values = list(values)
+    return (ctypes.c_int * max(len(values), 1))(*values)
+
+
+def handle_array(handles):
+    handles = list(handles)
+    return (ctypes.c_void_p * max(len(handles), 1))(*handles)

@@ -1,0 +1,510 @@
+"""Tensors: NumPy interop (zero-copy both ways on the CPU), views, copies and .npy files."""
+import ctypes
+import itertools
+import operator
+import threading
+
+import numpy as np
+
+from . import _lib
+from .context import Context, context
+from .errors import DtypeError, check
+
+F16, BF16, F32, F64, I64 = 1, 2, 3, 4, 5
+_LT_TO_NP = {F16: np.dtype(np.float16), F32: np.dtype(np.float32), F64: np.dtype(np.float64),
+             I64: np.dtype(np.int64)}
+_NP_TO_LT = {v: k for k, v in _LT_TO_NP.items()}
+_NAMES = {"float16": F16, "f16": F16, "half": F16, "bfloat16": BF16, "bf16": BF16,
+          "float32": F32, "f32": F32, "float": F32, "float64": F64, "f64": F64, "double": F64,
+          "int64": I64, "i64": I64}
+_SLICE_DEFAULT = -(2 ** 63)
+_ALL_AXES = -1000
+
+
+def lt_dtype(dtype):
+    """The lt_dtype code for a dtype given as a name ("bfloat16", "f32"), a NumPy dtype or type."""
+    if isinstance(dtype, str) and dtype.lower() in _NAMES:
+        return _NAMES[dtype.lower()]
+    try:
+        code = _NP_TO_LT.get(np.dtype(dtype))
+    except TypeError:
+        code = None
+    if code is None:
+        raise DtypeError(f"libtensor: unsupported dtype {dtype!r} (float16, bfloat16, float32, "
+                         "float64 or int64)", -7)
+    return code
+
+
+def _dtype_out(code):
+    return _LT_TO_NP.get(code, "bfloat16")
+
+
+def _storable(arr):
+    """`arr` converted, if needed, to a native-order dtype the library stores."""
+    dt = arr.dtype
+    if dt.kind == "f" and dt.itemsize > 8:
+        arr = arr.astype(np.float64)
+    elif dt.kind in "iub" and dt != np.int64:
+        arr = arr.astype(np.int64)
+    elif dt.kind not in "fiub":
+        raise DtypeError(f"libtensor: NumPy dtype {dt} has no libtensor equivalent", -7)
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr
+
+
+def _element_strides(arr, address):
+    """Byte strides as element strides, or None when they are not whole elements (or the data
+    at `address` is misaligned for its dtype)."""
+    size = arr.itemsize
+    if address % size or any(s % size for s in arr.strides):
+        return None
+    return [s // size for s in arr.strides]
+
+
+# Arrays the library holds zero-copy, keyed by the `user` value passed to lt_tensor_wrap_host.
+# The release callback drops the reference once the library no longer needs the memory.
+_held = {}
+_keys = itertools.count(1)
+# Re-entrant: a garbage collection inside a locked section may release a tensor, and so call
+# _release, on the same thread.
+_held_lock = threading.RLock()
+
+
+@_lib.release_fn
+def _release(data, user):
+    with _held_lock:
+        _held.pop(user, None)
+
+
+def held_count():
+    """Number of NumPy arrays currently kept alive for the library (for leak tests)."""
+    return len(_held)
+
+
+def _new(fn_name, ctx, *args, readonly=False):
+    """Calls a constructor-style C function whose last argument is the out handle."""
+    out = ctypes.c_void_p()
+    check(_lib.fn(fn_name)(*args, ctypes.byref(out)))
+    return Tensor(out.value, ctx, readonly)
+
+
+class _HostView:
+    """Exposes a CPU tensor's memory to NumPy and keeps the tensor alive as the array's base."""
+
+    def __init__(self, tensor, ptr, dtype):
+        self.tensor = tensor
+        self.__array_interface__ = {
+            "version": 3, "shape": tensor.shape, "typestr": dtype.str,
+            "data": (ptr, tensor.readonly),
+            "strides": tuple(s * dtype.itemsize for s in tensor.strides)}
+
+
+class Tensor:
+    """A libtensor tensor: storage shared by views, dtype, shape, element strides, context."""
+
+    def __init__(self, handle, ctx, readonly=False):
+        self._handle = handle
+        self.context = ctx
+        # Set for tensors over a read-only NumPy array (and their views): never written.
+        self.readonly = readonly
+
+    def __del__(self):
+        h, self._handle = getattr(self, "_handle", None), None
+        if h is not None:
+            try:
+                _lib.fn("lt_tensor_destroy")(h)
+            except Exception:  # interpreter shutdown
+                pass
+
+    @property
+    def handle(self):
+        return self._handle
+
+    # ---- properties
+    @property
+    def dtype(self):
+        """NumPy dtype, or the string "bfloat16"."""
+        return _dtype_out(self.lt_dtype)
+
+    @property
+    def lt_dtype(self):
+        return _lib.fn("lt_tensor_dtype")(self._handle)
+
+    @property
+    def ndim(self):
+        return _lib.fn("lt_tensor_rank")(self._handle)
+
+    @property
+    def shape(self):
+        rank = self.ndim
+        p = _lib.fn("lt_tensor_shape")(self._handle)
+        return tuple(p[i] for i in range(rank))
+
+    @property
+    def strides(self):
+        """Strides in elements (NumPy's are in bytes)."""
+        rank = self.ndim
+        p = _lib.fn("lt_tensor_strides")(self._handle)
+        return tuple(p[i] for i in range(rank))
+
+    @property
+    def offset(self):
+        return _lib.fn("lt_tensor_offset")(self._handle)
+
+    @property
+    def size(self):
+        return _lib.fn("lt_tensor_numel")(self._handle)
+
+    @property
+    def nbytes(self):
+        return _lib.fn("lt_tensor_nbytes")(self._handle)
+
+    @property
+    def itemsize(self):
+        return _lib.fn("lt_dtype_size")(self.lt_dtype)
+
+    @property
+    def is_contiguous(self):
+        return bool(_lib.fn("lt_tensor_is_contiguous")(self._handle))
+
+    @property
+    def device(self):
+        return self.context.device
+
+    def shares_storage(self, other):
+        return bool(_lib.fn("lt_tensor_shares_storage")(self._handle, other._handle))
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self):
+        return (f"Tensor(shape={self.shape}, dtype={self.dtype}, device={self.device!r})\n"
+                f"{self.numpy()!r}")
+
+    # ---- NumPy interop
+    def numpy(self, copy=False):
+        """The elements as a NumPy array: a zero-copy view that keeps this tensor alive for CPU
+        tensors of a NumPy dtype, else (or with copy=True) a C-ordered copy; bfloat16 becomes
+        float32."""
+        if self.lt_dtype == BF16:
+            return self.contiguous(F32).numpy()
+        dtype = _LT_TO_NP[self.lt_dtype]
+        if not copy and self.context.is_cpu and self.size > 0:
+            ptr = ctypes.c_void_p()
+            check(_lib.fn("lt_tensor_host_pointer")(self._handle, ctypes.byref(ptr)))
+            return np.asarray(_HostView(self, ptr.value, dtype))
+        out = np.empty(self.shape, dtype)
+        check(_lib.fn("lt_tensor_to_host")(self._handle, out.ctypes.data_as(ctypes.c_void_p),
+                                           out.nbytes))
+        return out
+
+    def __array__(self, dtype=None):
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError("libtensor: item() needs a tensor of exactly one element")
+        value = ctypes.c_double()
+        index = _lib.int64_array([0] * self.ndim)
+        check(_lib.fn("lt_tensor_get")(self._handle, index, ctypes.byref(value)))
+        return int(value.value) if self.lt_dtype == I64 else value.value
+
+    # ---- copies
+    def contiguous(self, dtype=None):
+        """C-contiguous copy, optionally converted to `dtype`."""
+        code = 0 if dtype is None else (dtype if isinstance(dtype, int) else lt_dtype(dtype))
+        return _new("lt_tensor_contiguous", self.context, self._handle, code)
+
+    def astype(self, dtype):
+        return self.contiguous(dtype)
+
+    def copy(self):
+        return self.contiguous()
+
+    def to(self, device):
+        """Copy on another device ("cpu", "opencl", a Context)."""
+        ctx = context(device)
+        return _new("lt_tensor_to_context", ctx, self._handle, ctx.handle)
+
+    def save(self, path):
+        """Writes a .npy file."""
+        check(_lib.fn("lt_npy_save")(self._handle, str(path).encode()))
+
+    # ---- views (zero-copy, share storage)
+    def _view(self, fn_name, *args):
+        return _new(fn_name, self.context, self._handle, *args, readonly=self.readonly)
+
+    def reshape(self, *shape):
+        """View with a new shape (one extent may be -1); NotViewableError if impossible."""
+        shape = _shape_arg(shape)
+        return self._view("lt_view_reshape", len(shape), _lib.int64_array(shape))
+
+    def reshape_or_copy(self, *shape):
+        """Reshaped view when the strides allow it, else a contiguous copy."""
+        shape = _shape_arg(shape)
+        return self._view("lt_tensor_reshape", len(shape), _lib.int64_array(shape))
+
+    def permute(self, *axes):
+        axes = _shape_arg(axes)
+        if len(axes) != self.ndim:
+            raise ValueError(f"libtensor: permute needs {self.ndim} axes, got {len(axes)}")
+        return self._view("lt_view_permute", _lib.int_array(axes))
+
+    def transpose(self, *axes):
+        """Reverses the axes, or reorders them as `axes` (like numpy.transpose)."""
+        axes = _shape_arg(axes)
+        return self.permute(*(axes or range(self.ndim - 1, -1, -1)))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def swapaxes(self, axis0, axis1):
+        return self._view("lt_view_transpose", axis0, axis1)
+
+    def broadcast_to(self, shape):
+        shape = _shape_arg((shape,))
+        return self._view("lt_view_broadcast_to", len(shape), _lib.int64_array(shape))
+
+    def squeeze(self, axis=None):
+        if isinstance(axis, tuple):
+            t = self
+            for a in sorted((a % self.ndim for a in axis), reverse=True):
+                t = t.squeeze(a)
+            return t
+        return self._view("lt_view_squeeze", _ALL_AXES if axis is None else axis)
+
+    def unsqueeze(self, axis):
+        return self._view("lt_view_unsqueeze", axis)
+
+    expand_dims = unsqueeze
+
+    def flip(self, axis=None):
+        if axis is None:
+            axis = tuple(range(self.ndim))
+        if isinstance(axis, tuple):
+            t = self
+            for a in axis:
+                t = t.flip(a)
+            return t
+        return self._view("lt_view_flip", axis)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return self._view("lt_view_diagonal", offset, axis1, axis2)
+
+    def as_strided(self, shape, strides, offset=None):
+        """Any layout over this tensor's storage (strides and offset in elements); refused if it
+        reaches outside the storage."""
+        shape, strides = list(shape), list(strides)
+        if len(shape) != len(strides):
+            raise ValueError("libtensor: as_strided needs as many strides as extents")
+        return self._view("lt_view_as_strided", len(shape), _lib.int64_array(shape),
+                          _lib.int64_array(strides), self.offset if offset is None else offset)
+
+    def __getitem__(self, key):
+        """Basic NumPy indexing: ints, slices, Ellipsis and None, as zero-copy views."""
+        t, axis = self, 0
+        for item in _expand_key(key, self.ndim):
+            if item is None:
+                t, axis = t.unsqueeze(axis), axis + 1
+            elif isinstance(item, slice):
+                steps = range(*item.indices(t.shape[axis]))
+                if len(steps) == 0:
+                    t = t._view("lt_view_slice", axis, 0, 0, 1)
+                elif steps != range(t.shape[axis]):
+                    t = t._view("lt_view_slice", axis, steps.start, steps.stop, steps.step)
+                axis += 1
+            else:
+                t = t._view("lt_view_select", axis, item)
+        return t
+
+    def __setitem__(self, key, value):
+        """Copies `value` (broadcast, converted) into the view self[key]."""
+        check_writeable(self)
+        dst = self[key]
+        if isinstance(value, Tensor):
+            src = value
+        else:
+            src = from_numpy(np.asarray(value, dtype=np.float64 if self.lt_dtype == BF16
+                                        else self.dtype), self.context)
+        check(_lib.fn("lt_tensor_copy_into")(dst._handle, src._handle))
+
+    # ---- operators (defined in ops)
+    def __add__(self, other):
+        from .ops import add
+        return add(self, other)
+
+    def __radd__(self, other):
+        from .ops import add
+        return add(other, self)
+
+    def __sub__(self, other):
+        from .ops import subtract
+        return subtract(self, other)
+
+    def __rsub__(self, other):
+        from .ops import subtract
+        return subtract(other, self)
+
+    def __mul__(self, other):
+        from .ops import multiply
+        return multiply(self, other)
+
+    def __rmul__(self, other):
+        from .ops import multiply
+        return multiply(other, self)
+
+    def __truediv__(self, other):
+        from .ops import divide
+        return divide(self, other)
+
+    def __rtruediv__(self, other):
+        from .ops import divide
+        return divide(other, self)
+
+    def __pow__(self, other):
+        from .ops import power
+        return power(self, other)
+
+    def __neg__(self):
+        from .ops import negative
+        return negative(self)
+
+    def __matmul__(self, other):
+        from .einsum import einsum
+        return einsum("...ij,...jk->...ik", self, other)
+
+
+def check_writeable(t):
+    if t.readonly:
+        raise ValueError("libtensor: tensor is read-only (it wraps a read-only NumPy array)")
+
+
+def _shape_arg(args):
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        args = tuple(args[0]) if args[0] is not None else ()
+    return [operator.index(a) for a in args]
+
+
+def _expand_key(key, ndim):
+    """The index tuple with Ellipsis replaced by full slices; ints normalised."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    items = []
+    for k in key:
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            items.append(k)
+        elif isinstance(k, (bool, np.bool_)):
+            raise IndexError("libtensor: boolean indices are not supported (basic indexing only)")
+        else:
+            try:
+                items.append(operator.index(k))
+            except TypeError:
+                raise IndexError(f"libtensor: only integers, slices, ..., and None are valid "
+                                 f"indices, not {type(k).__name__}") from None
+    if items.count(Ellipsis) > 1:
+        raise IndexError("libtensor: an index can only have a single ellipsis ('...')")
+    used = sum(1 for k in items if k is not None and k is not Ellipsis)
+    if used > ndim:
+        raise IndexError(f"libtensor: too many indices: tensor has {ndim} axes, {used} indexed")
+    fill = [slice(None)] * (ndim - used)
+    if Ellipsis in items:
+        at = items.index(Ellipsis)
+        items[at:at + 1] = fill
+    else:
+        items += fill
+    return items
+
+
+def from_numpy(arr, device=None, dtype=None, copy=False):
+    """A Tensor over a NumPy array: zero-copy on a CPU context when the dtype is supported and
+    the strides are whole elements (the array is kept alive while the library uses it), else a
+    copy. `dtype` converts (e.g. "bfloat16", always a copy)."""
+    ctx = context(device)
+    arr = np.asarray(arr)
+    target = None if dtype is None else lt_dtype(dtype)
+    if target == BF16:
+        return from_numpy(arr, ctx, np.float32, copy=True).contiguous(BF16)
+    arr = _storable(arr if target is None else arr.astype(_LT_TO_NP[target], copy=False))
+    code = _NP_TO_LT[arr.dtype]
+    address = arr.__array_interface__["data"][0]
+    strides = _element_strides(arr, address)
+    if strides is None:
+        arr = np.ascontiguousarray(arr)
+        address = arr.__array_interface__["data"][0]
+        strides = _element_strides(arr, address)
+    shape = _lib.int64_array(arr.shape)
+    strides_c = _lib.int64_array(strides)
+    data = ctypes.c_void_p(address)
+    if copy or not ctx.is_cpu:
+        return _new("lt_tensor_from_host", ctx, ctx.handle, code, arr.ndim, shape, strides_c,
+                    data)
+    with _held_lock:
+        key = next(_keys)
+        _held[key] = arr
+    try:
+        return _new("lt_tensor_wrap_host", ctx, ctx.handle, code, arr.ndim, shape, strides_c,
+                    data, _release, ctypes.c_void_p(key), readonly=not arr.flags.writeable)
+    except BaseException:
+        with _held_lock:
+            _held.pop(key, None)  # on failure the library never calls release
+        raise
+
+
+def tensor(data, dtype=None, device=None, copy=False):
+    """A Tensor from a Tensor (moved to `device` / converted when asked), a NumPy array, a
+    nested list or a scalar."""
+    if isinstance(data, Tensor):
+        t = data
+        if device is not None and context(device).device != t.device:
+            t = t.to(device)
+        if dtype is not None and lt_dtype(dtype) != t.lt_dtype:
+            t = t.contiguous(dtype)
+        return t.copy() if copy and t is data else t
+    return from_numpy(data, device, dtype, copy)
+
+
+def _filled(fn_name, shape, dtype, device, *value):
+    ctx = context(device)
+    shape = _shape_arg((shape,))
+    return _new(fn_name, ctx, ctx.handle, lt_dtype(dtype), len(shape), _lib.int64_array(shape),
+                *value)
+
+
+def empty(shape, dtype="float32", device=None):
+    return _filled("lt_tensor_empty", shape, dtype, device)
+
+
+def zeros(shape, dtype="float32", device=None):
+    return _filled("lt_tensor_zeros", shape, dtype, device)
+
+
+def full(shape, value, dtype="float32", device=None):
+    return _filled("lt_tensor_full", shape, dtype, device, float(value))
+
+
+def load(path, device=None):
+    """Loads a .npy file into a Tensor."""
+    ctx = context(device)
+    return _new("lt_npy_load", ctx, ctx.handle, str(path).encode())
+
+
+def save(path, data):
+    """Saves a Tensor or array as .npy through the library."""
+    tensor(data).save(path)
+
+
+def as_strided(data, shape, strides, offset=None):
+    return tensor(data).as_strided(shape, strides, offset)
+
+
+def broadcast_to(data, shape):
+    return tensor(data).broadcast_to(shape)
+
+
+__all__ = ["Tensor", "Context", "from_numpy", "tensor", "empty", "zeros", "full", "load",
+           "save", "lt_dtype", "held_count", "as_strided", "broadcast_to"]

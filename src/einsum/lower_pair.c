@@ -1,0 +1,465 @@
+/* Lowering of a pairwise contraction into map / reduce / direct / GEMM steps (see lower.h). */
+#include "core/error.h"
+#include "einsum/lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Up to this many flops a contraction runs in the backend's direct kernel. */
+#define DIRECT_MAX_FLOPS 32768.0
+#define BLAS_INT_MAX 2147483647LL
+
+typedef struct group {
+  int n;
+  int32_t mode[LT_MAX_RANK];
+  int64_t size; /* product of extents */
+} group;
+
+const char *lt__how_name(lt__how how) {
+  switch (how) {
+  case LT__HOW_EMPTY: return "empty";
+  case LT__HOW_FILL: return "fill";
+  case LT__HOW_ELEMENTWISE: return "elementwise";
+  case LT__HOW_DIRECT: return "direct";
+  case LT__HOW_GEMM: return "GEMM";
+  case LT__HOW_BATCHED_GEMM: return "batched GEMM";
+  }
+  return "?";
+}
+
+int64_t lt__mview_stride(const lt__mview *v, int32_t mode) {
+  for (int i = 0; i < v->rank; i++)
+    if (v->mode[i] == mode) return v->stride[i];
+  return 0;
+}
+
+bool lt__mview_has(const lt__mview *v, int32_t mode) {
+  for (int i = 0; i < v->rank; i++)
+    if (v->mode[i] == mode) return true;
+  return false;
+}
+
+static void operand_over(const lt__mview *v, int rank, const int32_t *modes, lt__operand *op) {
+  op->mem = NULL;
+  op->offset = v->offset;
+  op->dtype = v->dtype;
+  for (int i = 0; i < rank; i++)
+    op->strides[i] = lt__mview_stride(v, modes[i]);
+}
+
+/* Contiguous workspace view over `modes` (C order) of the compute dtype. */
+static lt_status ws_view(lt__program *prog, const int64_t *extent, int rank, const int32_t *modes,
+                         lt_dtype dtype, lt__mview *out) {
+  memset(out, 0, sizeof *out);
+  out->buf = (lt__bufref){LT__BUF_WS, 0};
+  out->dtype = dtype;
+  out->rank = rank;
+  int64_t n = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    out->mode[i] = modes[i];
+    out->stride[i] = n;
+    n *= extent[modes[i]];
+  }
+  return lt__program_ws(prog, dtype, n, &out->offset);
+}
+
+/* Materialises `src` over `modes` into fresh workspace (conversion and unary on the way). */
+static lt_status pack(lt__program *prog, const int64_t *extent, const lt__mview *src,
+                      lt_unary_op unary, int rank, const int32_t *modes, lt_dtype dtype,
+                      lt__mview *out) {
+  LT_TRY(ws_view(prog, extent, rank, modes, dtype, out));
+  lt__step *s = lt__program_add(prog, LT__STEP_MAP);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  lt__map_step *m = &s->u.map;
+  m->rank = rank;
+  for (int i = 0; i < rank; i++)
+    m->shape[i] = extent[modes[i]];
+  m->n_in = 1;
+  operand_over(src, rank, modes, &m->in[0]);
+  operand_over(out, rank, modes, &m->out);
+  m->unary[0] = unary;
+  m->compute = dtype;
+  s->buf[0] = src->buf;
+  s->buf[3] = out->buf;
+  return LT_OK;
+}
+
+/* Sums the modes of v that neither `other` nor d has (a reduction into workspace). */
+static lt_status reduce_private(lt__program *prog, lt__pair *p, lt__mview *v,
+                                const lt__mview *other, lt_unary_op *unary) {
+  int32_t keep[LT_MAX_RANK], red[LT_MAX_RANK];
+  int nk = 0, nr = 0;
+  for (int i = 0; i < v->rank; i++) {
+    if (lt__mview_has(other, v->mode[i]) || lt__mview_has(&p->d, v->mode[i]))
+      keep[nk++] = v->mode[i];
+    else
+      red[nr++] = v->mode[i];
+  }
+  if (nr == 0) return LT_OK;
+  lt__mview out;
+  LT_TRY(ws_view(prog, p->extent, nk, keep, p->compute, &out));
+  lt__step *s = lt__program_add(prog, LT__STEP_REDUCE);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  lt__reduce_step *r = &s->u.reduce;
+  r->rank = nk;
+  for (int i = 0; i < nk; i++)
+    r->shape[i] = p->extent[keep[i]];
+  r->red_rank = nr;
+  for (int i = 0; i < nr; i++)
+    r->red_shape[i] = p->extent[red[i]];
+  operand_over(v, nk, keep, &r->in);
+  for (int i = 0; i < nr; i++)
+    r->in_red_strides[i] = lt__mview_stride(v, red[i]);
+  operand_over(&out, nk, keep, &r->out);
+  r->unary = *unary;
+  r->op = LT_REDUCE_SUM;
+  r->compute = p->compute;
+  s->buf[0] = v->buf;
+  s->buf[1] = out.buf;
+  s->scalar[0] = LT__SCALAR_ONE;
+  s->scalar[1] = LT__SCALAR_ZERO;
+  *v = out;
+  *unary = LT_UNARY_IDENTITY;
+  return LT_OK;
+}
+
+/* Output of the final map: D = in0 [* in1] + beta*C, with C = D itself when there is none. */
+static void add_beta_term(const lt__pair *p, lt__step *s, int slot) {
+  lt__map_step *m = &s->u.map;
+  const lt__mview *c = p->has_c ? &p->c : &p->d;
+  operand_over(c, p->d.rank, p->d.mode, &m->in[slot]);
+  m->unary[slot] = p->has_c ? p->unary[2] : LT_UNARY_IDENTITY;
+  s->buf[slot] = c->buf;
+  s->scalar[slot] = p->beta;
+  m->n_in = slot + 1;
+  if (slot == 1)
+    m->op_ab = LT_BINARY_ADD;
+  else
+    m->op_abc = LT_BINARY_ADD;
+  s->drop_last_if_beta_zero = true;
+}
+
+static lt__step *map_into_d(lt__program *prog, const lt__pair *p) {
+  lt__step *s = lt__program_add(prog, LT__STEP_MAP);
+  if (s == NULL) return NULL;
+  lt__map_step *m = &s->u.map;
+  m->rank = p->d.rank;
+  for (int i = 0; i < p->d.rank; i++)
+    m->shape[i] = p->extent[p->d.mode[i]];
+  operand_over(&p->d, p->d.rank, p->d.mode, &m->out);
+  s->buf[3] = p->d.buf;
+  m->compute = p->compute;
+  return s;
+}
+
+/* Some contracted mode has extent 0: D = beta*C. */
+static lt_status lower_fill(lt__program *prog, const lt__pair *p) {
+  lt__step *s = map_into_d(prog, p);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  if (p->beta == LT__SCALAR_ZERO) {
+    s->scalar[0] = LT__SCALAR_ZERO;
+    return LT_OK;
+  }
+  add_beta_term(p, s, 0);
+  return LT_OK;
+}
+
+/* No contracted mode: D = alpha*A*B + beta*C elementwise (outer and Hadamard products). */
+static lt_status lower_elementwise(lt__program *prog, const lt__pair *p) {
+  lt__step *s = map_into_d(prog, p);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  lt__map_step *m = &s->u.map;
+  operand_over(&p->a, p->d.rank, p->d.mode, &m->in[0]);
+  operand_over(&p->b, p->d.rank, p->d.mode, &m->in[1]);
+  m->unary[0] = p->unary[0];
+  m->unary[1] = p->unary[1];
+  m->op_ab = LT_BINARY_MUL;
+  m->n_in = 2;
+  s->buf[0] = p->a.buf;
+  s->buf[1] = p->b.buf;
+  s->scalar[0] = p->alpha;
+  s->scalar[1] = LT__SCALAR_ONE;
+  if (p->beta != LT__SCALAR_ZERO) add_beta_term(p, s, 2);
+  return LT_OK;
+}
+
+static lt_status lower_direct(lt__program *prog, const lt__pair *p, const group *k) {
+  lt__step *s = lt__program_add(prog, LT__STEP_CONTRACT);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  lt__contract_step *c = &s->u.contract;
+  int32_t modes[2 * LT_MAX_RANK];
+  int r = 0;
+  for (int i = 0; i < p->d.rank; i++)
+    modes[r++] = p->d.mode[i];
+  for (int i = 0; i < k->n; i++)
+    modes[r++] = k->mode[i];
+  LT_RETURN_IF(r > LT_MAX_RANK, LT_ERR_UNSUPPORTED,
+               "contraction: %d output and contracted modes exceed the rank limit %d", r,
+               LT_MAX_RANK);
+  c->rank = r;
+  c->out_rank = p->d.rank;
+  for (int i = 0; i < r; i++)
+    c->shape[i] = p->extent[modes[i]];
+  operand_over(&p->a, r, modes, &c->a);
+  operand_over(&p->b, r, modes, &c->b);
+  operand_over(&p->d, p->d.rank, p->d.mode, &c->out);
+  c->compute = p->compute;
+  s->buf[0] = p->a.buf;
+  s->buf[1] = p->b.buf;
+  s->buf[2] = p->d.buf;
+  if (p->has_c) {
+    operand_over(&p->c, p->d.rank, p->d.mode, &c->c);
+    c->has_c = true;
+    s->buf[3] = p->c.buf;
+  }
+  s->scalar[0] = p->alpha;
+  s->scalar[1] = p->beta;
+  return LT_OK;
+}
+
+/* ---- GEMM ---- */
+
+/* Orders g's modes by decreasing |stride| in v, outermost first (stable insertion sort). */
+static void order_by(group *g, const lt__mview *v) {
+  for (int i = 1; i < g->n; i++) {
+    int32_t mode = g->mode[i];
+    int64_t key = llabs(lt__mview_stride(v, mode));
+    int j = i;
+    for (; j > 0 && llabs(lt__mview_stride(v, g->mode[j - 1])) < key; j--)
+      g->mode[j] = g->mode[j - 1];
+    g->mode[j] = mode;
+  }
+}
+
+/* Collapses g into one dimension of v: true if consecutive modes nest exactly; *stride is the
+ * innermost stride, or 0 when g's size is 1 (any stride will do). */
+static bool collapse(const lt__mview *v, const group *g, const int64_t *extent, int64_t *stride) {
+  *stride = 0;
+  if (g->size == 1) return true;
+  for (int i = 0; i + 1 < g->n; i++)
+    if (lt__mview_stride(v, g->mode[i]) !=
+        lt__mview_stride(v, g->mode[i + 1]) * extent[g->mode[i + 1]])
+      return false;
+  *stride = lt__mview_stride(v, g->mode[g->n - 1]);
+  return true;
+}
+
+/* BLAS-compatible (rs, cs) for v as a rows x cols matrix over groups r and c. */
+static bool as_matrix(const lt__mview *v, const group *r, const group *c, const int64_t *extent,
+                      int64_t *rs, int64_t *cs) {
+  int64_t sr, sc;
+  if (!collapse(v, r, extent, &sr) || !collapse(v, c, extent, &sc)) return false;
+  if (sr > BLAS_INT_MAX || sc > BLAS_INT_MAX) return false;
+  int64_t rows = r->size, cols = c->size;
+  if (rows == 1 && cols == 1)
+    *rs = 1, *cs = 1;
+  else if (cols == 1 && sr >= 1)
+    *rs = sr, *cs = 1;
+  else if (rows == 1 && sc >= 1)
+    *rs = sc == 1 ? cols : 1, *cs = sc;
+  else if (sc == 1 && sr >= cols)
+    *rs = sr, *cs = 1;
+  else if (sr == 1 && sc >= rows)
+    *rs = 1, *cs = sc;
+  else
+    return false;
+  return true;
+}
+
+static void concat(int32_t *out, int *n, const group *g) {
+  for (int i = 0; i < g->n; i++)
+    out[(*n)++] = g->mode[i];
+}
+
+/* Fills one GEMM matrix from v (in place or packed over batch+rows+cols). */
+static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mview *v,
+                              lt_unary_op unary, const group *bt, const group *r, const group *c,
+                              lt__matrix *mat, lt__bufref *buf, bool *packed) {
+  lt__mview use = *v;
+  int64_t rs, cs;
+  *packed = v->dtype != p->compute || unary != LT_UNARY_IDENTITY ||
+            !as_matrix(v, r, c, p->extent, &rs, &cs);
+  if (*packed) {
+    int32_t modes[LT_MAX_RANK];
+    int n = 0;
+    concat(modes, &n, bt);
+    concat(modes, &n, r);
+    concat(modes, &n, c);
+    LT_TRY(pack(prog, p->extent, v, unary, n, modes, p->compute, &use));
+    as_matrix(&use, r, c, p->extent, &rs, &cs);
+  }
+  mat->offset = use.offset;
+  mat->rs = rs;
+  mat->cs = cs;
+  for (int i = 0; i < bt->n; i++)
+    mat->batch_strides[i] = lt__mview_stride(&use, bt->mode[i]);
+  *buf = use.buf;
+  return LT_OK;
+}
+
+/* Packed bytes if A is ordered (M, K) and B (K, N) with K in the current order. */
+static int64_t packed_cost(const lt__pair *p, const group *m, const group *n, const group *k) {
+  int64_t rs, cs, cost = 0;
+  if (!as_matrix(&p->a, m, k, p->extent, &rs, &cs)) cost += m->size * k->size;
+  if (!as_matrix(&p->b, k, n, p->extent, &rs, &cs)) cost += k->size * n->size;
+  return cost;
+}
+
+static lt_status lower_gemm(lt__program *prog, lt__pair *p, group *bt, group *m, group *n, group *k,
+                            lt__how *how) {
+  int64_t rs, cs;
+  /* D in place if its layout allows; else M and N follow A and B, and D is unpacked after. */
+  order_by(bt, p->d.buf.kind == LT__BUF_NONE ? &p->a : &p->d);
+  order_by(m, &p->d);
+  order_by(n, &p->d);
+  bool d_direct = p->d.buf.kind != LT__BUF_NONE && p->d.dtype == p->compute &&
+                  as_matrix(&p->d, m, n, p->extent, &rs, &cs);
+  if (!d_direct) {
+    order_by(m, &p->a);
+    order_by(n, &p->b);
+  }
+  group kb = *k;
+  order_by(k, &p->a);
+  order_by(&kb, &p->b);
+  if (packed_cost(p, m, n, &kb) < packed_cost(p, m, n, k)) *k = kb;
+
+  lt__step *s;
+  lt__gemm_step g;
+  memset(&g, 0, sizeof g);
+  lt__bufref ba, bb;
+  bool pa, pb;
+  LT_TRY(gemm_operand(prog, p, &p->a, p->unary[0], bt, m, k, &g.a, &ba, &pa));
+  LT_TRY(gemm_operand(prog, p, &p->b, p->unary[1], bt, k, n, &g.b, &bb, &pb));
+  g.dtype = p->compute;
+  g.m = m->size, g.n = n->size, g.k = k->size;
+  g.batch_rank = bt->n;
+  for (int i = 0; i < bt->n; i++)
+    g.batch_shape[i] = p->extent[bt->mode[i]];
+  *how = bt->size > 1 ? LT__HOW_BATCHED_GEMM : LT__HOW_GEMM;
+
+  lt__mview out = p->d;
+  lt__scalar_role beta = p->beta;
+  if (!d_direct) {
+    int32_t modes[LT_MAX_RANK];
+    int r = 0;
+    concat(modes, &r, bt);
+    concat(modes, &r, m);
+    concat(modes, &r, n);
+    LT_TRY(ws_view(prog, p->extent, r, modes, p->compute, &out));
+    as_matrix(&out, m, n, p->extent, &rs, &cs);
+    beta = LT__SCALAR_ZERO;
+  } else if (p->has_c && p->beta != LT__SCALAR_ZERO) {
+    /* D = C first, so that BLAS can add beta*D in place. */
+    s = map_into_d(prog, p);
+    if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+    operand_over(&p->c, p->d.rank, p->d.mode, &s->u.map.in[0]);
+    s->u.map.unary[0] = p->unary[2];
+    s->u.map.n_in = 1;
+    s->buf[0] = p->c.buf;
+  }
+  g.c.offset = out.offset;
+  g.c.rs = rs;
+  g.c.cs = cs;
+  for (int i = 0; i < bt->n; i++)
+    g.c.batch_strides[i] = lt__mview_stride(&out, bt->mode[i]);
+  s = lt__program_add(prog, LT__STEP_GEMM);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  s->u.gemm = g;
+  s->buf[0] = ba;
+  s->buf[1] = bb;
+  s->buf[2] = out.buf;
+  s->scalar[0] = p->alpha;
+  s->scalar[1] = beta;
+  if (d_direct) return LT_OK;
+  if (p->d.buf.kind == LT__BUF_NONE) {
+    /* The caller takes the workspace result as D (its intermediate). */
+    p->d = out;
+    return LT_OK;
+  }
+  s = map_into_d(prog, p);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  operand_over(&out, p->d.rank, p->d.mode, &s->u.map.in[0]);
+  s->u.map.n_in = 1;
+  s->buf[0] = out.buf;
+  s->scalar[0] = LT__SCALAR_ONE;
+  if (p->beta != LT__SCALAR_ZERO) add_beta_term(p, s, 1);
+  return LT_OK;
+}
+
+static void group_add(group *g, int32_t mode, const int64_t *extent) {
+  g->mode[g->n++] = mode;
+  g->size *= extent[mode];
+}
+
+/* Allocates D in workspace over its modes in the given order (for intermediates). */
+static lt_status alloc_d(lt__program *prog, lt__pair *p) {
+  int32_t modes[LT_MAX_RANK];
+  memcpy(modes, p->d.mode, sizeof(int32_t) * (size_t)p->d.rank);
+  return ws_view(prog, p->extent, p->d.rank, modes, p->compute, &p->d);
+}
+
+lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__how *how) {
+  for (int i = 0; i < p->d.rank; i++)
+    LT_RETURN_IF(!lt__mview_has(&p->a, p->d.mode[i]) && !lt__mview_has(&p->b, p->d.mode[i]),
+                 LT_ERR_INVALID_ARGUMENT, "contraction: output mode %d appears in neither A nor B",
+                 (int)p->d.mode[i]);
+  LT_TRY(reduce_private(prog, p, &p->a, &p->b, &p->unary[0]));
+  LT_TRY(reduce_private(prog, p, &p->b, &p->a, &p->unary[1]));
+
+  group bt = {.size = 1}, m = {.size = 1}, n = {.size = 1}, k = {.size = 1};
+  int64_t d_numel = 1;
+  bool any_zero = false;
+  for (int i = 0; i < p->d.rank; i++) {
+    int32_t md = p->d.mode[i];
+    d_numel *= p->extent[md];
+    if (p->extent[md] == 1) continue; /* extent-1 modes take part in no group */
+    bool in_a = lt__mview_has(&p->a, md), in_b = lt__mview_has(&p->b, md);
+    group_add(in_a && in_b ? &bt : in_a ? &m : &n, md, p->extent);
+  }
+  for (int i = 0; i < p->a.rank; i++) {
+    int32_t ma = p->a.mode[i];
+    if (p->extent[ma] == 0) any_zero = true;
+    if (!lt__mview_has(&p->d, ma) && p->extent[ma] != 1) group_add(&k, ma, p->extent);
+  }
+  for (int i = 0; i < p->b.rank; i++)
+    if (p->extent[p->b.mode[i]] == 0) any_zero = true;
+
+  if (d_numel == 0) {
+    *how = LT__HOW_EMPTY;
+    return p->d.buf.kind == LT__BUF_NONE ? alloc_d(prog, p) : LT_OK;
+  }
+  bool allocate_d = p->d.buf.kind == LT__BUF_NONE;
+  if (any_zero || k.n == 0 ||
+      (ctx->backend->contract &&
+       2.0 * (double)bt.size * (double)m.size * (double)n.size * (double)k.size <=
+           DIRECT_MAX_FLOPS) ||
+      m.size > BLAS_INT_MAX || n.size > BLAS_INT_MAX || k.size > BLAS_INT_MAX) {
+    if (allocate_d) LT_TRY(alloc_d(prog, p));
+    if (any_zero) {
+      *how = LT__HOW_FILL;
+      return lower_fill(prog, p);
+    }
+    if (k.n == 0) {
+      *how = LT__HOW_ELEMENTWISE;
+      return lower_elementwise(prog, p);
+    }
+    if (ctx->backend->contract) {
+      *how = LT__HOW_DIRECT;
+      lt__mview a = p->a, b = p->b;
+      /* The direct kernel applies no unary: transform those operands first. */
+      if (p->unary[0] != LT_UNARY_IDENTITY)
+        LT_TRY(pack(prog, p->extent, &a, p->unary[0], a.rank, a.mode, p->compute, &p->a));
+      if (p->unary[1] != LT_UNARY_IDENTITY)
+        LT_TRY(pack(prog, p->extent, &b, p->unary[1], b.rank, b.mode, p->compute, &p->b));
+      if (p->has_c && p->unary[2] != LT_UNARY_IDENTITY) {
+        lt__mview c = p->c;
+        LT_TRY(pack(prog, p->extent, &c, p->unary[2], c.rank, c.mode, p->compute, &p->c));
+      }
+      return lower_direct(prog, p, &k);
+    }
+    return lt__error(LT_ERR_UNSUPPORTED,
+                     "contraction: a dimension exceeds the BLAS integer range and the backend "
+                     "has no direct kernel");
+  }
+  return lower_gemm(prog, p, &bt, &m, &n, &k, how);
+}

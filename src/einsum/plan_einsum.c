@@ -1,0 +1,388 @@
+/* lt_plan_einsum / lt_plan_einsum_modes: parse, canonicalise, choose a path, lower every
+ * pairwise step (einsum/lower_pair.c) into one program run by lt_plan_execute. */
+#include "core/dtype.h"
+#include "core/error.h"
+#include "einsum/einsum.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct einsum_impl {
+  lt__program prog;
+} einsum_impl;
+
+/* Everything a build needs, on the heap (the canonical form is large). */
+typedef struct einsum_build {
+  lt__einsum_expr expr;
+  lt__einsum_canon canon;
+  int64_t out_shape[LT_MAX_RANK];
+  lt__path path;
+  lt_dtype compute, out_dtype;
+  char *text; /* description being built */
+  size_t len, cap;
+} einsum_build;
+
+static void einsum_destroy(void *p) {
+  einsum_impl *impl = p;
+  if (impl == NULL) return;
+  lt__program_free(&impl->prog);
+  free(impl);
+}
+
+static lt_status einsum_run(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
+                            const double *scalars, lt_tensor *d) {
+  for (int i = 0; i < n_inputs; i++)
+    LT_RETURN_IF(lt__tensor_overlap(d, inputs[i]) != LT__OVERLAP_NONE, LT_ERR_ALIASING,
+                 "einsum: the output overlaps input %d", i);
+  const einsum_impl *impl = plan->impl;
+  return lt__program_run(&impl->prog, plan->ctx, inputs, scalars, d);
+}
+
+/* ---- description (like np.einsum_path) ---- */
+
+static void say(einsum_build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(einsum_build *b, const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n >= sizeof line) n = sizeof line - 1;
+  if (b->len + (size_t)n + 1 > b->cap) {
+    size_t cap = (b->cap ? 2 * b->cap : 1024) + (size_t)n;
+    char *grown = realloc(b->text, cap);
+    if (grown == NULL) return;
+    b->text = grown;
+    b->cap = cap;
+  }
+  memcpy(b->text + b->len, line, (size_t)n + 1);
+  b->len += (size_t)n;
+}
+
+/* A mode view's labels as text: letters, digits for '...' dims, or {i j} for integer labels. */
+static void modes_text(const einsum_build *b, const lt__mview *v, char *buf, size_t size) {
+  size_t n = 0;
+  bool ints = !b->expr.letters;
+  if (ints && n + 1 < size) buf[n++] = '{';
+  for (int i = 0; i < v->rank && n + 16 < size; i++) {
+    int32_t l = b->canon.label_of[v->mode[i]];
+    if (ints)
+      n += (size_t)snprintf(buf + n, size - n, i ? " %d" : "%d", (int)l);
+    else if (l >= LT__ELLIPSIS_LABEL_BASE)
+      buf[n++] = (char)('0' + (l - LT__ELLIPSIS_LABEL_BASE) % 10);
+    else
+      buf[n++] = (char)(l < 26 ? 'A' + l : 'a' + l - 26);
+  }
+  if (ints && n + 1 < size) buf[n++] = '}';
+  buf[n] = '\0';
+}
+
+static double pair_flops(const lt__einsum_canon *c, const lt__mview *a, const lt__mview *b) {
+  double f = 2.0;
+  for (int i = 0; i < a->rank; i++)
+    f *= (double)c->extent[a->mode[i]];
+  for (int i = 0; i < b->rank; i++)
+    if (!lt__mview_has(a, b->mode[i])) f *= (double)c->extent[b->mode[i]];
+  return f;
+}
+
+static double view_size(const lt__einsum_canon *c, const lt__mview *v) {
+  double n = 1;
+  for (int i = 0; i < v->rank; i++)
+    n *= (double)c->extent[v->mode[i]];
+  return n;
+}
+
+/* ---- lowering ---- */
+
+/* Output label repeated (i->ii): D = beta*D everywhere first, then the diagonal view gets
+ * the result with beta = 1. */
+static lt_status lower_zero_output(einsum_build *b, const lt_tensor *d, lt__program *prog) {
+  lt__step *s = lt__program_add(prog, LT__STEP_MAP);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  lt__map_step *m = &s->u.map;
+  m->rank = b->expr.rank_out;
+  memcpy(m->shape, b->out_shape, sizeof(int64_t) * (size_t)m->rank);
+  int64_t strides[LT_MAX_RANK];
+  if (d)
+    memcpy(strides, d->strides, sizeof(int64_t) * (size_t)m->rank);
+  else
+    lt__contiguous_strides(m->rank, b->out_shape, strides);
+  m->out.dtype = m->in[0].dtype = b->out_dtype;
+  memcpy(m->out.strides, strides, sizeof(int64_t) * (size_t)m->rank);
+  memcpy(m->in[0].strides, strides, sizeof(int64_t) * (size_t)m->rank);
+  m->n_in = 1;
+  m->compute = b->compute;
+  s->buf[0] = s->buf[3] = (lt__bufref){LT__BUF_OUTPUT, 0};
+  s->scalar[0] = LT__SCALAR_BETA;
+  s->drop_last_if_beta_zero = true;
+  return LT_OK;
+}
+
+/* One operand: a reduction over the labels D lacks, or a permuting map. */
+static lt_status lower_single(einsum_build *b, lt__program *prog, lt__scalar_role beta) {
+  const lt__mview *a = &b->canon.in[0], *d = &b->canon.out;
+  int32_t red[LT_MAX_RANK];
+  int nr = 0;
+  for (int i = 0; i < a->rank; i++)
+    if (!lt__mview_has(d, a->mode[i])) red[nr++] = a->mode[i];
+  lt__step *s = lt__program_add(prog, nr ? LT__STEP_REDUCE : LT__STEP_MAP);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  const int64_t *ext = b->canon.extent;
+  if (nr == 0) {
+    lt__map_step *m = &s->u.map;
+    m->rank = d->rank;
+    for (int i = 0; i < d->rank; i++) {
+      m->shape[i] = ext[d->mode[i]];
+      m->in[0].strides[i] = lt__mview_stride(a, d->mode[i]);
+      m->in[1].strides[i] = m->out.strides[i] = d->stride[i];
+    }
+    m->in[0].offset = a->offset;
+    m->in[0].dtype = a->dtype;
+    m->in[1].dtype = m->out.dtype = d->dtype;
+    m->in[1].offset = m->out.offset = d->offset;
+    m->n_in = beta == LT__SCALAR_ZERO ? 1 : 2;
+    m->op_ab = LT_BINARY_ADD;
+    m->compute = b->compute;
+    s->buf[0] = a->buf;
+    s->buf[1] = s->buf[3] = d->buf;
+    s->scalar[0] = LT__SCALAR_ALPHA;
+    s->scalar[1] = beta;
+    s->drop_last_if_beta_zero = beta != LT__SCALAR_ZERO;
+    return LT_OK;
+  }
+  lt__reduce_step *r = &s->u.reduce;
+  r->rank = d->rank;
+  for (int i = 0; i < d->rank; i++) {
+    r->shape[i] = ext[d->mode[i]];
+    r->in.strides[i] = lt__mview_stride(a, d->mode[i]);
+    r->out.strides[i] = d->stride[i];
+  }
+  r->red_rank = nr;
+  for (int i = 0; i < nr; i++) {
+    r->red_shape[i] = ext[red[i]];
+    r->in_red_strides[i] = lt__mview_stride(a, red[i]);
+  }
+  r->in.offset = a->offset;
+  r->in.dtype = a->dtype;
+  r->out.offset = d->offset;
+  r->out.dtype = d->dtype;
+  r->op = LT_REDUCE_SUM;
+  r->compute = b->compute;
+  s->buf[0] = a->buf;
+  s->buf[1] = d->buf;
+  s->scalar[0] = LT__SCALAR_ALPHA;
+  s->scalar[1] = beta;
+  return LT_OK;
+}
+
+/* Labels the result of contracting a and b keeps: needed by the output or another operand. */
+static lt_status result_modes(const einsum_build *b, const lt__mview *list, int n, int i, int j,
+                              lt__mview *res) {
+  memset(res, 0, sizeof *res);
+  res->buf.kind = LT__BUF_NONE;
+  const lt__mview *pair[2] = {&list[i], &list[j]};
+  for (int s = 0; s < 2; s++)
+    for (int a = 0; a < pair[s]->rank; a++) {
+      int32_t m = pair[s]->mode[a];
+      if (lt__mview_has(res, m)) continue;
+      bool need = lt__mview_has(&b->canon.out, m);
+      for (int k = 0; k < n && !need; k++)
+        need = k != i && k != j && lt__mview_has(&list[k], m);
+      if (!need) continue;
+      LT_RETURN_IF(res->rank >= LT_MAX_RANK, LT_ERR_UNSUPPORTED,
+                   "einsum: an intermediate would have more than %d dimensions", LT_MAX_RANK);
+      res->mode[res->rank++] = m;
+    }
+  return LT_OK;
+}
+
+static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog,
+                            lt__scalar_role beta) {
+  static _Thread_local lt__mview list[LT__EINSUM_MAX_OPERANDS];
+  int n = b->canon.n_inputs;
+  memcpy(list, b->canon.in, sizeof(lt__mview) * (size_t)n);
+  for (int s = 0; s < b->path.n_steps; s++) {
+    int i = b->path.step[s].i, j = b->path.step[s].j;
+    bool last = s + 1 == b->path.n_steps;
+    lt__pair p;
+    memset(&p, 0, sizeof p);
+    p.extent = b->canon.extent;
+    p.a = list[i];
+    p.b = list[j];
+    if (last)
+      p.d = b->canon.out;
+    else
+      LT_TRY(result_modes(b, list, n, i, j, &p.d));
+    p.compute = b->compute;
+    p.alpha = last ? LT__SCALAR_ALPHA : LT__SCALAR_ONE;
+    p.beta = last ? beta : LT__SCALAR_ZERO;
+    char ta[160], tb[160], td[160];
+    modes_text(b, &p.a, ta, sizeof ta);
+    modes_text(b, &p.b, tb, sizeof tb);
+    double flops = pair_flops(&b->canon, &p.a, &p.b);
+    lt__how how;
+    LT_TRY(lt__lower_pair(ctx, &p, prog, &how));
+    modes_text(b, &p.d, td, sizeof td);
+    say(b, "  step %d: %s,%s->%s  flops %.3g  %s %.0f elements  %s\n", s + 1, ta, tb, td, flops,
+        last ? "output" : "intermediate", view_size(&b->canon, &p.d), lt__how_name(how));
+    memmove(&list[j], &list[j + 1], sizeof(lt__mview) * (size_t)(n - j - 1));
+    memmove(&list[i], &list[i + 1], sizeof(lt__mview) * (size_t)(n - i - 2));
+    n -= 2;
+    list[n++] = p.d;
+  }
+  return LT_OK;
+}
+
+static lt_dtype natural_dtype(int n, const lt_tensor *const *inputs) {
+  bool same = true, any64 = false;
+  for (int k = 0; k < n; k++) {
+    same &= inputs[k]->dtype == inputs[0]->dtype;
+    any64 |= inputs[k]->dtype == LT_F64;
+  }
+  return same ? inputs[0]->dtype : any64 ? LT_F64 : LT_F32;
+}
+
+static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
+                       const lt_tensor *const *inputs, const lt_tensor *d,
+                       const lt_plan_options *opts) {
+  int n = b->expr.n_inputs;
+  b->out_dtype = d                                  ? d->dtype
+                 : opts->output != LT_DTYPE_INVALID ? opts->output
+                                                    : natural_dtype(n, inputs);
+  LT_TRY(lt__plan_compute_dtype(opts, n, inputs, &b->compute));
+  LT_TRY(lt__einsum_canonicalize(&b->expr, inputs, d, &b->canon, b->out_shape));
+  b->canon.out.dtype = b->out_dtype;
+  if (d == NULL) {
+    int64_t numel;
+    LT_TRY(lt__check_shape(b->expr.rank_out, b->out_shape, b->out_dtype, &numel));
+  }
+  einsum_impl *impl = calloc(1, sizeof *impl);
+  LT_RETURN_IF(impl == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
+  plan->impl = impl;
+  plan->destroy_impl = einsum_destroy;
+  lt__scalar_role beta = LT__SCALAR_BETA;
+  if (b->canon.out_diagonal) {
+    LT_TRY(lower_zero_output(b, d, &impl->prog));
+    beta = LT__SCALAR_ONE;
+  }
+  say(b, "einsum '%s': %d operand%s, compute %s, output %s\n", text, n, n == 1 ? "" : "s",
+      lt_dtype_name(b->compute), lt_dtype_name(b->out_dtype));
+  if (n == 1) {
+    LT_TRY(lower_single(b, &impl->prog, beta));
+    say(b, "  step 1: %s\n",
+        impl->prog.steps[impl->prog.n_steps - 1].kind == LT__STEP_REDUCE ? "reduction"
+                                                                         : "permutation");
+  } else {
+    LT_TRY(lt__einsum_path(&b->canon, opts->path, opts->memory_limit, lt_dtype_size(b->compute),
+                           &b->path));
+    say(b,
+        "  naive flops %.4g, optimized flops %.4g, speedup %.3gx, largest intermediate %.0f "
+        "elements\n",
+        b->path.naive_flops, b->path.flops,
+        b->path.flops > 0 ? b->path.naive_flops / b->path.flops : 1.0, b->path.largest);
+    LT_TRY(lower_path(plan->ctx, b, &impl->prog, beta));
+  }
+  say(b, "  workspace %zu bytes\n", impl->prog.ws_bytes);
+  plan->workspace_bytes = impl->prog.ws_bytes;
+  LT_TRY(lt__plan_set_description(plan, b->text ? b->text : ""));
+  return LT_OK;
+}
+
+static lt_status check_inputs(int n_inputs, const lt_tensor *const *inputs, const lt_tensor *d,
+                              lt_context **ctx) {
+  LT_RETURN_IF(n_inputs < 1 || n_inputs > LT__EINSUM_MAX_OPERANDS, LT_ERR_INVALID_ARGUMENT,
+               "einsum: %d inputs is outside [1, %d]", n_inputs, LT__EINSUM_MAX_OPERANDS);
+  LT_CHECK_NULL(inputs, "inputs");
+  for (int k = 0; k < n_inputs; k++) {
+    LT_RETURN_IF(inputs[k] == NULL, LT_ERR_NULL_POINTER, "einsum: input %d is NULL", k);
+    LT_RETURN_IF(inputs[k]->storage->ctx != inputs[0]->storage->ctx, LT_ERR_CONTEXT_MISMATCH,
+                 "einsum: input %d lives on '%s' but input 0 on '%s'", k,
+                 inputs[k]->storage->ctx->device, inputs[0]->storage->ctx->device);
+    LT_RETURN_IF(!lt__dtype_valid(inputs[k]->dtype), LT_ERR_DTYPE,
+                 "einsum: input %d has an invalid dtype", k);
+  }
+  *ctx = inputs[0]->storage->ctx;
+  if (d) {
+    LT_RETURN_IF(d->storage->ctx != *ctx, LT_ERR_CONTEXT_MISMATCH,
+                 "einsum: the output lives on '%s' but the inputs on '%s'", d->storage->ctx->device,
+                 (*ctx)->device);
+    LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
+                 "einsum: the output has overlapping elements (zero or clashing strides)");
+  }
+  return LT_OK;
+}
+
+/* Shared tail of both constructors: e is already filled in b. */
+static lt_status plan_from_expr(einsum_build *b, const char *text, const lt_tensor *const *inputs,
+                                const lt_tensor *d, const lt_plan_options *opts, lt_context *ctx,
+                                lt_plan **out) {
+  if (opts == NULL) opts = lt__plan_options_default();
+  int n = b->expr.n_inputs;
+  lt_plan *plan;
+  LT_TRY(lt__plan_alloc(ctx, LT__PLAN_EINSUM, n, &plan));
+  lt_status st = build(plan, b, text, inputs, d, opts);
+  free(b->text);
+  b->text = NULL;
+  if (st != LT_OK) {
+    lt_plan_destroy(plan);
+    return st;
+  }
+  plan->n_inputs_min = plan->n_inputs_max = n;
+  for (int k = 0; k < n; k++)
+    lt__layout_from_tensor(inputs[k], &plan->inputs[k]);
+  if (d)
+    lt__layout_from_tensor(d, &plan->output);
+  else {
+    plan->output.dtype = b->out_dtype;
+    plan->output.rank = b->expr.rank_out;
+    memcpy(plan->output.shape, b->out_shape, sizeof(int64_t) * (size_t)b->expr.rank_out);
+    lt__contiguous_strides(b->expr.rank_out, b->out_shape, plan->output.strides);
+  }
+  plan->n_scalars = 2;
+  plan->default_scalars[0] = 1.0;
+  plan->default_scalars[1] = 0.0;
+  plan->run = einsum_run;
+  *out = plan;
+  return LT_OK;
+}
+
+lt_status lt_plan_einsum(const char *expr, int n_inputs, const lt_tensor *const *inputs,
+                         const lt_tensor *d, const lt_plan_options *opts, lt_plan **out) {
+  LT_CHECK_NULL(out, "out");
+  *out = NULL;
+  LT_CHECK_NULL(expr, "expr");
+  lt_context *ctx;
+  LT_TRY(check_inputs(n_inputs, inputs, d, &ctx));
+  einsum_build *b = calloc(1, sizeof *b);
+  LT_RETURN_IF(b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
+  int ranks[LT__EINSUM_MAX_OPERANDS];
+  for (int k = 0; k < n_inputs; k++)
+    ranks[k] = inputs[k]->rank;
+  lt_status st = lt__einsum_parse(expr, n_inputs, ranks, &b->expr);
+  if (st == LT_OK) st = plan_from_expr(b, expr, inputs, d, opts, ctx, out);
+  free(b);
+  return st;
+}
+
+lt_status lt_plan_einsum_modes(int n_inputs, const lt_tensor *const *inputs,
+                               const int32_t *const *modes, int rank_out, const int32_t *modes_out,
+                               const lt_tensor *d, const lt_plan_options *opts, lt_plan **out) {
+  LT_CHECK_NULL(out, "out");
+  *out = NULL;
+  lt_context *ctx;
+  LT_TRY(check_inputs(n_inputs, inputs, d, &ctx));
+  LT_CHECK_NULL(modes, "modes");
+  einsum_build *b = calloc(1, sizeof *b);
+  LT_RETURN_IF(b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
+  int ranks[LT__EINSUM_MAX_OPERANDS];
+  for (int k = 0; k < n_inputs; k++)
+    ranks[k] = inputs[k]->rank;
+  lt_status st = lt__einsum_from_modes(n_inputs, ranks, modes, rank_out, modes_out, &b->expr);
+  if (st == LT_OK) st = plan_from_expr(b, "(integer labels)", inputs, d, opts, ctx, out);
+  free(b);
+  return st;
+}

@@ -1,0 +1,50 @@
+#!/bin/sh
+# Builds the libFuzzer targets with clang (ASan+UBSan, build-fuzz/) and fuzzes each one for
+# SECONDS (default 20: the bounded mode for CI). Each target starts from its committed seed
+# corpus (tests/fuzz/corpus/<target>/) and grows a working corpus in build-fuzz/corpus/.
+# A target whose API this libtensor does not export yet is skipped. Exits non-zero if any
+# target crashed; the input is left in build-fuzz/artifacts/ -- copy it into
+# tests/fuzz/regressions/<target>/ (replayed by ctest) with the fix.
+#   tests/fuzz/run.sh            20 s per target
+#   tests/fuzz/run.sh 3600       an hour per target
+set -e
+cd "$(dirname "$0")/../.."
+seconds=${1:-20}
+root=$(pwd)
+build=$root/build-fuzz
+cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLT_FUZZ=ON \
+  -DLT_WERROR=ON -DLT_WITH_OPENCL=OFF -DLT_BUILD_TESTS=OFF -DLT_BUILD_BENCH=OFF \
+  -DLT_BUILD_TOOLS=OFF >/dev/null
+cmake --build "$build" -j"$(nproc)" >/dev/null
+mkdir -p "$build/artifacts" "$build/logs"
+lib=$(ls "$build"/src/libtensor.so.*.*.* | head -n 1)
+
+# target:symbol it needs
+targets="views:lt_view_as_strided npy:lt_npy_load_buffer einsum_parse:lt_plan_einsum einsum_exec:lt_einsum"
+status=0
+printf '%-14s %10s %8s %s\n' target executions seconds result
+for entry in $targets; do
+  t=${entry%%:*}
+  sym=${entry#*:}
+  if ! nm -D --defined-only "$lib" | grep -Eq " $sym(@|\$)"; then
+    printf '%-14s %10s %8s %s\n' "$t" - - "skipped ($sym not in libtensor yet)"
+    continue
+  fi
+  work=$build/corpus/$t
+  mkdir -p "$work"
+  dict=
+  [ -f "$root/tests/fuzz/$t.dict" ] && dict="-dict=$root/tests/fuzz/$t.dict"
+  log=$build/logs/$t.log
+  start=$(date +%s)
+  if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" $dict \
+      "$work" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1; then
+    result=ok
+  else
+    result="CRASH: see $log and $build/artifacts/$t-*"
+    status=1
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  printf '%-14s %10s %8s %s\n' "$t" "${runs:-?}" "$(($(date +%s) - start))" "$result"
+done
+exit $status

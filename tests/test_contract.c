@@ -1,0 +1,217 @@
+/* lt_plan_contraction against the naive reference: random mode groups, layouts, dtypes,
+ * alpha/beta, C given or not, size-0 and size-1 modes, small (direct) and large (GEMM). */
+#include "einsum_ref.h"
+#include "harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct contraction_case {
+  int na, nb, nd;
+  int32_t ma[16], mb[16], md[16];
+  int64_t extent[16];
+  int n_labels;
+} contraction_case;
+
+static void shuffle(int32_t *v, int n) {
+  for (int i = n - 1; i > 0; i--) {
+    int j = (int)lt_test_rand_int(0, i);
+    int32_t t = v[i];
+    v[i] = v[j];
+    v[j] = t;
+  }
+}
+
+/* Random groups: batch, M, N, K, and modes private to A or B. */
+static void random_case(contraction_case *c, bool big, bool allow_zero) {
+  int counts[6];
+  int n = 0;
+  for (int g = 0; g < 6; g++)
+    counts[g] = (int)lt_test_rand_int(0, g >= 4 ? 1 : 2);
+  if (big && counts[3] == 0) counts[3] = 1; /* a contracted mode, so GEMM runs */
+  c->na = c->nb = c->nd = 0;
+  for (int g = 0; g < 6; g++)
+    for (int i = 0; i < counts[g]; i++, n++) {
+      int32_t label = 100 + 7 * n; /* arbitrary, non-dense labels */
+      c->extent[n] = big ? lt_test_rand_int(2, 4) : lt_test_rand_int(1, 4);
+      if (allow_zero && lt_test_rand_int(0, 12) == 0) c->extent[n] = 0;
+      bool in_a = g == 0 || g == 1 || g == 3 || g == 4;
+      bool in_b = g == 0 || g == 2 || g == 3 || g == 5;
+      bool in_d = g <= 2;
+      if (in_a) c->ma[c->na++] = label;
+      if (in_b) c->mb[c->nb++] = label;
+      if (in_d) c->md[c->nd++] = label;
+    }
+  c->n_labels = n;
+  /* Big cases grow random labels until the whole index space (the reference's cost) is
+   * ~40k, enough for the GEMM path. */
+  for (int64_t total = 1; big && n > 0; total = 1) {
+    for (int i = 0; i < n; i++)
+      total *= c->extent[i];
+    if (total >= 40000) break;
+    c->extent[lt_test_rand_int(0, n - 1)] += 1;
+  }
+  shuffle(c->ma, c->na);
+  shuffle(c->mb, c->nb);
+  shuffle(c->md, c->nd);
+}
+
+static void shape_of(const contraction_case *c, int rank, const int32_t *modes, int64_t *shape,
+                     int *ids) {
+  for (int i = 0; i < rank; i++) {
+    ids[i] = (modes[i] - 100) / 7;
+    shape[i] = c->extent[ids[i]];
+  }
+}
+
+static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype, bool with_c,
+                     double alpha, double beta) {
+  int64_t sa[16], sb[16], sd[16];
+  int ia[16], ib[16], id[16];
+  shape_of(c, c->na, c->ma, sa, ia);
+  shape_of(c, c->nb, c->mb, sb, ib);
+  shape_of(c, c->nd, c->md, sd, id);
+  lt_test_layout la = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_COUNT - 1);
+  lt_test_layout lb = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_COUNT - 1);
+  lt_test_layout ld = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_BROADCAST - 1);
+  lt_tensor *a = lt_test_random_tensor(ctx, dtype, c->na, sa, la);
+  lt_tensor *b = lt_test_random_tensor(ctx, dtype, c->nb, sb, lb);
+  lt_tensor *cc =
+      with_c ? lt_test_random_tensor(ctx, dtype, c->nd, sd, LT_LAYOUT_TRANSPOSED) : NULL;
+  lt_test_output out;
+  lt_test_output_make(ctx, dtype, c->nd, sd, ld, &out);
+  if (!with_c && beta != 0.0) {
+    lt_tensor *init = lt_test_random_tensor(ctx, dtype, c->nd, sd, LT_LAYOUT_CONTIGUOUS);
+    LT_CHECK(lt_tensor_copy_into(out.view, init));
+    lt_tensor_destroy(init);
+  }
+  double *da = lt_test_snapshot(a), *db = lt_test_snapshot(b);
+  double *dc = lt_test_read_all(with_c ? cc : out.view);
+  lt_plan *plan;
+  LT_CHECK(lt_plan_contraction(a, c->ma, b, c->mb, cc, c->md, out.view, c->md, NULL, &plan));
+  const lt_tensor *ins[3] = {a, b, cc};
+  double sc[2] = {alpha, beta};
+  LT_CHECK(lt_plan_execute(plan, ins, with_c ? 3 : 2, sc, 2, out.view));
+
+  lt_ref_operand ro[2] = {{c->na, ia, sa, da}, {c->nb, ib, sb, db}};
+  double *want = lt_ref_einsum(2, ro, c->n_labels, c->extent, c->nd, id);
+  int64_t n = lt_test_numel(c->nd, sd), terms = 1;
+  for (int i = 0; i < c->n_labels; i++)
+    terms *= c->extent[i] ? c->extent[i] : 1;
+  for (int64_t i = 0; i < n; i++)
+    want[i] = alpha * want[i] + (beta != 0 ? beta * dc[i] : 0.0);
+  double *got = lt_test_read_all(out.view);
+  char what[128];
+  snprintf(what, sizeof what, "contraction (%s, %s/%s, %s)", lt_dtype_name(dtype),
+           lt_test_layout_name(la), lt_test_layout_name(lb), lt_plan_describe(plan));
+  lt_test_assert_close(got, want, n, lt_test_tolerance(dtype, terms), what);
+  if (getenv("LT_TEST_VERBOSE")) printf("%s\n", what);
+  lt_test_output_check_guard(&out);
+  lt_test_check_unchanged(a, da);
+  lt_test_check_unchanged(b, db);
+  free(got);
+  free(want);
+  free(da);
+  free(db);
+  free(dc);
+  lt_plan_destroy(plan);
+  lt_test_output_free(&out);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(b);
+  lt_tensor_destroy(cc);
+}
+
+static void test_random_contractions(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed());
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    for (int it = 0; it < 300; it++) {
+      contraction_case c;
+      bool big = it % 3 == 0;
+      random_case(&c, big, !big);
+      lt_dtype dtype = it % 2 ? LT_F32 : LT_F64;
+      bool with_c = lt_test_rand_int(0, 2) == 0;
+      double alpha = lt_test_rand_double(-2, 2);
+      double beta = lt_test_rand_int(0, 2) == 0 ? 0.0 : lt_test_rand_double(-2, 2);
+      run_case(ctx, &c, dtype, with_c, alpha, beta);
+    }
+    lt_context_destroy(ctx);
+  }
+}
+
+/* Plain matrix products in every transposition hit the no-copy GEMM path. */
+static void test_matmul_layouts(void **state) {
+  lt_test_rng_reset(lt_test_seed() + 1);
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    contraction_case c = {.na = 2, .nb = 2, .nd = 2, .n_labels = 3, .extent = {33, 40, 37}};
+    int32_t pairs[2][2] = {{100, 107}, {107, 100}}, pb[2][2] = {{107, 114}, {114, 107}},
+            pd[2][2] = {{100, 114}, {114, 100}};
+    for (int x = 0; x < 8; x++) {
+      memcpy(c.ma, pairs[x & 1], sizeof pairs[0]);
+      memcpy(c.mb, pb[(x >> 1) & 1], sizeof pb[0]);
+      memcpy(c.md, pd[(x >> 2) & 1], sizeof pd[0]);
+      run_case(ctx, &c, LT_F64, false, 1.5, 0.0);
+      run_case(ctx, &c, LT_F32, true, -0.5, 2.0);
+    }
+    lt_context_destroy(ctx);
+  }
+}
+
+static void test_invalid(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  int64_t s23[2] = {2, 3}, s34[2] = {3, 4}, s24[2] = {2, 4};
+  lt_tensor *a, *b, *d, *bad;
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 2, s23, &a));
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 2, s34, &b));
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 2, s24, &d));
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 2, s24, &bad));
+  int32_t ma[2] = {0, 1}, mb[2] = {1, 2}, md[2] = {0, 2}, mrep[2] = {0, 0}, mx[2] = {0, 9};
+  lt_plan *plan = (lt_plan *)1;
+  LT_CHECK_FAILS(lt_plan_contraction(a, ma, b, mb, NULL, NULL, d, mx, NULL, &plan),
+                 LT_ERR_INVALID_ARGUMENT);
+  assert_null(plan);
+  LT_CHECK_FAILS(lt_plan_contraction(a, mrep, b, mb, NULL, NULL, d, md, NULL, &plan),
+                 LT_ERR_INVALID_ARGUMENT);
+  LT_CHECK_FAILS(lt_plan_contraction(a, ma, a, ma, NULL, NULL, b, ma, NULL, &plan),
+                 LT_ERR_SHAPE_MISMATCH);
+  LT_CHECK_FAILS(lt_plan_contraction(a, ma, b, mb, NULL, NULL, d, NULL, NULL, &plan),
+                 LT_ERR_NULL_POINTER);
+  LT_CHECK_FAILS(lt_plan_contraction(NULL, ma, b, mb, NULL, NULL, d, md, NULL, &plan),
+                 LT_ERR_NULL_POINTER);
+  lt_tensor *bc;
+  int64_t s1[2] = {2, 1};
+  lt_tensor *one;
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 2, s1, &one));
+  LT_CHECK(lt_view_broadcast_to(one, 2, s24, &bc));
+  LT_CHECK_FAILS(lt_plan_contraction(a, ma, b, mb, NULL, NULL, bc, md, NULL, &plan),
+                 LT_ERR_ALIASING);
+  LT_CHECK(lt_plan_contraction(a, ma, b, mb, NULL, NULL, d, md, NULL, &plan));
+  const lt_tensor *ins[2] = {a, bad};
+  LT_CHECK_FAILS(lt_plan_execute(plan, ins, 2, NULL, 0, d), LT_ERR_LAYOUT_MISMATCH);
+  lt_plan_destroy(plan);
+  lt_tensor_destroy(bc);
+  lt_tensor_destroy(one);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(b);
+  lt_tensor_destroy(d);
+  lt_tensor_destroy(bad);
+  lt_context_destroy(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_random_contractions),
+      cmocka_unit_test(test_matmul_layouts),
+      cmocka_unit_test(test_invalid),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
