@@ -6,6 +6,7 @@
  *   usage: bench_ops [csv-file]   (LT_BENCH_N overrides the element count, LT_NUM_THREADS the
  *   thread count; the CSV lines feed bench/bench_ops_numpy.py for the side-by-side) */
 #define _GNU_SOURCE
+#include "bench_timing.h"
 #include "tensor.h"
 
 #include <math.h>
@@ -21,22 +22,6 @@ static int64_t N = 1 << 26;
 static int REPS = 5;
 static int THREADS = 2;
 static FILE *csv;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* ---- machine limits: simple loops split across THREADS pthreads ---- */
 
@@ -90,14 +75,14 @@ static void *limit_worker(void *p) {
 static double run_limit(limit_kind kind, float *a, float *b, float *c) {
   pthread_t th[64];
   limit_arg args[64];
-  double t0 = now();
+  double t0 = bench_now();
   for (int i = 0; i < THREADS; i++) {
     args[i] = (limit_arg){kind, a, b, c, N * i / THREADS, N * (i + 1) / THREADS, 0};
     pthread_create(&th[i], NULL, limit_worker, &args[i]);
   }
   for (int i = 0; i < THREADS; i++)
     pthread_join(th[i], NULL);
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 static double limit_gbs(limit_kind kind, float *a, float *b, float *c, double bytes) {
@@ -105,7 +90,7 @@ static double limit_gbs(limit_kind kind, float *a, float *b, float *c, double by
   run_limit(kind, a, b, c); /* warm-up */
   for (int r = 0; r < REPS; r++)
     t[r] = run_limit(kind, a, b, c);
-  return bytes / median(t, REPS) / 1e9;
+  return bytes / bench_median(t, REPS) / 1e9;
 }
 
 /* Same page policy as the library's CPU allocations (transparent huge pages when allowed). */
@@ -148,12 +133,12 @@ static double time_plan(lt_plan *plan, const lt_tensor *const *ins, int n_in, lt
       tl = tc < tl ? tc : tl;
     }
     l[r] = limit_bytes / tl / 1e9;
-    double t0 = now();
+    double t0 = bench_now();
     check(lt_plan_execute(plan, ins, n_in, NULL, 0, out), "execute");
-    t[r] = now() - t0;
+    t[r] = bench_now() - t0;
   }
-  *limit = median(l, REPS);
-  return median(t, REPS);
+  *limit = bench_median(l, REPS);
+  return bench_median(t, REPS);
 }
 
 typedef struct category {

@@ -122,13 +122,23 @@ inline real_t lt_binary(int op, real_t a, real_t b) {
 }
 
 /* Row-major decomposition of `linear` over desc[0..rank) (the shape): adds index * stride to
- * offs[t] for each of `ntables` stride tables stored after the shape, rank values each. */
+ * offs[t] for each of `ntables` stride tables stored after the shape, rank values each. The
+ * outermost dim needs no division, and 32-bit division (far cheaper than 64-bit on GPUs) is
+ * used whenever the operands fit. */
 inline void lt_unravel(long linear, int rank, constant const long *desc, int ntables,
                        long *offs) {
-  for (int d = rank - 1; d >= 0; d--) {
-    long e = desc[d];
-    long i = linear % e;
-    linear /= e;
+  for (int d = rank - 1; d > 0; d--) {
+    long e = desc[d], i;
+    if ((ulong)linear <= 0xffffffffu && (ulong)e <= 0xffffffffu) {
+      uint l = (uint)linear, ue = (uint)e;
+      i = (long)(l % ue);
+      linear = (long)(l / ue);
+    } else {
+      i = linear % e;
+      linear /= e;
+    }
     for (int t = 0; t < ntables; t++) offs[t] += i * desc[(t + 1) * rank + d];
   }
+  if (rank > 0)
+    for (int t = 0; t < ntables; t++) offs[t] += linear * desc[(t + 1) * rank];
 }

@@ -1,5 +1,7 @@
 /* Reduction steps (lt__reduce_step in src/backend/backend.h). Three kernels:
- *   lt_reduce_serial   one work-item per output element, for short reductions;
+ *   lt_reduce_serial   one work-item per (output, chunk), adjacent items on adjacent outputs:
+ *                      for short reductions, and for long ones whose kept dims are the
+ *                      input's fastest (reads stay coalesced across the items);
  *   lt_reduce_tree     work-groups of LT_WG items reduce one chunk of one output each, with a
  *                      tree in local memory; one chunk per output writes the result directly,
  *                      several write partials;
@@ -102,17 +104,26 @@ inline long lt_red_base(long o, int rank, constant const long *desc, long off_in
   return offs[2];
 }
 
-kernel void lt_reduce_serial(LT_RED_ARGS) {
-  for (long o = get_global_id(0); o < nout; o += get_global_size(0)) {
+/* chunks > 1: partial values and indices go to part_v / part_i[o * chunks + chunk]. */
+kernel void lt_reduce_serial(LT_RED_ARGS, long chunks, long chunk_len, global real_t *part_v,
+                             global long *part_i) {
+  for (long job = get_global_id(0); job < nout * chunks; job += get_global_size(0)) {
+    long o = job % nout, ch = job / nout;
     long base = lt_red_base(o, rank, desc, off_in);
     real_t acc = lt_red_identity(op);
     long arg = LT_NO_INDEX;
-    for (long r = 0; r < nred; r++) {
+    long r_end = min(nred, (ch + 1) * chunk_len);
+    for (long r = ch * chunk_len; r < r_end; r++) {
       real_t x = LT_LOAD(LT_IN0, in, base + lt_red_offset(r, rank, red_rank, desc));
       lt_red_fold(op, &acc, &arg, lt_red_element(op, unary, x), r);
     }
-    lt_red_finish(rank, red_rank, desc, nout, nred, op, unary, in, off_in, out, off_out, c, off_c,
-                  alpha, beta, o, acc, arg);
+    if (chunks == 1) {
+      lt_red_finish(rank, red_rank, desc, nout, nred, op, unary, in, off_in, out, off_out, c, off_c,
+                    alpha, beta, o, acc, arg);
+    } else {
+      part_v[o * chunks + ch] = acc;
+      part_i[o * chunks + ch] = arg;
+    }
   }
 }
 
@@ -151,8 +162,8 @@ lt_reduce_tree(LT_RED_ARGS, long chunks, long chunk_len, global real_t *part_v,
         lt_red_finish(rank, red_rank, desc, nout, nred, op, unary, in, off_in, out, off_out, c,
                       off_c, alpha, beta, o, sv[0], si[0]);
       } else {
-        part_v[job] = sv[0];
-        part_i[job] = si[0];
+        part_v[o * chunks + ch] = sv[0];
+        part_i[o * chunks + ch] = si[0];
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);

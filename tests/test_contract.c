@@ -65,6 +65,19 @@ static void shape_of(const contraction_case *c, int rank, const int32_t *modes, 
   }
 }
 
+/* When set, A, B and C are read through unary transforms (NEG, SQUARE, ABS). */
+static bool use_unary;
+
+static double *transformed(const double *v, int64_t n, lt_unary_op op) {
+  double *out = malloc(sizeof(double) * (size_t)(n ? n : 1));
+  for (int64_t i = 0; i < n; i++)
+    out[i] = op == LT_UNARY_NEG      ? -v[i]
+             : op == LT_UNARY_SQUARE ? v[i] * v[i]
+             : op == LT_UNARY_ABS    ? fabs(v[i])
+                                     : v[i];
+  return out;
+}
+
 static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype, bool with_c,
                      double alpha, double beta) {
   int64_t sa[16], sb[16], sd[16];
@@ -89,18 +102,30 @@ static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype,
   double *da = lt_test_snapshot(a), *db = lt_test_snapshot(b);
   double *dc = lt_test_read_all(with_c ? cc : out.view);
   lt_plan *plan;
-  LT_CHECK(lt_plan_contraction(a, c->ma, b, c->mb, cc, c->md, out.view, c->md, NULL, &plan));
+  lt_plan_options *opts;
+  LT_CHECK(lt_plan_options_create(&opts));
+  lt_unary_op ua = use_unary ? LT_UNARY_NEG : LT_UNARY_IDENTITY;
+  lt_unary_op ub = use_unary ? LT_UNARY_SQUARE : LT_UNARY_IDENTITY;
+  lt_unary_op uc = use_unary && with_c ? LT_UNARY_ABS : LT_UNARY_IDENTITY;
+  LT_CHECK(lt_plan_options_set_unary(opts, 0, ua));
+  LT_CHECK(lt_plan_options_set_unary(opts, 1, ub));
+  LT_CHECK(lt_plan_options_set_unary(opts, 2, uc));
+  LT_CHECK(lt_plan_contraction(a, c->ma, b, c->mb, cc, c->md, out.view, c->md, opts, &plan));
+  lt_plan_options_destroy(opts);
   const lt_tensor *ins[3] = {a, b, cc};
   double sc[2] = {alpha, beta};
   LT_CHECK(lt_plan_execute(plan, ins, with_c ? 3 : 2, sc, 2, out.view));
 
-  lt_ref_operand ro[2] = {{c->na, ia, sa, da}, {c->nb, ib, sb, db}};
-  double *want = lt_ref_einsum(2, ro, c->n_labels, c->extent, c->nd, id);
   int64_t n = lt_test_numel(c->nd, sd), terms = 1;
+  double *ta = transformed(da, lt_test_numel(c->na, sa), ua);
+  double *tb = transformed(db, lt_test_numel(c->nb, sb), ub);
+  double *tc = transformed(dc, n, uc);
+  lt_ref_operand ro[2] = {{c->na, ia, sa, ta}, {c->nb, ib, sb, tb}};
+  double *want = lt_ref_einsum(2, ro, c->n_labels, c->extent, c->nd, id);
   for (int i = 0; i < c->n_labels; i++)
     terms *= c->extent[i] ? c->extent[i] : 1;
   for (int64_t i = 0; i < n; i++)
-    want[i] = alpha * want[i] + (beta != 0 ? beta * dc[i] : 0.0);
+    want[i] = alpha * want[i] + (beta != 0 ? beta * tc[i] : 0.0);
   double *got = lt_test_read_all(out.view);
   char what[128];
   snprintf(what, sizeof what, "contraction (%s, %s/%s, %s)", lt_dtype_name(dtype),
@@ -112,6 +137,9 @@ static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype,
   lt_test_check_unchanged(b, db);
   free(got);
   free(want);
+  free(ta);
+  free(tb);
+  free(tc);
   free(da);
   free(db);
   free(dc);
@@ -207,11 +235,19 @@ static void test_invalid(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* Unary transforms on A, B and C reach every lowering (direct, elementwise, GEMM packs). */
+static void test_unary_operands(void **state) {
+  use_unary = true;
+  test_random_contractions(state);
+  use_unary = false;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_contractions),
       cmocka_unit_test(test_matmul_layouts),
       cmocka_unit_test(test_invalid),
+      cmocka_unit_test(test_unary_operands),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,11 +1,13 @@
 /* .npy files: round trips of every dtype, layout, version, byte order and memory order (the
  * byte streams are written by hand here, independently of the library), and every family of
  * malformed input, each with its status and message, on every backend. */
+#define _POSIX_C_SOURCE 200809L /* truncate, access */
 #include "harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const lt_dtype npy_dtypes[] = {LT_F16, LT_F32, LT_F64, LT_I64};
 static const char *npy_codes[] = {"f2", "f4", "f8", "i8"};
@@ -496,6 +498,43 @@ static void test_file_errors(void **state) {
   LT_CHECK_FAILS(lt_npy_load(ctx, path, &t), LT_ERR_FORMAT);
   assert_non_null(strstr(lt_last_error(), path));
   assert_non_null(strstr(lt_last_error(), "wrong magic"));
+
+  /* Files larger than the header buffer: whole, cut short, with trailing bytes, and a header
+   * announcing far more data than the file has (refused before any allocation). */
+  int64_t big_shape[2] = {300, 500};
+  lt_tensor *big = lt_test_random_tensor(ctx, LT_F32, 2, big_shape, LT_LAYOUT_TRANSPOSED);
+  LT_CHECK(lt_npy_save(big, path));
+  LT_CHECK(lt_npy_load(ctx, path, &t));
+  double *want = lt_test_read_all(big), *got = lt_test_read_all(t);
+  assert_memory_equal(want, got, sizeof(double) * 150000);
+  free(want);
+  free(got);
+  lt_tensor_destroy(t);
+  lt_tensor_destroy(big);
+  f = fopen(path, "r+b");
+  assert_int_equal(fseek(f, 0, SEEK_END), 0);
+  fputs("xyz", f);
+  fclose(f);
+  LT_CHECK_FAILS(lt_npy_load(ctx, path, &t), LT_ERR_FORMAT);
+  assert_non_null(strstr(lt_last_error(), "needs 600000 bytes, the file holds 600003"));
+  assert_int_equal(truncate(path, 128 + 599999), 0);
+  LT_CHECK_FAILS(lt_npy_load(ctx, path, &t), LT_ERR_FORMAT);
+  assert_non_null(strstr(lt_last_error(), "truncated data"));
+  assert_non_null(strstr(lt_last_error(), "holds 599999"));
+  npy_bytes claim = make_npy(
+      1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }", NULL, 0, true);
+  f = fopen(path, "wb");
+  fwrite(claim.data, 1, claim.size, f);
+  fputs("12345678", f);
+  fclose(f);
+  free(claim.data);
+  LT_CHECK_FAILS(lt_npy_load(ctx, path, &t), LT_ERR_FORMAT);
+  assert_non_null(strstr(lt_last_error(), "truncated data"));
+  /* An endless device is refused by its first bytes. */
+  if (access("/dev/zero", R_OK) == 0) {
+    LT_CHECK_FAILS(lt_npy_load(ctx, "/dev/zero", &t), LT_ERR_FORMAT);
+    assert_non_null(strstr(lt_last_error(), "wrong magic"));
+  }
 
   int64_t shape[2] = {2, 2};
   lt_tensor *b16 = NULL, *f32 = NULL;

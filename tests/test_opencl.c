@@ -65,6 +65,13 @@ cl_program CL_API_CALL clCreateProgramWithSource(cl_context c, cl_uint n, const 
   TRACK_CREATE(p);
   return p;
 }
+cl_program CL_API_CALL clCreateProgramWithBinary(cl_context c, cl_uint n, const cl_device_id *d,
+                                                 const size_t *len, const unsigned char **bin,
+                                                 cl_int *status, cl_int *err) {
+  cl_program p = FORWARD(clCreateProgramWithBinary)(c, n, d, len, bin, status, err);
+  TRACK_CREATE(p);
+  return p;
+}
 cl_kernel CL_API_CALL clCreateKernel(cl_program p, const char *name, cl_int *err) {
   cl_kernel k = FORWARD(clCreateKernel)(p, name, err);
   TRACK_CREATE(k);
@@ -453,7 +460,8 @@ static void test_map_step(void **state) {
 
 typedef struct reduce_case {
   int64_t shape[3];
-  int n_keep; /* the first n_keep axes are kept, the rest reduced */
+  int n_keep;      /* the first n_keep axes are kept, the rest reduced */
+  bool kept_inner; /* stored with the axes reversed, so kept axes are the fastest in memory */
 } reduce_case;
 
 /* Every reduce op over serial, tree and two-pass shapes (and an empty reduction), with
@@ -461,11 +469,13 @@ typedef struct reduce_case {
 static void test_reduce_step(void **state) {
   lt_context *ctx[2] = {open_device("cpu"), open_device("opencl")};
   const reduce_case cases[] = {
-      {{5, 30, 40}, 1},  /* nout 5, nred 1200: two passes */
-      {{1, 3, 1100}, 0}, /* nout 1: two passes */
-      {{40, 600, 1}, 1}, /* tree, one pass */
-      {{7, 6, 5}, 2},    /* serial */
-      {{4, 0, 3}, 1},    /* empty reductions: identities */
+      {{5, 30, 40}, 1, false},  /* nout 5, nred 1200: two passes */
+      {{1, 3, 1100}, 0, false}, /* nout 1: two passes */
+      {{40, 600, 1}, 1, false}, /* tree, one pass */
+      {{7, 6, 5}, 2, false},    /* serial */
+      {{4, 0, 3}, 1, false},    /* empty reductions: identities */
+      {{8, 1, 3000}, 1, true},  /* kept dim fastest: serial over outputs, two passes */
+      {{5, 700, 1}, 2, true},   /* kept dims fastest, one reduced dim */
   };
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
     for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_ARGMIN; op++)
@@ -477,7 +487,17 @@ static void test_reduce_step(void **state) {
         lt_dtype in_dt = variant == 1 ? LT_F16 : LT_F32, out_dt = arg ? LT_I64 : LT_F64;
         lt_dtype compute = variant == 2 ? LT_F64 : LT_F32;
         lt_tensor *in[2], *view[2], *out[2], *cc[2];
-        random_pair(ctx[0], ctx[1], in_dt, 3, rc->shape, &in[0], &in[1]);
+        if (rc->kept_inner) {
+          int64_t rev[3] = {rc->shape[2], rc->shape[1], rc->shape[0]};
+          lt_tensor *stored[2];
+          random_pair(ctx[0], ctx[1], in_dt, 3, rev, &stored[0], &stored[1]);
+          for (int k = 0; k < 2; k++) {
+            LT_CHECK(lt_view_permute(stored[k], (int[]){2, 1, 0}, &in[k]));
+            lt_tensor_destroy(stored[k]);
+          }
+        } else {
+          random_pair(ctx[0], ctx[1], in_dt, 3, rc->shape, &in[0], &in[1]);
+        }
         int64_t oshape[3];
         for (int d = 0; d < n_keep; d++)
           oshape[d] = rc->shape[d];
@@ -673,7 +693,84 @@ static void test_gemm_step(void **state) {
   lt_context_destroy(cpu);
 }
 
+/* Direct contraction: out[i,j] = alpha * sum_k,l a[i,k,l] * b[l,j,k] + beta * c[i,j], mixed
+ * dtypes, zero strides, an empty contracted dim and beta == 0 over NaN, against the CPU. */
+static void test_contract_step(void **state) {
+  lt_context *ctx[2] = {open_device("cpu"), open_device("opencl")};
+  const int64_t kext[2] = {7, 0};
+  for (int z = 0; z < 2; z++)
+    for (int variant = 0; variant < 2; variant++) {
+      int64_t ash[3] = {5, kext[z], 3}, bsh[3] = {3, 6, kext[z]}, osh[2] = {5, 6};
+      lt_tensor *a[2], *b[2], *c[2], *out[2];
+      random_pair(ctx[0], ctx[1], LT_F16, 3, ash, &a[0], &a[1]);
+      random_pair(ctx[0], ctx[1], LT_F64, 3, bsh, &b[0], &b[1]);
+      random_pair(ctx[0], ctx[1], LT_F32, 2, osh, &c[0], &c[1]);
+      for (int k = 0; k < 2; k++) {
+        if (variant == 0) LT_CHECK(lt_tensor_set(c[k], (int64_t[]){2, 3}, NAN)); /* unread */
+        LT_CHECK(lt_tensor_full(ctx[k], LT_F32, 2, osh, NAN, &out[k]));
+        lt__contract_step s;
+        memset(&s, 0, sizeof s);
+        s.rank = 4;
+        s.out_rank = 2;
+        int64_t shape[4] = {5, 6, kext[z], 3};
+        memcpy(s.shape, shape, sizeof shape);
+        operand_of(a[k], (int[]){0, 1, 1, 2}, 4, &s.a);
+        s.a.strides[1] = 0; /* a does not vary along j */
+        operand_of(b[k], (int[]){0, 1, 2, 0}, 4, &s.b);
+        s.b.strides[0] = 0; /* nor b along i */
+        operand_of(out[k], (int[]){0, 1}, 2, &s.out);
+        operand_of(c[k], (int[]){0, 1}, 2, &s.c);
+        s.has_c = true;
+        s.alpha = 0.75;
+        s.beta = variant ? -2.0 : 0.0;
+        s.compute = variant ? LT_F64 : LT_F32;
+        LT_CHECK(ctx[k]->backend->contract(ctx[k], &s));
+      }
+      assert_same(out[0], out[1], lt_test_tolerance(LT_F32, 21), "contract");
+      for (int k = 0; k < 2; k++) {
+        lt_tensor_destroy(a[k]);
+        lt_tensor_destroy(b[k]);
+        lt_tensor_destroy(c[k]);
+        lt_tensor_destroy(out[k]);
+      }
+    }
+  lt_context_destroy(ctx[1]);
+  lt_context_destroy(ctx[0]);
+}
+
 /* ---- errors, leaks, kernel directory ---- */
+
+/* A device without fp64 (simulated with LT_OPENCL_NO_FP64): f64 arithmetic is
+ * LT_ERR_UNSUPPORTED with a clear message; f32 work, fills and raw f64 copies still run. */
+static void test_no_fp64_device(void **state) {
+  setenv("LT_OPENCL_NO_FP64", "1", 1);
+  lt_context *ocl = open_device("opencl");
+  unsetenv("LT_OPENCL_NO_FP64");
+  int64_t shape[2] = {4, 6};
+  lt_tensor *f64 = NULL, *f32 = NULL, *t = NULL, *out = (lt_tensor *)&out;
+  LT_CHECK(lt_tensor_full(ocl, LT_F64, 2, shape, 2.5, &f64));
+  LT_CHECK(lt_tensor_full(ocl, LT_F32, 2, shape, 1.5, &f32));
+  LT_CHECK(lt_view_transpose(f64, 0, 1, &t));
+  LT_CHECK(lt_tensor_contiguous(t, LT_DTYPE_INVALID, &out)); /* raw copy: no arithmetic */
+  double v;
+  LT_CHECK(lt_tensor_get(out, (int64_t[]){5, 3}, &v));
+  assert_true(v == 2.5);
+  lt_tensor_destroy(out);
+  out = (lt_tensor *)&out;
+  LT_CHECK_FAILS(lt_tensor_contiguous(f32, LT_F64, &out), LT_ERR_UNSUPPORTED);
+  assert_null(out);
+  assert_non_null(strstr(lt_last_error(), "float64"));
+  assert_non_null(strstr(lt_last_error(), lt_context_device(ocl)));
+  LT_CHECK_FAILS(lt_tensor_contiguous(t, LT_F32, &out), LT_ERR_UNSUPPORTED); /* loads f64 */
+  LT_CHECK(lt_tensor_contiguous(f32, LT_F16, &out));
+  LT_CHECK(lt_tensor_get(out, (int64_t[]){3, 5}, &v));
+  assert_true(v == 1.5);
+  lt_tensor_destroy(out);
+  lt_tensor_destroy(t);
+  lt_tensor_destroy(f32);
+  lt_tensor_destroy(f64);
+  lt_context_destroy(ocl);
+}
 
 static void test_allocation_too_large(void **state) {
   lt_context *ocl = open_device("opencl");
@@ -811,7 +908,9 @@ int main(void) {
       cmocka_unit_test(test_reduce_step),
       cmocka_unit_test(test_argmax_ties),
       cmocka_unit_test(test_gemm_step),
+      cmocka_unit_test(test_contract_step),
       cmocka_unit_test(test_allocation_too_large),
+      cmocka_unit_test(test_no_fp64_device),
       cmocka_unit_test(test_kernel_dir_override),
       cmocka_unit_test(test_embedded_kernels),
   };

@@ -276,6 +276,17 @@ static void test_create(void **state) {
   }
 }
 
+typedef struct release_log {
+  int calls;
+  void *data;
+} release_log;
+
+static void log_release(void *data, void *user) {
+  release_log *log = user;
+  log->calls++;
+  log->data = data;
+}
+
 /* from_host with C order, transposed, stepped and negative source strides. */
 static void test_from_host(void **state) {
   const char *devs[MAX_DEVICES];
@@ -351,19 +362,23 @@ static void test_from_host(void **state) {
     t = (lt_tensor *)&t;
     LT_CHECK_FAILS(lt_tensor_from_host(ctx, LT_F32, 2, shape, NULL, NULL, &t), LT_ERR_NULL_POINTER);
     assert_null(t);
+    int64_t wild[2] = {INT64_MAX / 2, 1};
+    LT_CHECK_FAILS(lt_tensor_from_host(ctx, LT_F32, 2, shape, wild, buf, &t), LT_ERR_OVERFLOW);
+    assert_non_null(strstr(lt_last_error(), "lt_tensor_from_host"));
+    assert_null(t);
+    /* Wrapping host memory is for host contexts only. */
+    if (strcmp(lt_context_device(ctx), "cpu") != 0) {
+      release_log log = {0, NULL};
+      LT_CHECK_FAILS(lt_tensor_wrap_host(ctx, LT_F64, 2, shape, NULL, buf, log_release, &log, &t),
+                     LT_ERR_UNSUPPORTED);
+      assert_int_equal(log.calls, 0);
+      LT_CHECK(lt_tensor_full(ctx, LT_F64, 2, shape, 1.0, &t));
+      void *p = NULL;
+      LT_CHECK_FAILS(lt_tensor_host_pointer(t, &p), LT_ERR_UNSUPPORTED);
+      lt_tensor_destroy(t);
+    }
     lt_context_destroy(ctx);
   }
-}
-
-typedef struct release_log {
-  int calls;
-  void *data;
-} release_log;
-
-static void log_release(void *data, void *user) {
-  release_log *log = user;
-  log->calls++;
-  log->data = data;
 }
 
 static void test_wrap_host(void **state) {

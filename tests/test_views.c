@@ -468,6 +468,21 @@ static void test_diagonal(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* A random layout of rank <= 3 (extents <= max_extent, |strides| <= max_stride) and the
+ * lowest/highest offsets it reaches from its first element. Returns the rank. */
+static int random_layout(int64_t max_extent, int64_t max_stride, int64_t *shape, int64_t *strides,
+                         int64_t *lo, int64_t *hi) {
+  int rank = (int)lt_test_rand_int(0, 3);
+  *lo = *hi = 0;
+  for (int d = 0; d < rank; d++) {
+    shape[d] = lt_test_rand_int(0, max_extent);
+    strides[d] = lt_test_rand_int(-max_stride, max_stride);
+    int64_t span = (shape[d] ? shape[d] - 1 : 0) * strides[d];
+    *(span < 0 ? lo : hi) += span;
+  }
+  return rank;
+}
+
 static void test_as_strided(void **state) {
   const char *devs[MAX_DEVICES];
   int ndev = lt_test_devices(devs);
@@ -481,17 +496,8 @@ static void test_as_strided(void **state) {
     lt_tensor *mid = NULL;
     LT_CHECK(lt_view_slice(base, 0, 10, 40, 3, &mid));
     for (int iter = 0; iter < 300; iter++) {
-      int rank = (int)lt_test_rand_int(0, 3);
-      int64_t shape[3], strides[3], lo = 0, hi = 0;
-      for (int d = 0; d < rank; d++) {
-        shape[d] = lt_test_rand_int(0, 4);
-        strides[d] = lt_test_rand_int(-6, 6);
-        int64_t span = (shape[d] ? shape[d] - 1 : 0) * strides[d];
-        if (span < 0)
-          lo += span;
-        else
-          hi += span;
-      }
+      int64_t shape[3], strides[3], lo, hi;
+      int rank = random_layout(4, 6, shape, strides, &lo, &hi);
       int64_t offset = lt_test_rand_int(-10, 60);
       bool empty = lt_test_numel(rank, shape) == 0;
       bool inside = empty ? (offset >= 0 && offset <= n) : (offset + lo >= 0 && offset + hi < n);
@@ -813,17 +819,8 @@ static bool random_op(lt_tensor **v, model *m, chain_env *env) {
     break;
   }
   default: { /* as_strided: a fresh layout inside the storage */
-    int rank = (int)lt_test_rand_int(0, 3);
-    int64_t shape[3], strides[3], lo = 0, hi = 0;
-    for (int d = 0; d < rank; d++) {
-      shape[d] = lt_test_rand_int(0, 5);
-      strides[d] = lt_test_rand_int(-9, 9);
-      int64_t span = (shape[d] ? shape[d] - 1 : 0) * strides[d];
-      if (span < 0)
-        lo += span;
-      else
-        hi += span;
-    }
+    int64_t shape[3], strides[3], lo, hi;
+    int rank = random_layout(5, 9, shape, strides, &lo, &hi);
     if (hi - lo >= env->capacity) return false;
     int64_t offset = lt_test_rand_int(-lo, env->capacity - 1 - hi);
     strided_arg arg = {rank, strides, offset};

@@ -112,8 +112,9 @@ LT_API lt_status lt_tensor_contiguous(const lt_tensor *t, lt_dtype dtype, lt_ten
 /* Reshape that returns a view when possible and a contiguous copy otherwise. */
 LT_API lt_status lt_tensor_reshape(const lt_tensor *t, int rank, const int64_t *shape,
                                    lt_tensor **out);
-/* Copies src into dst, broadcasting src to dst's shape and converting dtype. Refuses a dst
- * whose elements overlap each other (zero strides) or that partially overlaps src. */
+/* Copies src into dst, broadcasting src to dst's shape and converting dtype. A src sharing
+ * memory with dst is read completely first; a dst whose elements overlap each other (zero
+ * strides) is refused (LT_ERR_ALIASING). */
 LT_API lt_status lt_tensor_copy_into(lt_tensor *dst, const lt_tensor *src);
 /* Copy of t (any layout) on another context, C-contiguous: CPU <-> OpenCL transfers. */
 LT_API lt_status lt_tensor_to_context(const lt_tensor *t, lt_context *ctx, lt_tensor **out);

@@ -123,6 +123,12 @@ lt_status lt_tensor_from_host(lt_context *ctx, lt_dtype dtype, int rank, const i
                               const int64_t *strides, const void *data, lt_tensor **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
+  if (strides != NULL) {
+    /* The gather below walks the caller's layout: its offsets must fit in int64. */
+    int64_t lo, hi;
+    LT_TRY(lt__check_shape(rank, shape, dtype, NULL));
+    LT_TRY(lt__check_layout_span("lt_tensor_from_host", rank, shape, strides, 0, &lo, &hi));
+  }
   LT_TRY(lt__tensor_new(ctx, dtype, rank, shape, out));
   lt_tensor *t = *out;
   size_t bytes = lt_tensor_nbytes(t);

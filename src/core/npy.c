@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void swap_elements(unsigned char *data, size_t bytes, size_t esize) {
   for (size_t i = 0; i + esize <= bytes; i += esize)
@@ -26,6 +27,31 @@ static void fortran_strides(int rank, const int64_t *shape, int64_t *strides) {
   }
 }
 
+/* Builds the tensor from the data that follows a parsed header. `data` is swapped in place
+ * when `writable`, else through a temporary copy. */
+static lt_status tensor_from_data(lt_context *ctx, const lt__npy_header *h,
+                                  const unsigned char *data, bool writable, lt_tensor **out) {
+  unsigned char *swapped = NULL;
+  if (h->swap && h->data_bytes > 0) {
+    if (writable) {
+      swap_elements((unsigned char *)data, h->data_bytes, lt_dtype_size(h->dtype));
+    } else {
+      swapped = lt__host_alloc(ctx, h->data_bytes);
+      LT_RETURN_IF(swapped == NULL, LT_ERR_OUT_OF_MEMORY,
+                   "npy: out of memory (%zu bytes) converting the byte order", h->data_bytes);
+      memcpy(swapped, data, h->data_bytes);
+      swap_elements(swapped, h->data_bytes, lt_dtype_size(h->dtype));
+      data = swapped;
+    }
+  }
+  int64_t strides[LT_MAX_RANK];
+  if (h->fortran) fortran_strides(h->rank, h->shape, strides);
+  lt_status st =
+      lt_tensor_from_host(ctx, h->dtype, h->rank, h->shape, h->fortran ? strides : NULL, data, out);
+  lt__host_free(ctx, swapped, h->data_bytes);
+  return st;
+}
+
 lt_status lt_npy_load_buffer(lt_context *ctx, const void *bytes, size_t size, lt_tensor **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
@@ -33,61 +59,68 @@ lt_status lt_npy_load_buffer(lt_context *ctx, const void *bytes, size_t size, lt
   LT_CHECK_NULL(bytes, "bytes");
   lt__npy_header h;
   LT_TRY(lt__npy_parse_header(bytes, size, &h));
-  const unsigned char *data = (const unsigned char *)bytes + h.data_offset;
-  unsigned char *swapped = NULL;
-  if (h.swap && h.data_bytes > 0) {
-    swapped = lt__host_alloc(ctx, h.data_bytes);
-    LT_RETURN_IF(swapped == NULL, LT_ERR_OUT_OF_MEMORY,
-                 "npy: out of memory (%zu bytes) converting the byte order", h.data_bytes);
-    memcpy(swapped, data, h.data_bytes);
-    swap_elements(swapped, h.data_bytes, lt_dtype_size(h.dtype));
-    data = swapped;
-  }
-  int64_t strides[LT_MAX_RANK];
-  if (h.fortran) fortran_strides(h.rank, h.shape, strides);
-  lt_status st =
-      lt_tensor_from_host(ctx, h.dtype, h.rank, h.shape, h.fortran ? strides : NULL, data, out);
-  lt__host_free(ctx, swapped, h.data_bytes);
-  return st;
+  LT_TRY(lt__npy_check_data_size(&h, size - h.data_offset));
+  return tensor_from_data(ctx, &h, (const unsigned char *)bytes + h.data_offset, false, out);
 }
 
-/* Reads a whole file into a host buffer (works for pipes too: no size is trusted). */
-static lt_status read_file(lt_context *ctx, const char *path, unsigned char **out, size_t *size,
-                           size_t *cap) {
-  FILE *f = fopen(path, "rb");
-  LT_RETURN_IF(f == NULL, LT_ERR_IO, "npy: cannot open '%s': %s", path, strerror(errno));
-  size_t n = 0, c = 0;
-  unsigned char *buf = NULL;
-  lt_status st = LT_OK;
-  for (;;) {
-    if (n == c) {
-      size_t nc = c ? c * 2 : 65536;
-      unsigned char *nb = nc > c ? lt__host_alloc(ctx, nc) : NULL;
-      if (nb == NULL) {
-        st = lt__error(LT_ERR_OUT_OF_MEMORY, "npy: out of memory reading '%s'", path);
-        break;
-      }
-      if (n) memcpy(nb, buf, n);
-      lt__host_free(ctx, buf, c);
-      buf = nb;
-      c = nc;
-    }
-    size_t got = fread(buf + n, 1, c - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f)) st = lt__error(LT_ERR_IO, "npy: cannot read '%s': %s", path, strerror(errno));
-      break;
-    }
+/* Reads up to n bytes; fewer only at the end of the file or on an error (ferror tells). */
+static size_t read_up_to(FILE *f, unsigned char *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    size_t k = fread(buf + got, 1, n - got, f);
+    if (k == 0) break;
+    got += k;
   }
-  fclose(f);
-  if (st != LT_OK) {
-    lt__host_free(ctx, buf, c);
-    return st;
+  return got;
+}
+
+/* Counts (and discards) what is left in the file, to report trailing bytes exactly. */
+static uint64_t count_rest(FILE *f) {
+  unsigned char chunk[4096];
+  uint64_t n = 0;
+  size_t k;
+  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+    n += k;
+  return n;
+}
+
+static lt_status read_error(FILE *f, const char *path) {
+  return lt__error(LT_ERR_IO, "npy: cannot read '%s': %s", path, strerror(errno));
+}
+
+/* Reads the header first (bounded), then exactly the data it announces: a file is never held
+ * twice in memory, and a bad header fails before any data is read. */
+static lt_status load_stream(lt_context *ctx, FILE *f, const char *path, lt_tensor **out) {
+  unsigned char *prefix = lt__host_alloc(ctx, LT__NPY_MAX_PREFIX);
+  LT_RETURN_IF(prefix == NULL, LT_ERR_OUT_OF_MEMORY, "npy: out of memory reading '%s'", path);
+  size_t got = read_up_to(f, prefix, LT__NPY_MAX_PREFIX);
+  lt__npy_header h = {0};
+  lt_status st = ferror(f) ? read_error(f, path) : lt__npy_parse_header(prefix, got, &h);
+  size_t in_prefix = st == LT_OK ? got - h.data_offset : 0;
+  if (st == LT_OK && in_prefix > h.data_bytes)
+    st = lt__npy_check_data_size(&h, in_prefix + count_rest(f));
+  struct stat info;
+  /* A regular file's size tells a truncated file before a huge buffer is allocated. */
+  if (st == LT_OK && fstat(fileno(f), &info) == 0 && S_ISREG(info.st_mode) &&
+      (uint64_t)info.st_size < h.data_offset + (uint64_t)h.data_bytes)
+    st = lt__npy_check_data_size(&h, (uint64_t)info.st_size - h.data_offset);
+  unsigned char *data = NULL;
+  if (st == LT_OK) {
+    data = lt__host_alloc(ctx, h.data_bytes);
+    if (data == NULL)
+      st = lt__error(LT_ERR_OUT_OF_MEMORY, "npy: out of memory (%zu bytes) for the data of '%s'",
+                     h.data_bytes, path);
   }
-  *out = buf;
-  *size = n;
-  *cap = c;
-  return LT_OK;
+  if (st == LT_OK) {
+    memcpy(data, prefix + h.data_offset, in_prefix);
+    size_t n = in_prefix + read_up_to(f, data + in_prefix, h.data_bytes - in_prefix);
+    uint64_t extra = ferror(f) ? 0 : count_rest(f);
+    st = ferror(f) ? read_error(f, path) : lt__npy_check_data_size(&h, n + extra);
+  }
+  lt__host_free(ctx, prefix, LT__NPY_MAX_PREFIX);
+  if (st == LT_OK) st = tensor_from_data(ctx, &h, data, true, out);
+  lt__host_free(ctx, data, h.data_bytes);
+  return st;
 }
 
 lt_status lt_npy_load(lt_context *ctx, const char *path, lt_tensor **out) {
@@ -95,12 +128,12 @@ lt_status lt_npy_load(lt_context *ctx, const char *path, lt_tensor **out) {
   *out = NULL;
   LT_CHECK_NULL(ctx, "ctx");
   LT_CHECK_NULL(path, "path");
-  unsigned char *buf = NULL;
-  size_t size = 0, cap = 0;
-  LT_TRY(read_file(ctx, path, &buf, &size, &cap));
-  lt_status st = lt_npy_load_buffer(ctx, buf, size, out);
-  lt__host_free(ctx, buf, cap);
-  if (st != LT_OK) lt__error_prefix(path);
+  FILE *f = fopen(path, "rb");
+  LT_RETURN_IF(f == NULL, LT_ERR_IO, "npy: cannot open '%s': %s", path, strerror(errno));
+  lt_status st = load_stream(ctx, f, path, out);
+  fclose(f);
+  /* Format and memory errors name the file; I/O errors already do. */
+  if (st != LT_OK && st != LT_ERR_IO) lt__error_prefix(path);
   return st;
 }
 

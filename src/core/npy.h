@@ -21,9 +21,16 @@ typedef struct lt__npy_header {
   size_t data_bytes;  /* numel * element size, exactly what follows the header */
 } lt__npy_header;
 
-/* Parses and validates a whole .npy byte stream (header, and the data size against it).
- * Every failure is LT_ERR_FORMAT with a message naming what is wrong and where. */
+/* Room for the preamble (magic, version, length) and the largest accepted header. */
+#define LT__NPY_MAX_PREFIX (12 + LT__NPY_MAX_HEADER)
+
+/* Parses and validates the preamble and header dict at the start of `bytes` (`size` bytes are
+ * available: the whole stream, or at least its first LT__NPY_MAX_PREFIX bytes). Every failure
+ * is LT_ERR_FORMAT with a message naming what is wrong and where. */
 lt_status lt__npy_parse_header(const unsigned char *bytes, size_t size, lt__npy_header *out);
+
+/* LT_ERR_FORMAT unless exactly h->data_bytes bytes (`have`) follow the header. */
+lt_status lt__npy_check_data_size(const lt__npy_header *h, uint64_t have);
 
 /* Writes a version 1.0 little-endian C-order header for dtype/shape into buf (capacity
  * LT__NPY_FORMAT_CAP), padded so the data starts on a 64-byte boundary; *len is its size.

@@ -273,17 +273,18 @@ lt_status lt__npy_parse_header(const unsigned char *bytes, size_t size, lt__npy_
   LT_TRY(parse_dict((const char *)bytes + dict_at, dict_len, out));
   LT_TRY(check_sizes(out));
   out->data_offset = dict_at + dict_len;
-  size_t have = size - out->data_offset;
-  if (have != out->data_bytes) {
-    char shape[LT__NPY_FORMAT_CAP];
-    format_shape(out->rank, out->shape, shape, sizeof shape);
-    return lt__error(LT_ERR_FORMAT,
-                     "npy: %s data: shape %s of %s needs %zu bytes, the file "
-                     "holds %zu after the header",
-                     have < out->data_bytes ? "truncated" : "size mismatch in", shape,
-                     lt_dtype_name(out->dtype), out->data_bytes, have);
-  }
   return LT_OK;
+}
+
+lt_status lt__npy_check_data_size(const lt__npy_header *h, uint64_t have) {
+  if (have == h->data_bytes) return LT_OK;
+  char shape[LT__NPY_FORMAT_CAP];
+  format_shape(h->rank, h->shape, shape, sizeof shape);
+  return lt__error(LT_ERR_FORMAT,
+                   "npy: %s data: shape %s of %s needs %zu bytes, the file holds %llu after the "
+                   "header",
+                   have < h->data_bytes ? "truncated" : "size mismatch in", shape,
+                   lt_dtype_name(h->dtype), h->data_bytes, (unsigned long long)have);
 }
 
 lt_status lt__npy_format_header(lt_dtype dtype, int rank, const int64_t *shape, char *buf,

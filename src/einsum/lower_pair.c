@@ -2,6 +2,7 @@
 #include "core/error.h"
 #include "einsum/lower.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,7 +137,7 @@ static void add_beta_term(const lt__pair *p, lt__step *s, int slot) {
     m->op_ab = LT_BINARY_ADD;
   else
     m->op_abc = LT_BINARY_ADD;
-  s->drop_last_if_beta_zero = true;
+  s->drop_last_if_beta_zero = p->beta == LT__SCALAR_BETA;
 }
 
 static lt__step *map_into_d(lt__program *prog, const lt__pair *p) {
@@ -280,9 +281,12 @@ static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mv
   *packed = v->dtype != p->compute || unary != LT_UNARY_IDENTITY ||
             !as_matrix(v, r, c, p->extent, &rs, &cs);
   if (*packed) {
+    /* Batch modes the operand lacks (free modes promoted to the batch) stay out: its batch
+     * stride for them is 0. */
     int32_t modes[LT_MAX_RANK];
     int n = 0;
-    concat(modes, &n, bt);
+    for (int i = 0; i < bt->n; i++)
+      if (lt__mview_has(v, bt->mode[i])) modes[n++] = bt->mode[i];
     concat(modes, &n, r);
     concat(modes, &n, c);
     LT_TRY(pack(prog, p->extent, v, unary, n, modes, p->compute, &use));
@@ -305,23 +309,100 @@ static int64_t packed_cost(const lt__pair *p, const group *m, const group *n, co
   return cost;
 }
 
-static lt_status lower_gemm(lt__program *prog, lt__pair *p, group *bt, group *m, group *n, group *k,
-                            lt__how *how) {
+/* One way to run the pair as batched GEMM: the groups (in order) and what must be copied. */
+typedef struct gemm_cfg {
+  group bt, m, n, k;
+  bool d_direct; /* BLAS writes D in place */
+  double cost;   /* modelled seconds */
+} gemm_cfg;
+
+/* Modelled machine for choosing among configurations: relative figures are what matter. */
+#define MODEL_GEMM_FLOPS 50e9   /* large-GEMM rate */
+#define MODEL_PACK_SECONDS 1e-9 /* per element copied by a permuting map */
+#define MODEL_CALL_SECONDS 2e-6 /* per BLAS call */
+
+/* GEMM efficiency along one dimension: small extents waste the micro-kernel. */
+static double dim_efficiency(int64_t x) { return (double)x / ((double)x + 8.0); }
+
+static int64_t operand_elems(const lt__pair *p, const lt__mview *v, const group *bt, const group *r,
+                             const group *c) {
+  int64_t n = r->size * c->size;
+  for (int i = 0; i < bt->n; i++)
+    if (lt__mview_has(v, bt->mode[i])) n *= p->extent[bt->mode[i]];
+  return n;
+}
+
+/* Orders the groups of cfg and prices it: packing, unpacking, GEMM efficiency, calls. */
+static void configure(const lt__pair *p, gemm_cfg *cfg) {
   int64_t rs, cs;
+  bool d_ws = p->d.buf.kind == LT__BUF_NONE;
   /* D in place if its layout allows; else M and N follow A and B, and D is unpacked after. */
-  order_by(bt, p->d.buf.kind == LT__BUF_NONE ? &p->a : &p->d);
-  order_by(m, &p->d);
-  order_by(n, &p->d);
-  bool d_direct = p->d.buf.kind != LT__BUF_NONE && p->d.dtype == p->compute &&
-                  as_matrix(&p->d, m, n, p->extent, &rs, &cs);
-  if (!d_direct) {
-    order_by(m, &p->a);
-    order_by(n, &p->b);
+  order_by(&cfg->bt, d_ws ? &p->a : &p->d);
+  order_by(&cfg->m, &p->d);
+  order_by(&cfg->n, &p->d);
+  cfg->d_direct =
+      !d_ws && p->d.dtype == p->compute && as_matrix(&p->d, &cfg->m, &cfg->n, p->extent, &rs, &cs);
+  if (!cfg->d_direct) {
+    order_by(&cfg->m, &p->a);
+    order_by(&cfg->n, &p->b);
   }
-  group kb = *k;
-  order_by(k, &p->a);
+  group kb = cfg->k;
+  order_by(&cfg->k, &p->a);
   order_by(&kb, &p->b);
-  if (packed_cost(p, m, n, &kb) < packed_cost(p, m, n, k)) *k = kb;
+  if (packed_cost(p, &cfg->m, &cfg->n, &kb) < packed_cost(p, &cfg->m, &cfg->n, &cfg->k))
+    cfg->k = kb;
+  double copies = 0;
+  if (p->a.dtype != p->compute || p->unary[0] != LT_UNARY_IDENTITY ||
+      !as_matrix(&p->a, &cfg->m, &cfg->k, p->extent, &rs, &cs))
+    copies += (double)operand_elems(p, &p->a, &cfg->bt, &cfg->m, &cfg->k);
+  if (p->b.dtype != p->compute || p->unary[1] != LT_UNARY_IDENTITY ||
+      !as_matrix(&p->b, &cfg->k, &cfg->n, p->extent, &rs, &cs))
+    copies += (double)operand_elems(p, &p->b, &cfg->bt, &cfg->k, &cfg->n);
+  if (!cfg->d_direct && !d_ws) copies += 2.0 * (double)(cfg->bt.size * cfg->m.size * cfg->n.size);
+  double flops =
+      2.0 * (double)cfg->bt.size * (double)cfg->m.size * (double)cfg->n.size * (double)cfg->k.size;
+  double eff =
+      dim_efficiency(cfg->m.size) * dim_efficiency(cfg->n.size) * dim_efficiency(cfg->k.size);
+  cfg->cost = copies * MODEL_PACK_SECONDS + flops / (MODEL_GEMM_FLOPS * eff) +
+              (double)cfg->bt.size * MODEL_CALL_SECONDS;
+}
+
+static void group_add(group *g, int32_t mode, const int64_t *extent);
+
+/* Tries moving each subset of the free modes into the batch (a loop of smaller GEMMs over
+ * them) and keeps the cheapest configuration: e.g. C[a,b,c] = A[a,c,d].B[d,b] runs as one
+ * GEMM per a, with no copy of C, instead of a GEMM into workspace and a permutation. */
+static void choose_config(const lt__pair *p, const group *bt, const group *m, const group *n,
+                          const group *k, gemm_cfg *best) {
+  int32_t free_modes[2 * LT_MAX_RANK];
+  bool from_m[2 * LT_MAX_RANK];
+  int nf = 0;
+  for (int i = 0; i < m->n; i++)
+    free_modes[nf] = m->mode[i], from_m[nf++] = true;
+  for (int i = 0; i < n->n; i++)
+    free_modes[nf] = n->mode[i], from_m[nf++] = false;
+  int limit = nf > 10 ? 10 : nf; /* at most 1024 candidates */
+  best->cost = INFINITY;
+  for (uint32_t set = 0; set < (1u << limit); set++) {
+    gemm_cfg c = {.bt = *bt, .m = {.size = 1}, .n = {.size = 1}, .k = *k};
+    for (int i = 0; i < nf; i++) {
+      bool promote = i < limit && (set >> i & 1);
+      group_add(promote ? &c.bt : from_m[i] ? &c.m : &c.n, free_modes[i], p->extent);
+    }
+    if (c.bt.n > LT_MAX_RANK) continue;
+    configure(p, &c);
+    if (c.cost < best->cost) *best = c;
+  }
+}
+
+static lt_status lower_gemm(lt__program *prog, lt__pair *p, group *bt0, group *m0, group *n0,
+                            group *k0, lt__how *how) {
+  int64_t rs, cs;
+  gemm_cfg cfg;
+  choose_config(p, bt0, m0, n0, k0, &cfg);
+  group *bt = &cfg.bt, *m = &cfg.m, *n = &cfg.n, *k = &cfg.k;
+  bool d_direct = cfg.d_direct;
+  if (d_direct) as_matrix(&p->d, m, n, p->extent, &rs, &cs);
 
   lt__step *s;
   lt__gemm_step g;
@@ -376,7 +457,13 @@ static lt_status lower_gemm(lt__program *prog, lt__pair *p, group *bt, group *m,
   s->scalar[1] = beta;
   if (d_direct) return LT_OK;
   if (p->d.buf.kind == LT__BUF_NONE) {
-    /* The caller takes the workspace result as D (its intermediate). */
+    /* The caller takes the workspace result as D (its intermediate), with the extent-1 modes
+     * that no group holds. */
+    for (int i = 0; i < p->d.rank; i++)
+      if (p->extent[p->d.mode[i]] == 1) {
+        out.mode[out.rank] = p->d.mode[i];
+        out.stride[out.rank++] = 0;
+      }
     p->d = out;
     return LT_OK;
   }

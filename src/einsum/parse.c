@@ -167,7 +167,7 @@ lt_status lt__einsum_from_modes(int n_inputs, const int *ranks, const int32_t *c
     LT_RETURN_IF(ranks[k] > 0 && modes[k] == NULL, LT_ERR_NULL_POINTER,
                  "einsum: modes of operand %d is NULL", k);
     e->rank[k] = ranks[k];
-    memcpy(e->labels[k], modes[k], sizeof(int32_t) * (size_t)ranks[k]);
+    if (ranks[k] > 0) memcpy(e->labels[k], modes[k], sizeof(int32_t) * (size_t)ranks[k]);
   }
   for (int i = 0; i < rank_out; i++) {
     bool seen = false;
@@ -178,6 +178,6 @@ lt_status lt__einsum_from_modes(int n_inputs, const int *ranks, const int32_t *c
                  "einsum: output label %d does not appear in any input", (int)modes_out[i]);
   }
   e->rank_out = rank_out;
-  memcpy(e->labels_out, modes_out, sizeof(int32_t) * (size_t)rank_out);
+  if (rank_out > 0) memcpy(e->labels_out, modes_out, sizeof(int32_t) * (size_t)rank_out);
   return LT_OK;
 }

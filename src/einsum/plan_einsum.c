@@ -36,7 +36,7 @@ static lt_status einsum_run(const lt_plan *plan, const lt_tensor *const *inputs,
   for (int i = 0; i < n_inputs; i++)
     LT_RETURN_IF(lt__tensor_overlap(d, inputs[i]) != LT__OVERLAP_NONE, LT_ERR_ALIASING,
                  "einsum: the output overlaps input %d", i);
-  const einsum_impl *impl = plan->impl;
+  einsum_impl *impl = plan->impl;
   return lt__program_run(&impl->prog, plan->ctx, inputs, scalars, d);
 }
 
@@ -151,7 +151,7 @@ static lt_status lower_single(einsum_build *b, lt__program *prog, lt__scalar_rol
     s->buf[1] = s->buf[3] = d->buf;
     s->scalar[0] = LT__SCALAR_ALPHA;
     s->scalar[1] = beta;
-    s->drop_last_if_beta_zero = beta != LT__SCALAR_ZERO;
+    s->drop_last_if_beta_zero = beta == LT__SCALAR_BETA;
     return LT_OK;
   }
   lt__reduce_step *r = &s->u.reduce;
@@ -264,6 +264,7 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
   LT_RETURN_IF(impl == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
   plan->impl = impl;
   plan->destroy_impl = einsum_destroy;
+  impl->prog.ws_ctx = plan->ctx;
   lt__scalar_role beta = LT__SCALAR_BETA;
   if (b->canon.out_diagonal) {
     LT_TRY(lower_zero_output(b, d, &impl->prog));

@@ -35,6 +35,8 @@ lt_status lt__program_ws(lt__program *p, lt_dtype dtype, int64_t n, int64_t *ele
 }
 
 void lt__program_free(lt__program *p) {
+  void *kept = atomic_load(&p->ws_kept);
+  if (kept) p->ws_ctx->backend->mem_free(p->ws_ctx, kept, p->ws_bytes);
   free(p->steps);
   memset(p, 0, sizeof *p);
 }
@@ -116,13 +118,24 @@ static lt_status run_step(lt_context *ctx, const run_env *env, const lt__step *s
   return lt__error(LT_ERR_INTERNAL, "unknown plan step kind %d", (int)s.kind);
 }
 
-lt_status lt__program_run(const lt__program *p, lt_context *ctx, const lt_tensor *const *inputs,
+/* Workspaces larger than this are returned after each run rather than kept by the plan. */
+#define KEEP_WS_MAX_BYTES ((size_t)256 << 20)
+
+lt_status lt__program_run(lt__program *p, lt_context *ctx, const lt_tensor *const *inputs,
                           const double *scalars, lt_tensor *d) {
   run_env env = {inputs, d, NULL};
-  if (p->ws_bytes) LT_TRY(ctx->backend->mem_alloc(ctx, p->ws_bytes, &env.ws));
+  if (p->ws_bytes) {
+    env.ws = atomic_exchange(&p->ws_kept, NULL);
+    if (env.ws == NULL) LT_TRY(ctx->backend->mem_alloc(ctx, p->ws_bytes, &env.ws));
+  }
   lt_status st = LT_OK;
   for (int i = 0; i < p->n_steps && st == LT_OK; i++)
     st = run_step(ctx, &env, &p->steps[i], scalars);
-  if (env.ws) ctx->backend->mem_free(ctx, env.ws, p->ws_bytes);
+  if (env.ws) {
+    void *expected = NULL;
+    if (p->ws_bytes > KEEP_WS_MAX_BYTES ||
+        !atomic_compare_exchange_strong(&p->ws_kept, &expected, env.ws))
+      ctx->backend->mem_free(ctx, env.ws, p->ws_bytes);
+  }
   return st;
 }

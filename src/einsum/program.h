@@ -6,6 +6,8 @@
 
 #include "ops/plan.h"
 
+#include <stdatomic.h>
+
 /* Where an operand's memory comes from at execute time. */
 typedef enum lt__buf_kind {
   LT__BUF_NONE = 0,
@@ -54,6 +56,10 @@ typedef struct lt__program {
   int n_steps, cap_steps;
   lt__step *steps;
   size_t ws_bytes; /* workspace block size (64-byte aligned regions) */
+  /* One workspace block kept between executions (fresh pages cost page faults); a run that
+   * finds it taken by a concurrent run allocates its own. */
+  _Atomic(void *) ws_kept;
+  lt_context *ws_ctx; /* context ws_kept came from */
 } lt__program;
 
 /* Appends a zeroed step of `kind`; returns NULL when out of memory (message set). */
@@ -63,7 +69,7 @@ lt__step *lt__program_add(lt__program *p, lt__step_kind kind);
 lt_status lt__program_ws(lt__program *p, lt_dtype dtype, int64_t n, int64_t *elem_offset);
 void lt__program_free(lt__program *p);
 /* Runs every step with alpha = scalars[0], beta = scalars[1]. */
-lt_status lt__program_run(const lt__program *p, lt_context *ctx, const lt_tensor *const *inputs,
+lt_status lt__program_run(lt__program *p, lt_context *ctx, const lt_tensor *const *inputs,
                           const double *scalars, lt_tensor *d);
 
 #endif

@@ -78,7 +78,7 @@ static void align_to_d(lt__mview *c, const lt__mview *d) {
 
 static lt_status contraction_run(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
                                  const double *scalars, lt_tensor *d) {
-  const contraction_impl *impl = plan->impl;
+  contraction_impl *impl = plan->impl;
   return lt__program_run(&impl->prog, plan->ctx, inputs, scalars, d);
 }
 
@@ -105,6 +105,7 @@ static lt_status build(lt_plan *plan, const lt_tensor *a, const int32_t *modes_a
   LT_RETURN_IF(impl == NULL, LT_ERR_OUT_OF_MEMORY, "lt_plan_contraction: out of memory");
   plan->impl = impl;
   plan->destroy_impl = contraction_destroy;
+  impl->prog.ws_ctx = plan->ctx;
   int32_t labels[MAX_MODES];
   int first_seen[MAX_MODES];
   int n = 0;

@@ -120,9 +120,10 @@ def _candidates():
         return
     here = os.path.dirname(os.path.abspath(__file__))
     yield from sorted(glob.glob(os.path.join(here, "libtensor.so*")))
-    # A build tree at the repository root: bindings/python/libtensor -> ../../../build*/src
+    # A build tree at the repository root: bindings/python/libtensor -> ../../../build/src.
+    # Only the plain build: sanitizer builds (build-asan, build-tsan) cannot load into python.
     root = os.path.abspath(os.path.join(here, "..", "..", ".."))
-    yield from sorted(glob.glob(os.path.join(root, "build*", "src", "libtensor.so")))
+    yield os.path.join(root, "build", "src", "libtensor.so")
     # Installed: PREFIX/lib/python3/dist-packages/libtensor -> PREFIX/lib/libtensor.so.0
     yield from sorted(glob.glob(os.path.join(root, "libtensor.so.*")))
     found = ctypes.util.find_library("tensor")

@@ -16,16 +16,32 @@ static bool odometer_next(int lo, int hi, const int64_t *shape, int64_t *idx, in
   return false;
 }
 
+/* Sum of a*b along the innermost summed dim (d = rank - 1). */
+static double inner_products(const lt__contract_step *s, int64_t oa, int64_t ob) {
+  int d = s->rank - 1;
+  int64_t sa = s->a.strides[d], sb = s->b.strides[d];
+  double acc = 0.0;
+  /* Accumulating in double is at least as accurate as the compute dtype asks for. */
+  for (int64_t i = 0; i < s->shape[d]; i++)
+    acc += lt__load_f64(s->a.mem, s->a.dtype, oa + i * sa) *
+           lt__load_f64(s->b.mem, s->b.dtype, ob + i * sb);
+  return acc;
+}
+
 static double reduce_products(const lt__contract_step *s, int64_t oa, int64_t ob) {
-  int64_t idx[LT_MAX_RANK] = {0};
+  if (s->rank == s->out_rank)
+    return lt__load_f64(s->a.mem, s->a.dtype, oa) * lt__load_f64(s->b.mem, s->b.dtype, ob);
   for (int d = s->out_rank; d < s->rank; d++)
     if (s->shape[d] == 0) return 0.0;
+  if (s->rank - s->out_rank == 1) return inner_products(s, oa, ob);
+  int64_t idx[LT_MAX_RANK];
+  for (int d = s->out_rank; d < s->rank - 1; d++)
+    idx[d] = 0;
   double acc = 0.0;
   do {
-    /* Accumulating in double is at least as accurate as the compute dtype asks for. */
-    acc += lt__load_f64(s->a.mem, s->a.dtype, oa) * lt__load_f64(s->b.mem, s->b.dtype, ob);
+    acc += inner_products(s, oa, ob);
   } while (
-      odometer_next(s->out_rank, s->rank, s->shape, idx, &oa, &ob, s->a.strides, s->b.strides));
+      odometer_next(s->out_rank, s->rank - 1, s->shape, idx, &oa, &ob, s->a.strides, s->b.strides));
   return acc;
 }
 
@@ -33,7 +49,9 @@ lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *s) {
   for (int d = 0; d < s->out_rank; d++)
     if (s->shape[d] == 0) return LT_OK;
   const lt__operand *c = s->has_c ? &s->c : &s->out;
-  int64_t idx[LT_MAX_RANK] = {0};
+  int64_t idx[LT_MAX_RANK];
+  for (int d = 0; d < s->out_rank; d++)
+    idx[d] = 0;
   int64_t oa = s->a.offset, ob = s->b.offset;
   int64_t od = s->out.offset, oc = c->offset;
   do {

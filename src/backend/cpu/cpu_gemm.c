@@ -90,8 +90,7 @@ static void *gemm_slice_main(void *arg) {
 }
 
 static int context_threads(const lt_context *ctx) {
-  int t = ctx->num_threads;
-  if (t <= 0) t = openblas_get_num_threads();
+  int t = lt_context_num_threads(ctx);
   return t > 0 ? t : 1;
 }
 

@@ -37,6 +37,9 @@ typedef struct lt__ocl_state {
   cl_command_queue queue;
   pthread_mutex_t lock;
   lt__ocl_program *programs;
+  /* The device's fp64, unless LT_OPENCL_NO_FP64 is set when the context opens (a testing aid
+   * that makes any device behave like a GPU without cl_khr_fp64). */
+  bool fp64;
 } lt__ocl_state;
 
 /* The enumerated devices (built once per process); NULL with *count 0 if there are none. */
@@ -57,6 +60,12 @@ lt_status lt__cl_error(cl_int err, const char *call);
 lt_status lt__ocl_kernel(lt__ocl_state *st, const char *file, const char *kernel,
                          const char *options, cl_kernel *out);
 void lt__ocl_programs_release(lt__ocl_state *st);
+
+/* Process-wide binary cache (ocl_binary_cache.c): a built program for (device, options,
+ * source hash), or NULL; and storing one after a source build. */
+uint64_t lt__ocl_source_hash(const char *const *parts, int n);
+cl_program lt__ocl_program_from_cache(lt__ocl_state *st, uint64_t hash, const char *options);
+void lt__ocl_program_to_cache(lt__ocl_state *st, cl_program p, uint64_t hash, const char *options);
 
 /* Kernel argument helpers (each checks the CL return code). */
 lt_status lt__ocl_arg_mem(cl_kernel k, cl_uint i, void *mem);
@@ -80,10 +89,11 @@ lt_status lt__ocl_require_dtype(const lt__ocl_state *st, lt_dtype dtype, const c
 lt_status lt__ocl_append(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Step kernels (ocl_map.c, ocl_reduce.c, ocl_gemm.c). */
+/* Step kernels (ocl_map.c, ocl_reduce.c, ocl_gemm.c, ocl_contract.c). */
 lt_status lt__ocl_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__ocl_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__ocl_gemm(lt_context *ctx, const lt__gemm_step *step);
+lt_status lt__ocl_contract(lt_context *ctx, const lt__contract_step *step);
 
 /* Memory (ocl_memory.c). */
 lt_status lt__ocl_mem_alloc(lt_context *ctx, size_t bytes, void **mem);

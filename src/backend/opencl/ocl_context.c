@@ -86,6 +86,7 @@ static const lt__backend opencl_backend = {
     .map = lt__ocl_map,
     .reduce = lt__ocl_reduce,
     .gemm = lt__ocl_gemm,
+    .contract = lt__ocl_contract,
     .synchronize = ocl_synchronize,
     .release = ocl_release,
 };
@@ -109,6 +110,8 @@ lt_status lt__opencl_open(lt_context *ctx, const char *device) {
   LT_RETURN_IF(st == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory opening '%s'", device);
   memset(st, 0, sizeof *st);
   st->dev = dev;
+  const char *no_fp64 = getenv("LT_OPENCL_NO_FP64");
+  st->fp64 = dev->fp64 && !(no_fp64 && *no_fp64 && strcmp(no_fp64, "0") != 0);
   pthread_mutex_init(&st->lock, NULL);
   lt_status s = create_queue(st);
   if (s != LT_OK) {

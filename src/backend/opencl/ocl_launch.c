@@ -66,7 +66,7 @@ const char *lt__ocl_dtype_token(lt_dtype dtype) {
 }
 
 lt_status lt__ocl_require_dtype(const lt__ocl_state *st, lt_dtype dtype, const char *what) {
-  LT_RETURN_IF(dtype == LT_F64 && !st->dev->fp64, LT_ERR_UNSUPPORTED,
+  LT_RETURN_IF(dtype == LT_F64 && !st->fp64, LT_ERR_UNSUPPORTED,
                "device %s (%s) has no float64 support (cl_khr_fp64): cannot %s in f64", st->dev->id,
                st->dev->name, what);
   return LT_OK;

@@ -79,17 +79,28 @@ static lt_status build(lt__ocl_state *st, const char *file, const char *kernel, 
     return s;
   }
   const char *parts[3] = {common, "\n", body};
-  cl_int err;
-  p->program = clCreateProgramWithSource(st->context, 3, parts, NULL, &err);
+  char opts[2048] = "";
+  s = lt__ocl_append(opts, sizeof opts, "-cl-std=CL1.2 %s%s", st->fp64 ? "-DLT_FP64 " : "",
+                     options);
+  uint64_t hash = lt__ocl_source_hash(parts, 3);
+  if (s == LT_OK) p->program = lt__ocl_program_from_cache(st, hash, opts);
+  cl_int err = CL_SUCCESS;
+  if (s == LT_OK && p->program == NULL) {
+    p->program = clCreateProgramWithSource(st->context, 3, parts, NULL, &err);
+    if (err != CL_SUCCESS) p->program = NULL;
+    if (err == CL_SUCCESS) {
+      err = clBuildProgram(p->program, 1, &st->dev->device, opts, NULL, NULL);
+      if (err != CL_SUCCESS)
+        s = build_log_error(st, p->program, err, file, opts);
+      else
+        lt__ocl_program_to_cache(st, p->program, hash, opts);
+    } else {
+      s = lt__cl_error(err, "clCreateProgramWithSource");
+    }
+  }
   free(common);
   free(body);
-  if (err != CL_SUCCESS) p->program = NULL;
-  LT_CL_TRY(err, "clCreateProgramWithSource");
-  char opts[2048] = "";
-  LT_TRY(lt__ocl_append(opts, sizeof opts, "-cl-std=CL1.2 %s%s", st->dev->fp64 ? "-DLT_FP64 " : "",
-                        options));
-  err = clBuildProgram(p->program, 1, &st->dev->device, opts, NULL, NULL);
-  if (err != CL_SUCCESS) return build_log_error(st, p->program, err, file, opts);
+  if (s != LT_OK) return s;
   p->kernel = clCreateKernel(p->program, kernel, &err);
   if (err != CL_SUCCESS) p->kernel = NULL;
   LT_CL_TRY(err, "clCreateKernel");

@@ -1,9 +1,11 @@
-/* Reduction steps on the device: short reductions run one work-item per output; long ones use
- * a work-group tree per (output, chunk) and, when an output is split into several chunks to
- * fill the device, a second pass over the partials (kernels/reduce.cl). */
+/* Reduction steps on the device (kernels/reduce.cl): short reductions, and long ones whose kept
+ * dims are the input's fastest, run one work-item per (output, chunk); other long ones a
+ * work-group tree per (output, chunk). When outputs are split into several chunks to fill the
+ * device, a second pass folds the partials. */
 #include "backend/opencl/ocl.h"
 #include "core/error.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A reduce step's two iteration spaces after dropping size-1 dims and fusing mergeable ones.
@@ -101,24 +103,43 @@ static lt_status set_common_args(cl_kernel k, const lt__reduce_step *s, const re
 }
 
 static size_t capped_groups(const lt__ocl_state *st, int64_t jobs, int64_t per_group) {
-  int64_t groups = (jobs + per_group - 1) / per_group, cap = st->dev->compute_units * 64;
+  int64_t groups = (jobs + per_group - 1) / per_group, cap = (int64_t)1 << 22;
   return (size_t)(groups < cap ? groups : cap);
 }
 
-static lt_status run_serial(lt__ocl_state *st, const lt__reduce_step *s, const red_space *sp,
-                            const char *opts, cl_mem desc) {
-  cl_kernel k;
-  LT_TRY(lt__ocl_kernel(st, "reduce.cl", "lt_reduce_serial", opts, &k));
-  LT_TRY(set_common_args(k, s, sp, desc));
-  size_t local = 64, global = capped_groups(st, sp->nout, 64) * local;
-  return lt__ocl_launch(st, k, 1, &global, &local);
+/* How a step is split: the kernel, and into how many chunks each output's reduction goes. */
+typedef struct red_plan {
+  bool serial;
+  int64_t chunks;
+} red_plan;
+
+static red_plan choose(const lt__ocl_state *st, const red_space *sp, int wg) {
+  int64_t cu = st->dev->compute_units, chunks = 1;
+  bool kept_fastest = sp->rank > 0 && sp->red_rank > 0 &&
+                      llabs(sp->st[2][sp->rank - 1]) < llabs(sp->red_st[sp->red_rank - 1]);
+  if (sp->nred < 2 * wg || sp->nout >= cu * wg * 4) return (red_plan){true, 1};
+  if (kept_fastest) {
+    /* Work-items along the outputs; enough chunks to give every compute unit ~4 groups. */
+    chunks = (cu * wg * 4 + sp->nout - 1) / sp->nout;
+    int64_t max_chunks = (sp->nred + 63) / 64;
+    return (red_plan){true, chunks < max_chunks ? chunks : max_chunks};
+  }
+  /* A work-group per (output, chunk): enough chunks to give every compute unit a few. */
+  if (sp->nout < cu * 8) {
+    chunks = (cu * 8 + sp->nout - 1) / sp->nout;
+    int64_t max_chunks = (sp->nred + 4 * wg - 1) / (4 * wg);
+    if (chunks > max_chunks) chunks = max_chunks;
+  }
+  return (red_plan){false, chunks < 1 ? 1 : chunks};
 }
 
 /* Partials live in buffers released right after the launches that use them are queued. */
-static lt_status run_two_pass(lt__ocl_state *st, const lt__reduce_step *s, const red_space *sp,
-                              const char *opts, cl_mem desc, int wg, int64_t chunks) {
-  cl_kernel tree, fin = NULL;
-  LT_TRY(lt__ocl_kernel(st, "reduce.cl", "lt_reduce_tree", opts, &tree));
+static lt_status run_passes(lt__ocl_state *st, const lt__reduce_step *s, const red_space *sp,
+                            const char *opts, cl_mem desc, int wg, red_plan plan) {
+  cl_kernel first, fin = NULL;
+  int64_t chunks = plan.chunks;
+  LT_TRY(lt__ocl_kernel(st, "reduce.cl", plan.serial ? "lt_reduce_serial" : "lt_reduce_tree", opts,
+                        &first));
   if (chunks > 1) LT_TRY(lt__ocl_kernel(st, "reduce.cl", "lt_reduce_final", opts, &fin));
   size_t real_size = s->compute == LT_F64 ? 8 : 4,
          nparts = chunks > 1 ? (size_t)(sp->nout * chunks) : 1;
@@ -131,13 +152,15 @@ static lt_status run_two_pass(lt__ocl_state *st, const lt__reduce_step *s, const
     return lt__cl_error(err, "clCreateBuffer");
   }
   int64_t chunk_len = (sp->nred + chunks - 1) / chunks;
-  lt_status r = set_common_args(tree, s, sp, desc);
-  if (r == LT_OK) r = lt__ocl_arg_long(tree, 15, chunks);
-  if (r == LT_OK) r = lt__ocl_arg_long(tree, 16, chunk_len);
-  if (r == LT_OK) r = lt__ocl_arg_mem(tree, 17, pv);
-  if (r == LT_OK) r = lt__ocl_arg_mem(tree, 18, pi);
-  size_t local = (size_t)wg, global = capped_groups(st, sp->nout * chunks, 1) * local;
-  if (r == LT_OK) r = lt__ocl_launch(st, tree, 1, &global, &local);
+  lt_status r = set_common_args(first, s, sp, desc);
+  if (r == LT_OK) r = lt__ocl_arg_long(first, 15, chunks);
+  if (r == LT_OK) r = lt__ocl_arg_long(first, 16, chunk_len);
+  if (r == LT_OK) r = lt__ocl_arg_mem(first, 17, pv);
+  if (r == LT_OK) r = lt__ocl_arg_mem(first, 18, pi);
+  /* serial: one item per (output, chunk); tree: one group of wg items per (output, chunk). */
+  size_t local = plan.serial ? 64 : (size_t)wg;
+  size_t global = capped_groups(st, sp->nout * chunks, plan.serial ? 64 : 1) * local;
+  if (r == LT_OK) r = lt__ocl_launch(st, first, 1, &global, &local);
   if (r == LT_OK && chunks > 1) {
     r = set_common_args(fin, s, sp, desc);
     if (r == LT_OK) r = lt__ocl_arg_long(fin, 15, chunks);
@@ -164,17 +187,7 @@ static lt_status run(lt__ocl_state *st, const lt__reduce_step *s, const red_spac
     desc[n++] = sp->red_st[d];
   cl_mem dbuf;
   LT_TRY(lt__ocl_const_buffer(st, desc, n, &dbuf));
-  /* Enough chunks per output to give every compute unit a few work-groups. */
-  int64_t target = st->dev->compute_units * 8, chunks = 1;
-  bool serial = sp->nred < 2 * wg || sp->nout >= st->dev->compute_units * (int64_t)wg * 4;
-  if (!serial && sp->nout < target) {
-    chunks = (target + sp->nout - 1) / sp->nout;
-    int64_t max_chunks = (sp->nred + 4 * wg - 1) / (4 * wg);
-    if (chunks > max_chunks) chunks = max_chunks;
-    if (chunks < 1) chunks = 1;
-  }
-  lt_status r =
-      serial ? run_serial(st, s, sp, opts, dbuf) : run_two_pass(st, s, sp, opts, dbuf, wg, chunks);
+  lt_status r = run_passes(st, s, sp, opts, dbuf, wg, choose(st, sp, wg));
   clReleaseMemObject(dbuf);
   return r;
 }
