@@ -142,11 +142,36 @@ static void test_einsum_extent1_output_mode_through_intermediate(void **state) {
   }
 }
 
+/* fuzz_einsum_parse, regressions/einsum_parse/output-strides-overflow: repeated output labels
+ * multiply the output's rank ("i->iii...", a diagonal embedding NumPy refuses); with 63 copies
+ * of an extent-2 label the output's contiguous strides overflowed (undefined behaviour) while
+ * planning. It is now LT_ERR_OVERFLOW, and a smaller such output still plans. */
+static void test_einsum_output_too_large_for_strides(void **state) {
+  if (!LT_HAVE(lt_plan_einsum)) skip();
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  const int64_t shape[1] = {2};
+  lt_tensor *a = NULL;
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 1, shape, &a));
+  char expr[80] = "i->";
+  for (int k = 0; k < 63; k++)
+    strcat(expr, "i");
+  lt_plan *plan = (lt_plan *)ctx;
+  LT_CHECK_FAILS(lt_plan_einsum(expr, 1, (const lt_tensor *const *)&a, NULL, NULL, &plan),
+                 LT_ERR_OVERFLOW);
+  assert_null(plan);
+  LT_CHECK(lt_plan_einsum("i->ii", 1, (const lt_tensor *const *)&a, NULL, NULL, &plan));
+  lt_plan_destroy(plan);
+  lt_tensor_destroy(a);
+  lt_context_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_empty_tensor_with_huge_strides),
       cmocka_unit_test(test_size1_axis_with_extreme_stride),
       cmocka_unit_test(test_einsum_extent1_output_mode_through_intermediate),
+      cmocka_unit_test(test_einsum_output_too_large_for_strides),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

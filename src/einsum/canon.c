@@ -82,6 +82,8 @@ static lt_status build_output(const lt__einsum_expr *e, const lt_tensor *d, lt__
     }
     v->dtype = d->dtype;
   } else {
+    /* Repeated output labels multiply the rank: the sizes must fit before strides exist. */
+    LT_TRY(lt__check_shape(e->rank_out, out_shape, LT_F64, NULL));
     lt__contiguous_strides(e->rank_out, out_shape, strides);
   }
   for (int a = 0; a < e->rank_out; a++) {
