@@ -1,7 +1,6 @@
 /* Inputs the fuzzers (tests/fuzz) once crashed on, rebuilt by hand with precise expectations.
  * The raw inputs are replayed too (ctest fuzz_replay_*, tests/fuzz/regressions/). */
 #include "harness.h"
-#include "optional_api.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -104,7 +103,6 @@ static void test_size1_axis_with_extreme_stride(void **state) {
  * kernel; on the CPU once it exceeded the direct kernel's flop limit): the GEMM intermediate
  * dropped its extent-1 modes, which the next pair still names. */
 static void test_einsum_extent1_output_mode_through_intermediate(void **state) {
-  if (!LT_HAVE(lt_einsum)) skip();
   const char *devs[8];
   int ndev = lt_test_devices(devs);
   for (int d = 0; d < ndev; d++) {
@@ -147,7 +145,6 @@ static void test_einsum_extent1_output_mode_through_intermediate(void **state) {
  * of an extent-2 label the output's contiguous strides overflowed (undefined behaviour) while
  * planning. It is now LT_ERR_OVERFLOW, and a smaller such output still plans. */
 static void test_einsum_output_too_large_for_strides(void **state) {
-  if (!LT_HAVE(lt_plan_einsum)) skip();
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
   const int64_t shape[1] = {2};

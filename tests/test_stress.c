@@ -1,10 +1,9 @@
 /* Semantics under stress: outputs overlapping inputs (identical, shifted, transposed, flipped,
  * broadcast), NaN/Inf propagation, element counts and strides beyond 2^31, sizes that overflow
  * 64 bits, guard regions. Either the right answer or a documented status, never a wrong
- * answer. Operation checks switch on once the library exports them (optional_api.h). */
+ * answer. */
 #define _DEFAULT_SOURCE /* mmap's MAP_NORESERVE */
 #include "harness.h"
-#include "optional_api.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -173,7 +172,6 @@ static void check_overlap_result(lt_status st, const lt_tensor *d, const double 
 }
 
 static void test_operations_with_overlapping_output(void **state) {
-  if (!LT_HAVE(lt_plan_binary)) skip();
   const char *devs[8];
   int ndev = lt_test_devices(devs);
   for (int d = 0; d < ndev; d++) {
@@ -215,7 +213,7 @@ static void test_operations_with_overlapping_output(void **state) {
         lt_tensor_destroy(base);
       }
     /* In-place transpose through einsum: d is the input itself, read transposed. */
-    if (LT_HAVE(lt_einsum_into)) {
+    {
       const int64_t sq[2] = {11, 11};
       lt_tensor *a = lt_test_random_tensor(ctx, LT_F64, 2, sq, LT_LAYOUT_CONTIGUOUS);
       double *old = values(a), want[121];
@@ -250,7 +248,6 @@ static double scalar_of(const lt_tensor *t) {
 }
 
 static void test_min_max_propagate_nan_everywhere(void **state) {
-  if (!LT_HAVE(lt_reduce)) skip();
   const char *devs[8];
   int ndev = lt_test_devices(devs);
   const lt_dtype dtypes[2] = {LT_F32, LT_F64};
@@ -274,7 +271,7 @@ static void test_min_max_propagate_nan_everywhere(void **state) {
                        o ? "max" : "min", (long long)pos, (long long)n, scalar_of(r));
             lt_tensor_destroy(r);
           }
-          if (LT_HAVE(lt_argmax)) { /* first NaN wins */
+          { /* argmax: the first NaN wins */
             lt_tensor *r = NULL;
             LT_CHECK(lt_argmax(t, 0, &r));
             if (scalar_of(r) != (double)pos)
@@ -282,7 +279,7 @@ static void test_min_max_propagate_nan_everywhere(void **state) {
                        (long long)n, scalar_of(r));
             lt_tensor_destroy(r);
           }
-          if (LT_HAVE(lt_binary)) { /* elementwise min/max against a NaN-free operand */
+          { /* elementwise min/max against a NaN-free operand */
             double w[64];
             for (int64_t i = 0; i < n; i++)
               w[i] = lt_test_rand_double(-1, 1);
@@ -308,7 +305,6 @@ static void test_min_max_propagate_nan_everywhere(void **state) {
 }
 
 static void test_sums_of_infinities(void **state) {
-  if (!LT_HAVE(lt_reduce) && !LT_HAVE(lt_einsum)) skip();
   const char *devs[8];
   int ndev = lt_test_devices(devs);
   const double cases[][4] = {{INFINITY, 1, 2, 3},
@@ -324,14 +320,14 @@ static void test_sums_of_infinities(void **state) {
       for (int i = 0; i < 4; i++)
         want += cases[c][i];
       lt_tensor *t = vector(ctx, LT_F64, cases[c], 4), *r = NULL;
-      if (LT_HAVE(lt_reduce)) {
+      { /* through lt_reduce */
         LT_CHECK(lt_reduce(LT_REDUCE_SUM, t, -1, NULL, false, &r));
         double got = scalar_of(r);
         if (!(got == want || (isnan(got) && isnan(want))))
           fail_msg("%s sum case %d: %g, want %g", devs[d], c, got, want);
         lt_tensor_destroy(r);
       }
-      if (LT_HAVE(lt_einsum)) {
+      { /* through einsum */
         const lt_tensor *ins[1] = {t};
         LT_CHECK(lt_einsum("i->", 1, ins, NULL, &r));
         double got = scalar_of(r);
@@ -347,8 +343,6 @@ static void test_sums_of_infinities(void **state) {
 
 /* beta = 0 never reads the output: NaN already there must not leak into the result. */
 static void test_beta_zero_ignores_nan_in_output(void **state) {
-  if (!LT_HAVE(lt_plan_reduction) && !LT_HAVE(lt_plan_contraction) && !LT_HAVE(lt_plan_einsum))
-    skip();
   const char *devs[8];
   int ndev = lt_test_devices(devs);
   for (int d = 0; d < ndev; d++) {
@@ -359,7 +353,7 @@ static void test_beta_zero_ignores_nan_in_output(void **state) {
     lt_tensor *b = lt_test_random_tensor(ctx, LT_F64, 2, sb, LT_LAYOUT_STEPPED);
     double *av = values(a), *bv = values(b);
     const double scalars[2] = {1.0, 0.0};
-    if (LT_HAVE(lt_plan_reduction)) {
+    { /* a reduction plan */
       lt_test_output o;
       lt_test_output_make(ctx, LT_F64, 1, sr, LT_LAYOUT_STEPPED, &o); /* NaN-poisoned */
       const int32_t ma[2] = {0, 1}, md[1] = {0};
@@ -383,8 +377,6 @@ static void test_beta_zero_ignores_nan_in_output(void **state) {
         for (int j = 0; j < 5; j++)
           want[i * 4 + k] += av[i * 5 + j] * bv[j * 4 + k];
     for (int kind = 0; kind < 2; kind++) {
-      if (kind == 0 && !LT_HAVE(lt_plan_contraction)) continue;
-      if (kind == 1 && !LT_HAVE(lt_plan_einsum)) continue;
       lt_test_output o;
       lt_test_output_make(ctx, LT_F64, 2, sd, LT_LAYOUT_TRANSPOSED, &o);
       const int32_t ma[2] = {'i', 'j'}, mb[2] = {'j', 'k'}, md[2] = {'i', 'k'};
@@ -452,7 +444,7 @@ static void test_element_counts_beyond_2_31(void **state) {
     lt_tensor_destroy(c);
     /* Reducing it reads 3 * 2^32 elements: only on request (LT_TEST_LARGE=1), it takes long. */
     const char *large = getenv("LT_TEST_LARGE");
-    if (LT_HAVE(lt_reduce) && large && *large == '1') {
+    if (large && *large == '1') {
       lt_tensor *r = NULL;
       LT_CHECK(lt_reduce(LT_REDUCE_SUM, flat, 1, (const int[]){0}, false, &r));
       double sums[3];
@@ -498,13 +490,13 @@ static void test_strides_beyond_2_31(void **state) {
   LT_CHECK(lt_tensor_copy_into(rev, src));
   for (int i = 0; i < 3; i++)
     assert_true(f[i * stride] == (float)(7 - i));
-  if (LT_HAVE(lt_reduce)) {
+  { /* a sum through lt_reduce */
     lt_tensor *r = NULL;
     LT_CHECK(lt_reduce(LT_REDUCE_SUM, t, -1, NULL, false, &r));
     assert_true(scalar_of(r) == 18.0);
     lt_tensor_destroy(r);
   }
-  if (LT_HAVE(lt_einsum)) {
+  { /* a dot product with the flipped view through einsum */
     lt_tensor *r = NULL;
     const lt_tensor *ins[2] = {t, rev};
     LT_CHECK(lt_einsum("i,i->", 2, ins, NULL, &r));

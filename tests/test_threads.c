@@ -6,7 +6,6 @@
  * (CMocka's assertions are not thread-safe). */
 #define _POSIX_C_SOURCE 200809L
 #include "harness.h"
-#include "optional_api.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -204,7 +203,6 @@ static void run_plan_concurrently(lt_context *ctx, const lt_plan *plan,
 }
 
 static void test_one_plan_many_threads(void **state) {
-  if (!LT_HAVE(lt_plan_einsum) && !LT_HAVE(lt_plan_binary)) skip();
   const char *devs[8];
   int ndev = lt_test_devices(devs);
   for (int d = 0; d < ndev; d++) {
@@ -213,13 +211,13 @@ static void test_one_plan_many_threads(void **state) {
     const int64_t sa[2] = {37, 29}, sb[2] = {29, 41};
     lt_tensor *in[2] = {lt_test_random_tensor(ctx, LT_F32, 2, sa, LT_LAYOUT_TRANSPOSED),
                         lt_test_random_tensor(ctx, LT_F32, 2, sb, LT_LAYOUT_STEPPED)};
-    if (LT_HAVE(lt_plan_einsum)) {
+    { /* an einsum plan */
       lt_plan *plan = NULL;
       LT_CHECK(lt_plan_einsum("ij,jk->ik", 2, (const lt_tensor *const *)in, NULL, NULL, &plan));
       run_plan_concurrently(ctx, plan, (const lt_tensor *const *)in, 2);
       lt_plan_destroy(plan);
     }
-    if (LT_HAVE(lt_plan_binary)) {
+    { /* a broadcasting binary plan */
       const int32_t ma[2] = {'i', 'j'}, mb[1] = {'j'}, md[2] = {'i', 'j'};
       lt_tensor *row = NULL, *d_layout = NULL;
       LT_CHECK(lt_view_select(in[0], 0, 3, &row));
@@ -269,7 +267,6 @@ static void *einsum_worker(void *arg) {
 }
 
 static void test_one_shot_einsum_many_threads(void **state) {
-  if (!LT_HAVE(lt_einsum)) skip();
   const char *devs[8];
   int ndev = lt_test_devices(devs);
   for (int d = 0; d < ndev; d++) {
@@ -302,12 +299,14 @@ static void test_one_shot_einsum_many_threads(void **state) {
   }
 }
 
-/* A large reduction (threaded inside the library) computed twice on fresh contexts with the
- * same worker count must agree bit for bit. */
-/* Runs `expr` (a sum over all elements, or a matrix product) on fresh random data with the
- * given worker count and returns the result on the host. Large enough to be split across
- * threads inside the library. */
-static lt_tensor *big_run(int threads, const char *device, bool matmul) {
+/* The large computations whose results must be bitwise reproducible. */
+typedef enum big_kind { BIG_REDUCE_SUM, BIG_EINSUM_SUM, BIG_MATMUL, BIG_KINDS } big_kind;
+static const char *const big_kind_names[BIG_KINDS] = {"lt_reduce(SUM)", "ij->", "ij,jk->ik"};
+
+/* Runs `kind` (a sum over all elements through lt_reduce or einsum, or a matrix product) on
+ * fresh random data with the given worker count and returns the result on the host. Large
+ * enough to be split across threads inside the library. */
+static lt_tensor *big_run(int threads, const char *device, big_kind kind) {
   lt_context *ctx;
   LT_CHECK(lt_context_create(device, &ctx));
   LT_CHECK(lt_context_set_num_threads(ctx, threads));
@@ -317,9 +316,9 @@ static lt_tensor *big_run(int threads, const char *device, bool matmul) {
   lt_tensor *b = lt_test_random_tensor(ctx, LT_F32, 2, sb, LT_LAYOUT_STEPPED);
   lt_tensor *out = NULL;
   const lt_tensor *args[2] = {a, b};
-  if (matmul)
+  if (kind == BIG_MATMUL)
     LT_CHECK(lt_einsum("ij,jk->ik", 2, args, NULL, &out));
-  else if (LT_HAVE(lt_einsum))
+  else if (kind == BIG_EINSUM_SUM)
     LT_CHECK(lt_einsum("ij->", 1, args, NULL, &out));
   else
     LT_CHECK(lt_reduce(LT_REDUCE_SUM, a, -1, NULL, false, &out));
@@ -335,19 +334,19 @@ static lt_tensor *big_run(int threads, const char *device, bool matmul) {
   return host;
 }
 
+/* A large reduction or product (threaded inside the library) computed twice on fresh contexts
+ * with the same worker count must agree bit for bit. */
 static void test_reproducible_for_fixed_thread_count(void **state) {
-  if (!LT_HAVE(lt_einsum) && !LT_HAVE(lt_reduce)) skip();
   const char *devs[8];
   int ndev = lt_test_devices(devs);
   for (int d = 0; d < ndev; d++) {
     const int counts[4] = {1, 2, 3, 8};
     for (int k = 0; k < 4; k++)
-      for (int matmul = 0; matmul < (LT_HAVE(lt_einsum) ? 2 : 1); matmul++) {
-        lt_tensor *first = big_run(counts[k], devs[d], matmul);
-        lt_tensor *second = big_run(counts[k], devs[d], matmul);
+      for (big_kind kind = 0; kind < BIG_KINDS; kind++) {
+        lt_tensor *first = big_run(counts[k], devs[d], kind);
+        lt_tensor *second = big_run(counts[k], devs[d], kind);
         if (!bitwise_equal(first, second))
-          fail_msg("%s, %d threads, %s: two runs differ", devs[d], counts[k],
-                   matmul ? "ij,jk->ik" : "ij->");
+          fail_msg("%s, %d threads, %s: two runs differ", devs[d], counts[k], big_kind_names[kind]);
         lt_tensor_destroy(first);
         lt_tensor_destroy(second);
       }

@@ -6,12 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Operations and einsum live in other parts of the library that a build may not have yet;
- * weak references let the demo run either way and skip what is missing. */
-#pragma weak lt_add
-#pragma weak lt_reduce
-#pragma weak lt_einsum
-
 /* Every tensor the demo makes, destroyed at the end whatever happens. */
 typedef struct demo {
   lt_context *ctx;
@@ -147,45 +141,29 @@ static int demo_npy(demo *d, lt_tensor *at) {
   return 0;
 }
 
-/* Runs an optional operation; prints its result or why it was skipped. */
-static void demo_optional(const char *what, lt_status st, lt_tensor **out, demo *d) {
-  if (st != LT_OK) {
-    printf("  %s: skipped (%s: %s)\n", what, lt_status_string(st), lt_last_error());
-    return;
-  }
-  keep(d, *out);
-  if (show(what, *out) != LT_OK) printf("  %s: cannot print (%s)\n", what, lt_last_error());
-}
-
-static void demo_ops(demo *d, lt_tensor *a, lt_tensor *at, lt_tensor *vb) {
-  printf("\n5. Operations (where this build has them):\n");
-  lt_tensor *out = NULL;
-  if (lt_add)
-    demo_optional("lt_add(a, broadcast v)", lt_add(a, vb, &out), &out, d);
-  else
-    printf("  lt_add: not in this build, skipped\n");
-  out = NULL;
+static int demo_ops(demo *d, lt_tensor *a, lt_tensor *at, lt_tensor *vb) {
+  printf("\n5. Operations: elementwise with broadcasting, reductions, einsum:\n");
+  lt_tensor *sum = NULL, *row_sums = NULL, *product = NULL;
+  DEMO_TRY("lt_add", lt_add(a, vb, &sum));
+  keep(d, sum);
+  DEMO_TRY("show", show("lt_add(a, broadcast v)", sum));
   int axes[1] = {1};
-  if (lt_reduce)
-    demo_optional("lt_reduce(SUM, a, axis 1)", lt_reduce(LT_REDUCE_SUM, a, 1, axes, false, &out),
-                  &out, d);
-  else
-    printf("  lt_reduce: not in this build, skipped\n");
-  out = NULL;
+  DEMO_TRY("lt_reduce", lt_reduce(LT_REDUCE_SUM, a, 1, axes, false, &row_sums));
+  keep(d, row_sums);
+  DEMO_TRY("show", show("lt_reduce(SUM, a, axis 1)", row_sums));
   const lt_tensor *inputs[2] = {a, at};
-  if (lt_einsum)
-    demo_optional("lt_einsum(\"ij,jk->ik\", a, a.T)", lt_einsum("ij,jk->ik", 2, inputs, NULL, &out),
-                  &out, d);
-  else
-    printf("  lt_einsum: not in this build, skipped\n");
+  DEMO_TRY("lt_einsum", lt_einsum("ij,jk->ik", 2, inputs, NULL, &product));
+  keep(d, product);
+  DEMO_TRY("show", show("lt_einsum(\"ij,jk->ik\", a, a.T)", product));
+  return 0;
 }
 
 int tool_demo(int argc, char **argv) {
   if (tool_wants_help(argc, argv)) {
     printf("usage: tensor demo\n\nRuns a short tour of libtensor on built-in data: creating "
            "tensors, zero-copy\nviews (transpose, slices, broadcasting), copies with dtype "
-           "conversion, a .npy\nround trip through a temporary file, and (where built) "
-           "elementwise operations,\nreductions and einsum. The device is LT_DEVICE "
+           "conversion, a .npy\nround trip through a temporary file, elementwise "
+           "operations,\nreductions and einsum. The device is LT_DEVICE "
            "(default cpu).\n");
     return 0;
   }
@@ -199,7 +177,7 @@ int tool_demo(int argc, char **argv) {
   if (rc == 0) rc = demo_views(&d, a, v, &at, &vb);
   if (rc == 0) rc = demo_copies(&d, at);
   if (rc == 0) rc = demo_npy(&d, at);
-  if (rc == 0) demo_ops(&d, a, at, vb);
+  if (rc == 0) rc = demo_ops(&d, a, at, vb);
   if (rc == 0) printf("\ndone.\n");
   for (int i = 0; i < d.count; i++)
     lt_tensor_destroy(d.tensors[i]);

@@ -7,7 +7,7 @@
  * integer-label entry point are all checked. */
 #include "fuzz_input.h"
 #include "fuzz_tensor.h"
-#include "optional_api.h"
+#include "tensor.h"
 
 #define MAX_OPS 3
 #define MAX_LABELS 5
@@ -199,7 +199,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static lt_context *ctx;
   if (ctx == NULL && lt_context_create(NULL, &ctx) != LT_OK) abort();
-  if (!LT_HAVE(lt_einsum)) return 0; /* not in this libtensor yet */
   fuzz_input in = {data, size, 0};
   problem *p = calloc(1, sizeof *p);
   decode_problem(p, &in);
@@ -231,8 +230,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
               (int)lt_tensor_dtype(got), (int)out_dtype);
   check_result(p, got, want, "lt_einsum");
   lt_tensor_destroy(got);
-  if (LT_HAVE(lt_plan_einsum)) check_plan(ctx, p, ts, out_dtype, want);
-  if (LT_HAVE(lt_einsum_modes)) {
+  check_plan(ctx, p, ts, out_dtype, want);
+  { /* the same problem through integer labels */
     int32_t labels[MAX_OPS][MAX_RANK], out_labels[MAX_LABELS];
     const int32_t *modes[MAX_OPS];
     for (int i = 0; i < p->n_ops; i++) {

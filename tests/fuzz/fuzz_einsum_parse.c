@@ -4,7 +4,7 @@
  * a status, a message and no plan. The integer-label entry point gets the same operands with
  * labels taken from the bytes. Nothing is executed here (fuzz_einsum_exec does that). */
 #include "fuzz_input.h"
-#include "optional_api.h"
+#include "tensor.h"
 
 static bool accepted_failure(lt_status st) {
   return st == LT_ERR_PARSE || st == LT_ERR_SHAPE_MISMATCH || st == LT_ERR_INVALID_ARGUMENT ||
@@ -45,7 +45,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (ctx == NULL &&
       lt_context_create_with_allocator(NULL, capped_alloc, capped_free, NULL, &ctx) != LT_OK)
     abort();
-  if (!LT_HAVE(lt_plan_einsum)) return 0; /* not in this libtensor yet */
   fuzz_input in = {data, size, 0};
   int n = (int)fuzz_range(&in, 0, 4);
   lt_tensor *ops[4] = {NULL};
@@ -66,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lt_clear_error();
   lt_status st = lt_plan_einsum(expr, n, (const lt_tensor *const *)ops, NULL, NULL, &plan);
   check_plan(st, plan, expr);
-  if (LT_HAVE(lt_plan_einsum_modes)) {
+  {
     /* The same bytes as integer labels (including negative and huge ones). */
     int32_t labels[4][5], out_labels[8];
     const int32_t *modes[4];

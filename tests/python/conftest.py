@@ -22,12 +22,6 @@ DEVICES = _open_devices()
 SEED = int(os.environ.get("LT_TEST_SEED", "1234"))
 
 
-def requires(*symbols):
-    """Skips a test until the loaded library exports every C function in `symbols`."""
-    missing = [s for s in symbols if not lt.has(s)]
-    return pytest.mark.skipif(bool(missing), reason="libtensor lacks " + ", ".join(missing))
-
-
 def skip_unless_supported(device, dtype):
     """Skips float64 work on a device without float64 arithmetic (some OpenCL GPUs)."""
     if np.dtype(dtype) != np.float64 or device == "cpu":

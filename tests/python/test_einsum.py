@@ -6,10 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import libtensor as lt
-from conftest import (DEVICES, LAYOUTS, SEED, assert_close, random_array, requires,
+from conftest import (DEVICES, LAYOUTS, SEED, assert_close, random_array,
                       skip_unless_supported)
-
-pytestmark = requires("lt_einsum")
 
 
 def random_expression(rng, max_operands=4, max_rank=4, ellipsis=True):
@@ -118,7 +116,6 @@ def test_tensor_in_tensor_out(device, rng):
     assert_close((t @ t.T).numpy(), a @ a.T, np.float64, n=4)
 
 
-@requires("lt_einsum_into")
 @pytest.mark.parametrize("out_layout", ["contiguous", "transposed", "stepped"])
 def test_out_argument(device, rng, out_layout):
     a = random_array(rng, (3, 4))
@@ -132,7 +129,6 @@ def test_out_argument(device, rng, out_layout):
     assert_close(out32, a @ b, np.float32, n=4)
 
 
-@requires("lt_plan_einsum", "lt_plan_execute", "lt_plan_describe")
 def test_plan_reused(device, rng):
     shapes = [(4, 3, 5), (4, 5, 2), (2, 6)]
     layouts = ["transposed", "negative", "stepped"]
@@ -152,7 +148,6 @@ def test_plan_reused(device, rng):
         assert_close(out, 2 * want - prev, np.float32, n=10)
 
 
-@requires("lt_plan_einsum", "lt_plan_describe")
 def test_einsum_path_text(rng):
     arrays = [random_array(rng, s) for s in [(8, 2), (2, 8), (8, 2)]]
     text = lt.einsum_path("ij,jk,kl->il", *arrays, optimize="optimal")
@@ -175,7 +170,6 @@ def test_output_dtype_option(rng):
     assert_close(got, a @ b.astype(np.float64), np.float32, n=4)
 
 
-@requires("lt_einsum_into")
 def test_out_tensor_and_read_only(rng):
     a = random_array(rng, (3, 4))
     out = lt.zeros((4, 3), "float64")
@@ -187,7 +181,6 @@ def test_out_tensor_and_read_only(rng):
         lt.einsum("ij->ji", a, out=lt.tensor(frozen))
 
 
-@requires("lt_plan_einsum", "lt_plan_execute")
 def test_threads_share_a_plan(rng):
     """One plan executed from several threads at once, plus one-shot einsums and wraps."""
     import threading

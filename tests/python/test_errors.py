@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 import libtensor as lt
-from conftest import requires
 
 
 def test_every_status_has_a_class():
@@ -41,7 +40,6 @@ def test_dtype_error():
         lt.zeros((2,), "complex64")
 
 
-@requires("lt_einsum")
 def test_einsum_errors():
     a = np.ones((2, 3))
     with pytest.raises(lt.ParseError):
@@ -55,7 +53,6 @@ def test_einsum_errors():
         lt.einsum("ij->ji", a, optimize="fastest")
 
 
-@requires("lt_plan_einsum")
 def test_plan_layout_mismatch():
     a = np.ones((3, 4))
     plan = lt.plan_einsum("ij->j", a)

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import libtensor as lt
-from conftest import requires
 
 CALLS = int(os.environ.get("LT_MEMORY_CALLS", "100000"))
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -55,7 +54,6 @@ def test_wrap_unwrap_flat():
     assert_flat(call)
 
 
-@requires("lt_einsum")
 def test_einsum_flat():
     rng = np.random.default_rng(2)
     a, b = rng.uniform(size=(3, 4)), rng.uniform(size=(4, 2)).T
@@ -66,7 +64,6 @@ def test_einsum_flat():
     assert_flat(call)
 
 
-@requires("lt_binary")
 def test_add_flat():
     rng = np.random.default_rng(3)
     a, b = rng.uniform(size=(3, 4)).astype(np.float32), rng.uniform(size=(4,))
@@ -77,7 +74,6 @@ def test_add_flat():
     assert_flat(call)
 
 
-@requires("lt_plan_einsum", "lt_plan_execute")
 def test_plan_flat():
     rng = np.random.default_rng(4)
     a, b = rng.uniform(size=(3, 4)), rng.uniform(size=(4, 2))

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import libtensor as lt
-from conftest import LAYOUTS, assert_close, random_array, requires, skip_unless_supported
+from conftest import LAYOUTS, assert_close, random_array, skip_unless_supported
 
 BINARY = [("add", np.add), ("subtract", np.subtract), ("multiply", np.multiply),
           ("divide", np.divide), ("minimum", np.minimum), ("maximum", np.maximum)]
@@ -16,7 +16,6 @@ BROADCAST_SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((), 
                     ((0, 3), (1, 3)), ((1,), ())]
 
 
-@requires("lt_binary")
 @pytest.mark.parametrize("name,ref", BINARY)
 @pytest.mark.parametrize("shapes", BROADCAST_SHAPES, ids=str)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -31,7 +30,6 @@ def test_binary(device, rng, name, ref, shapes, dtype):
     assert_close(got.numpy(), ref(a.astype(np.float64), b.astype(np.float64)), dtype)
 
 
-@requires("lt_binary")
 def test_binary_numpy_in_numpy_out(rng):
     a = random_array(rng, (4, 5), np.float32, "transposed")
     b = random_array(rng, (5,), np.float64)
@@ -46,13 +44,11 @@ def test_binary_numpy_in_numpy_out(rng):
     assert_close((1.0 / t).numpy(), 1.0 / a, np.float32)
 
 
-@requires("lt_binary")
 def test_binary_shape_mismatch():
     with pytest.raises(lt.ShapeMismatchError):
         lt.add(np.ones((3, 4)), np.ones((5,)))
 
 
-@requires("lt_unary")
 @pytest.mark.parametrize("name,ref", UNARY + POSITIVE_UNARY)
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -71,7 +67,6 @@ REDUCTIONS = [("sum", np.sum), ("prod", np.prod), ("min", np.min), ("max", np.ma
 AXES = [None, 0, 1, -1, (0, 2), (0, 1, 2), ()]
 
 
-@requires("lt_reduce")
 @pytest.mark.parametrize("name,ref", REDUCTIONS)
 @pytest.mark.parametrize("axis", AXES, ids=str)
 @pytest.mark.parametrize("keepdims", [False, True])
@@ -84,7 +79,6 @@ def test_reduce(device, rng, name, ref, axis, keepdims):
     assert_close(got, want, np.float64, n=a.size)
 
 
-@requires("lt_reduce")
 def test_reduce_numpy_scalar_and_f32(rng):
     a = random_array(rng, (7, 9), np.float32, "negative")
     got = lt.sum(a)
@@ -93,7 +87,6 @@ def test_reduce_numpy_scalar_and_f32(rng):
     assert_close(lt.mean(a, axis=0), a.astype(np.float64).mean(axis=0), np.float32, n=7)
 
 
-@requires("lt_reduce")
 def test_reduce_empty(device):
     a = np.empty((0, 3))
     t = lt.tensor(a, device=device)
@@ -102,13 +95,11 @@ def test_reduce_empty(device):
     assert np.all(lt.max(t, axis=0).numpy() == -np.inf)
 
 
-@requires("lt_reduce")
 def test_reduce_bad_axis():
     with pytest.raises(IndexError):
         lt.sum(np.ones((2, 3)), axis=2)
 
 
-@requires("lt_argmax", "lt_argmin")
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_argmax_argmin(device, rng, axis, keepdims):
@@ -121,7 +112,6 @@ def test_argmax_argmin(device, rng, axis, keepdims):
         np.testing.assert_array_equal(got, want)
 
 
-@requires("lt_permute")
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("axes", [(0, 1, 2), (2, 1, 0), (1, 2, 0), None], ids=str)
 def test_permute(device, rng, layout, axes):
@@ -139,7 +129,6 @@ def test_contiguous_converts(device, rng):
     np.testing.assert_array_equal(t.numpy(), a.astype(np.float32))
 
 
-@requires("lt_binary", "lt_reduce")
 def test_nan_propagates_like_numpy(device, rng):
     a = random_array(rng, (4, 5), np.float32)
     b = random_array(rng, (4, 5), np.float32)
@@ -152,7 +141,6 @@ def test_nan_propagates_like_numpy(device, rng):
     np.testing.assert_array_equal(lt.min(ta, axis=0).numpy(), np.min(a, axis=0))
 
 
-@requires("lt_binary", "lt_reduce")
 def test_bfloat16_operations(device, rng):
     a = random_array(rng, (3, 8), np.float32)
     b = random_array(rng, (8,), np.float32)

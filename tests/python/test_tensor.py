@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import libtensor as lt
-from conftest import DEVICES, LAYOUTS, SEED, random_array, requires
+from conftest import DEVICES, LAYOUTS, SEED, random_array
 
 SHAPES = [(), (1,), (0,), (5,), (3, 4), (2, 0, 3), (1, 3, 1), (2, 3, 4), (3, 1, 2, 2)]
 DTYPES = [np.float16, np.float32, np.float64, np.int64]
@@ -210,7 +210,6 @@ def test_view_chains_property(data):
     np.testing.assert_array_equal(t.numpy(), a)
 
 
-@requires("lt_npy_load", "lt_npy_save")
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("layout", ["contiguous", "fortran", "negative"])
 def test_npy_roundtrip(device, rng, tmp_path, dtype, layout):
@@ -227,7 +226,6 @@ def test_npy_roundtrip(device, rng, tmp_path, dtype, layout):
     np.testing.assert_array_equal(lt.load(big, device=device).numpy(), a)
 
 
-@requires("lt_npy_load")
 def test_npy_errors(tmp_path):
     with pytest.raises(OSError):
         lt.load(tmp_path / "missing.npy")
