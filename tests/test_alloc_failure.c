@@ -2,10 +2,8 @@
  * representative call, N sweeps over every allocation the call makes: the call must return
  * LT_ERR_OUT_OF_MEMORY with a message (or succeed once N is past its last allocation), leave
  * its out-parameter NULL, leave the caller's objects bytewise intact and usable, and leak
- * nothing (the hook counts live blocks and bytes and checks every free's size). Calls whose
- * implementation has not landed yet (see optional_api.h) are skipped. */
+ * nothing (the hook counts live blocks and bytes and checks every free's size). */
 #include "harness.h"
-#include "optional_api.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -66,10 +64,12 @@ static void hook_check_clean(hook *h, const char *what, long long n) {
 
 /* ---- scenarios: inputs made without failures, one call under injection ---- */
 
+#define MAX_INPUTS 48 /* the einsum chain below */
+
 typedef struct fixture {
   lt_context *ctx;
-  lt_tensor *in[4];
-  double *snap[4];
+  lt_tensor *in[MAX_INPUTS];
+  double *snap[MAX_INPUTS];
   int n_in;
   lt_tensor *out; /* result of a call that creates a tensor */
   lt_plan *plan;  /* result of a call that creates a plan */
@@ -81,7 +81,6 @@ typedef struct scenario {
   const char *name;
   void (*setup)(fixture *f);
   lt_status (*run)(fixture *f);
-  bool available;    /* false until the library exports what the scenario calls */
   bool every_device; /* also swept on OpenCL (context creation there is slow: a subset) */
 } scenario;
 
@@ -183,7 +182,7 @@ static lt_status run_copy_into_overlap(fixture *f) {
   return st;
 }
 
-/* ---- operations and einsum (active once landed) ---- */
+/* ---- operations and einsum ---- */
 
 static lt_status run_plan_binary(fixture *f) {
   const int32_t ma[3] = {0, 1, 2}, mb[2] = {1, 2}, md[3] = {0, 1, 2};
@@ -225,6 +224,57 @@ static lt_status run_plan_einsum_execute(fixture *f) {
 }
 static lt_status run_einsum(fixture *f) {
   return lt_einsum("ij,jk,kl->il", 3, (const lt_tensor *const *)f->in, NULL, &f->out);
+}
+/* The same call a second time: the plan comes from the context's cache, filled in setup. */
+static void setup_three_cached(fixture *f) {
+  setup_three(f);
+  LT_CHECK(run_einsum(f));
+  lt_tensor_destroy(f->out);
+  f->out = NULL;
+}
+static lt_status run_einsum_modes(fixture *f) {
+  const int32_t ma[2] = {10, -1}, mb[2] = {-1, 7}, mc[2] = {7, 300}, md[2] = {300, 10};
+  const int32_t *modes[3] = {ma, mb, mc};
+  return lt_einsum_modes(3, (const lt_tensor *const *)f->in, modes, 2, md, NULL, &f->out);
+}
+static lt_status run_plan_contraction(fixture *f) {
+  const int32_t ma[2] = {'i', 'j'}, mb[2] = {'j', 'k'}, md[2] = {'k', 'i'};
+  lt_tensor *d = NULL;
+  const int64_t shape[2] = {5, 3};
+  lt_status st = lt_tensor_empty(f->ctx, LT_F32, 2, shape, &d);
+  if (st == LT_OK)
+    st = lt_plan_contraction(f->in[0], ma, f->in[1], mb, NULL, NULL, d, md, NULL, &f->plan);
+  lt_tensor_destroy(d);
+  return st;
+}
+
+/* A chain of MAX_INPUTS 2x2 matrices ("ab,bc,...->aW"): a greedy path, a description that
+ * outgrows its first buffer and a cache key too long for the stack buffer. */
+static void setup_chain(fixture *f) {
+  static char expr[4 * MAX_INPUTS + 8];
+  const char *letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  const lt_test_layout layouts[3] = {LT_LAYOUT_CONTIGUOUS, LT_LAYOUT_TRANSPOSED,
+                                     LT_LAYOUT_NEGATIVE};
+  const int64_t shape[2] = {2, 2};
+  size_t n = 0;
+  for (int k = 0; k < MAX_INPUTS; k++) {
+    add_random(f, 2, shape, layouts[k % 3]);
+    if (k) expr[n++] = ',';
+    expr[n++] = letters[k];
+    expr[n++] = letters[k + 1];
+  }
+  snprintf(expr + n, sizeof expr - n, "->%c%c", letters[0], letters[MAX_INPUTS]);
+  f->aux = expr;
+}
+/* Into a fresh output made under injection too (the inputs stay bytewise intact). */
+static lt_status run_einsum_into_chain(fixture *f) {
+  lt_tensor *d = NULL;
+  const int64_t shape[2] = {2, 2};
+  lt_status st = lt_tensor_empty(f->ctx, LT_F32, 2, shape, &d);
+  if (st == LT_OK)
+    st = lt_einsum_into(f->aux, MAX_INPUTS, (const lt_tensor *const *)f->in, NULL, d);
+  lt_tensor_destroy(d);
+  return st;
 }
 static lt_status run_einsum_trace(fixture *f) {
   return lt_einsum("iji->j", 1, (const lt_tensor *const *)f->in, NULL, &f->out);
@@ -330,7 +380,7 @@ static long long sweep(const scenario *sc, const char *device) {
     lt_context_destroy(f.ctx);
     hook_check_clean(&h, sc->name, n);
     if (!injected) {
-      printf("[alloc] %-8s %-28s %3lld allocations swept\n", device, sc->name, made);
+      printf("[alloc] %-8s %-32s %3lld allocations swept\n", device, sc->name, made);
       return made;
     }
   }
@@ -340,10 +390,6 @@ static void run_scenarios(const scenario *list, size_t count) {
   const char *devs[8];
   int ndev = lt_test_devices(devs);
   for (size_t i = 0; i < count; i++) {
-    if (!list[i].available) {
-      printf("[alloc] %-28s not in this libtensor yet: skipped\n", list[i].name);
-      continue;
-    }
     for (int d = 0; d < ndev; d++)
       if (d == 0 || list[i].every_device) sweep(&list[i], devs[d]);
   }
@@ -369,7 +415,7 @@ static void sweep_context_creation(const char *device) {
     lt_context_destroy(ctx);
     hook_check_clean(&h, "lt_context_create", n);
     if (!injected) {
-      printf("[alloc] %-8s %-28s %3lld allocations swept\n", device, "lt_context_create", n - 1);
+      printf("[alloc] %-8s %-32s %3lld allocations swept\n", device, "lt_context_create", n - 1);
       return;
     }
   }
@@ -384,43 +430,46 @@ static void test_context_creation(void **state) {
 
 static void test_tensors_and_views(void **state) {
   const scenario list[] = {
-      {"lt_tensor_empty", setup_none, run_empty, true, false},
-      {"lt_tensor_full", setup_none, run_full, true, true},
-      {"lt_tensor_from_host(strided)", setup_none, run_from_host_strided, true, false},
-      {"lt_tensor_wrap_host", setup_none, run_wrap_host, true, false},
-      {"lt_view_reshape", setup_matrix, run_reshape_view, true, false},
-      {"lt_view_permute", setup_matrix, run_permute, true, false},
-      {"lt_view_slice", setup_matrix, run_slice, true, false},
-      {"lt_view_broadcast_to", setup_matrix, run_broadcast, true, false},
-      {"lt_view_diagonal", setup_matrix, run_diagonal, true, false},
-      {"lt_view_as_strided", setup_matrix, run_as_strided, true, false},
+      {"lt_tensor_empty", setup_none, run_empty, false},
+      {"lt_tensor_full", setup_none, run_full, true},
+      {"lt_tensor_from_host(strided)", setup_none, run_from_host_strided, false},
+      {"lt_tensor_wrap_host", setup_none, run_wrap_host, false},
+      {"lt_view_reshape", setup_matrix, run_reshape_view, false},
+      {"lt_view_permute", setup_matrix, run_permute, false},
+      {"lt_view_slice", setup_matrix, run_slice, false},
+      {"lt_view_broadcast_to", setup_matrix, run_broadcast, false},
+      {"lt_view_diagonal", setup_matrix, run_diagonal, false},
+      {"lt_view_as_strided", setup_matrix, run_as_strided, false},
   };
   run_scenarios(list, sizeof list / sizeof list[0]);
 }
 
 static void test_copies(void **state) {
   const scenario list[] = {
-      {"lt_tensor_contiguous", setup_matrix, run_contiguous, true, true},
-      {"lt_tensor_reshape(copy)", setup_matrix, run_reshape_copy, true, false},
-      {"lt_tensor_to_host(strided)", setup_matrix, run_to_host, true, true},
-      {"lt_tensor_to_context", setup_matrix, run_to_context, true, false},
-      {"lt_tensor_copy_into(overlap)", setup_overlap, run_copy_into_overlap, true, true},
+      {"lt_tensor_contiguous", setup_matrix, run_contiguous, true},
+      {"lt_tensor_reshape(copy)", setup_matrix, run_reshape_copy, false},
+      {"lt_tensor_to_host(strided)", setup_matrix, run_to_host, true},
+      {"lt_tensor_to_context", setup_matrix, run_to_context, false},
+      {"lt_tensor_copy_into(overlap)", setup_overlap, run_copy_into_overlap, true},
   };
   run_scenarios(list, sizeof list / sizeof list[0]);
 }
 
 static void test_operations(void **state) {
   const scenario list[] = {
-      {"lt_plan_binary", setup_matrix, run_plan_binary, LT_HAVE(lt_plan_binary), false},
-      {"lt_plan_reduction", setup_matrix, run_plan_reduction, LT_HAVE(lt_plan_reduction), false},
-      {"lt_add", setup_pair, run_add, LT_HAVE(lt_add), true},
-      {"lt_reduce(max)", setup_matrix, run_reduce, LT_HAVE(lt_reduce), true},
-      {"lt_plan_einsum(3 operands)", setup_three, run_plan_einsum, LT_HAVE(lt_plan_einsum), false},
-      {"lt_plan_einsum+execute", setup_three, run_plan_einsum_execute, LT_HAVE(lt_plan_einsum),
-       true},
-      {"lt_einsum(3 operands)", setup_three, run_einsum, LT_HAVE(lt_einsum), true},
-      {"lt_einsum(iji->j)", setup_trace, run_einsum_trace, LT_HAVE(lt_einsum), false},
-      {"lt_npy_load_buffer", setup_npy, run_npy, LT_HAVE(lt_npy_load_buffer), false},
+      {"lt_plan_binary", setup_matrix, run_plan_binary, false},
+      {"lt_plan_reduction", setup_matrix, run_plan_reduction, false},
+      {"lt_add", setup_pair, run_add, true},
+      {"lt_reduce(max)", setup_matrix, run_reduce, true},
+      {"lt_plan_einsum(3 operands)", setup_three, run_plan_einsum, false},
+      {"lt_plan_einsum+execute", setup_three, run_plan_einsum_execute, true},
+      {"lt_einsum(3 operands)", setup_three, run_einsum, true},
+      {"lt_einsum(cache hit)", setup_three_cached, run_einsum, true},
+      {"lt_einsum_modes(3 operands)", setup_three, run_einsum_modes, false},
+      {"lt_einsum_into(48-matrix chain)", setup_chain, run_einsum_into_chain, false},
+      {"lt_plan_contraction", setup_three, run_plan_contraction, false},
+      {"lt_einsum(iji->j)", setup_trace, run_einsum_trace, false},
+      {"lt_npy_load_buffer", setup_npy, run_npy, false},
   };
   run_scenarios(list, sizeof list / sizeof list[0]);
 }

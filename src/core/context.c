@@ -131,3 +131,18 @@ void lt__host_free(lt_context *ctx, void *ptr, size_t bytes) {
   else
     free(ptr);
 }
+
+void *lt__host_calloc(lt_context *ctx, size_t count, size_t size) {
+  if (size != 0 && count > SIZE_MAX / size) return NULL;
+  void *p = lt__host_alloc(ctx, count * size);
+  if (p) memset(p, 0, count * size);
+  return p;
+}
+
+void *lt__host_realloc(lt_context *ctx, void *ptr, size_t old_bytes, size_t new_bytes) {
+  void *grown = lt__host_alloc(ctx, new_bytes);
+  if (grown == NULL) return NULL;
+  if (ptr) memcpy(grown, ptr, old_bytes < new_bytes ? old_bytes : new_bytes);
+  lt__host_free(ctx, ptr, old_bytes);
+  return grown;
+}

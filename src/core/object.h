@@ -54,6 +54,11 @@ void lt__context_release(lt_context *ctx);
 /* Host allocation through the context's allocator (or malloc), 64-byte aligned. */
 void *lt__host_alloc(lt_context *ctx, size_t bytes);
 void lt__host_free(lt_context *ctx, void *ptr, size_t bytes);
+/* Zeroed lt__host_alloc of count * size bytes (NULL on overflow); free that many bytes. */
+void *lt__host_calloc(lt_context *ctx, size_t count, size_t size);
+/* Moves a block of old_bytes into a new one of new_bytes (copying the smaller of the two);
+ * on failure returns NULL and leaves the old block as it was. */
+void *lt__host_realloc(lt_context *ctx, void *ptr, size_t old_bytes, size_t new_bytes);
 
 /* Allocates storage of `bytes` on ctx's device. */
 lt_status lt__storage_create(lt_context *ctx, size_t bytes, lt__storage **out);

@@ -2,7 +2,8 @@
  * dtypes, options). Thread safe: lookups and inserts hold ctx->cache_lock; plans are immutable,
  * so several threads may execute one at once. Entries in use when the cache is cleared are
  * destroyed by their last user. Cached plans hold no context reference (the cache lives
- * inside the context); the context's own teardown destroys them. */
+ * inside the context); the context's own teardown destroys them. The cache, its entries and
+ * their keys come from the context's allocator. */
 #include "core/error.h"
 #include "einsum/einsum.h"
 
@@ -40,8 +41,8 @@ static uint64_t hash_bytes(const void *data, size_t n) {
 static void entry_free(lt_context *ctx, cache_entry *e) {
   lt__context_retain(ctx);
   lt_plan_destroy(e->plan);
-  free(e->key);
-  free(e);
+  lt__host_free(ctx, e->key, e->key_len);
+  lt__host_free(ctx, e, sizeof *e);
 }
 
 static void unlink_entry(plan_cache *c, cache_entry *e) {
@@ -82,7 +83,7 @@ static void plan_cache_destroy(void *p) {
       entry_free(ctx, e);
   }
   atomic_fetch_sub(&ctx->refcount, 1);
-  free(c);
+  lt__host_free(ctx, c, sizeof *c);
 }
 
 static cache_entry *find(plan_cache *c, uint64_t hash, const void *key, size_t len) {
@@ -93,7 +94,7 @@ static cache_entry *find(plan_cache *c, uint64_t hash, const void *key, size_t l
 
 static plan_cache *cache_of(lt_context *ctx) {
   if (ctx->plan_cache == NULL) {
-    plan_cache *c = calloc(1, sizeof *c);
+    plan_cache *c = lt__host_calloc(ctx, 1, sizeof *c);
     if (c == NULL) return NULL;
     c->ctx = ctx;
     ctx->plan_cache = c;
@@ -137,11 +138,11 @@ lt_status lt__plan_cache_acquire(lt_context *ctx, const void *key, size_t key_le
     /* Build outside the lock; if another thread inserted the same plan meanwhile, use its. */
     lt_plan *fresh;
     LT_TRY(build(arg, &fresh));
-    cache_entry *n = calloc(1, sizeof *n);
-    unsigned char *k = malloc(key_len ? key_len : 1);
+    cache_entry *n = lt__host_alloc(ctx, sizeof *n);
+    unsigned char *k = lt__host_alloc(ctx, key_len);
     if (n == NULL || k == NULL) {
-      free(n);
-      free(k);
+      lt__host_free(ctx, n, sizeof *n);
+      lt__host_free(ctx, k, key_len);
       lt_plan_destroy(fresh);
       return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the plan cache");
     }

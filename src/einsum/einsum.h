@@ -62,9 +62,9 @@ typedef struct lt__path {
 } lt__path;
 
 /* Chooses a pairwise order for the canonical operands under opts (algorithm, memory limit in
- * bytes of `elem_bytes` elements). */
-lt_status lt__einsum_path(const lt__einsum_canon *c, lt_path_algo algo, int64_t memory_limit,
-                          size_t elem_bytes, lt__path *path);
+ * bytes of `elem_bytes` elements); search tables come from ctx's allocator. */
+lt_status lt__einsum_path(lt_context *ctx, const lt__einsum_canon *c, lt_path_algo algo,
+                          int64_t memory_limit, size_t elem_bytes, lt__path *path);
 
 /* ---- plan cache (one per context) ---- */
 

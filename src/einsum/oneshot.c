@@ -6,25 +6,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Key bytes: small keys live on the stack, big ones (many operands) on the heap. */
+/* Key bytes: small keys live on the stack, big ones (many operands) come from the context's
+ * allocator. */
 typedef struct key_buf {
+  lt_context *ctx;
   unsigned char local[2048];
   unsigned char *data;
   size_t len, cap;
   bool failed;
 } key_buf;
 
+static void key_free(key_buf *k) {
+  if (k->data != k->local) lt__host_free(k->ctx, k->data, k->cap);
+}
+
 static void key_put(key_buf *k, const void *src, size_t n) {
   if (k->failed || n == 0) return;
   if (k->len + n > k->cap) {
     size_t cap = 2 * (k->len + n);
-    unsigned char *grown = malloc(cap);
+    unsigned char *grown = lt__host_alloc(k->ctx, cap);
     if (grown == NULL) {
       k->failed = true;
       return;
     }
     memcpy(grown, k->data, k->len);
-    if (k->data != k->local) free(k->data);
+    key_free(k);
     k->data = grown;
     k->cap = cap;
   }
@@ -53,15 +59,12 @@ static void key_common(key_buf *k, int n, const lt_tensor *const *inputs, const 
   key_put(k, fields, sizeof fields);
 }
 
-static void key_init(key_buf *k) {
+static void key_init(key_buf *k, lt_context *ctx) {
+  k->ctx = ctx;
   k->data = k->local;
   k->len = 0;
   k->cap = sizeof k->local;
   k->failed = false;
-}
-
-static void key_free(key_buf *k) {
-  if (k->data != k->local) free(k->data);
 }
 
 typedef struct build_args {
@@ -91,9 +94,9 @@ static lt_status run_cached(key_buf *k, lt__plan_builder build, const build_args
                             lt_tensor **out) {
   if (k->failed) {
     key_free(k);
-    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
+    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the plan cache key");
   }
-  lt_context *ctx = a->inputs[0]->storage->ctx;
+  lt_context *ctx = k->ctx;
   void *entry;
   const lt_plan *plan;
   lt_status st = lt__plan_cache_acquire(ctx, k->data, k->len, build, a, &entry, &plan);
@@ -126,7 +129,7 @@ static lt_status einsum_expr(const char *expr, int n, const lt_tensor *const *in
   LT_CHECK_NULL(expr, "expr");
   LT_TRY(check_args(n, inputs));
   key_buf k;
-  key_init(&k);
+  key_init(&k, inputs[0]->storage->ctx);
   key_put(&k, "E", 1);
   key_put(&k, expr, strlen(expr) + 1);
   key_common(&k, n, inputs, d, opts);
@@ -161,7 +164,7 @@ lt_status lt_einsum_modes(int n_inputs, const lt_tensor *const *inputs, const in
     LT_RETURN_IF(inputs[i]->rank > 0 && modes[i] == NULL, LT_ERR_NULL_POINTER,
                  "einsum: modes of operand %d is NULL", i);
   key_buf k;
-  key_init(&k);
+  key_init(&k, inputs[0]->storage->ctx);
   key_put(&k, "M", 1);
   for (int i = 0; i < n_inputs; i++)
     key_put(&k, modes[i], sizeof(int32_t) * (size_t)inputs[i]->rank);

@@ -188,14 +188,18 @@ static void dp_emit(const dp_entry *dp, uint32_t mask, const path_ctx *p, work *
   path->step[path->n_steps++] = (lt__path_step){i, j};
 }
 
-static lt_status path_optimal(const path_ctx *p, lt__path *path, bool *found) {
+static lt_status path_optimal(lt_context *ctx, const path_ctx *p, lt__path *path, bool *found) {
   uint32_t full = (1u << p->n) - 1;
-  dp_entry *dp = malloc(sizeof *dp * ((size_t)full + 1));
-  lset *kept = malloc(sizeof *kept * ((size_t)full + 1));
+  size_t dp_bytes = sizeof(dp_entry) * ((size_t)full + 1);
+  size_t kept_bytes = sizeof(lset) * ((size_t)full + 1);
+  dp_entry *dp = lt__host_alloc(ctx, dp_bytes);
+  lset *kept = lt__host_alloc(ctx, kept_bytes);
   if (dp == NULL || kept == NULL) {
-    free(dp);
-    free(kept);
-    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory searching a path");
+    lt__host_free(ctx, dp, dp_bytes);
+    lt__host_free(ctx, kept, kept_bytes);
+    return lt__error(LT_ERR_OUT_OF_MEMORY,
+                     "einsum: out of memory (%zu bytes) searching a path over %d operands",
+                     dp_bytes + kept_bytes, p->n);
   }
   for (uint32_t s = 1; s <= full; s++) {
     bool inside[LT__EINSUM_MAX_OPERANDS];
@@ -224,13 +228,13 @@ static lt_status path_optimal(const path_ctx *p, lt__path *path, bool *found) {
     path->n_steps = 0;
     dp_emit(dp, full, p, &w, path);
   }
-  free(dp);
-  free(kept);
+  lt__host_free(ctx, dp, dp_bytes);
+  lt__host_free(ctx, kept, kept_bytes);
   return LT_OK;
 }
 
-lt_status lt__einsum_path(const lt__einsum_canon *c, lt_path_algo algo, int64_t memory_limit,
-                          size_t elem_bytes, lt__path *path) {
+lt_status lt__einsum_path(lt_context *ctx, const lt__einsum_canon *c, lt_path_algo algo,
+                          int64_t memory_limit, size_t elem_bytes, lt__path *path) {
   path_ctx p;
   memset(&p, 0, sizeof p);
   p.n = c->n_inputs;
@@ -254,7 +258,7 @@ lt_status lt__einsum_path(const lt__einsum_canon *c, lt_path_algo algo, int64_t 
     *path = naive;
     found = naive_fits;
   } else if (algo == LT_PATH_OPTIMAL) {
-    LT_TRY(path_optimal(&p, path, &found));
+    LT_TRY(path_optimal(ctx, &p, path, &found));
   } else {
     found = path_greedy(&p, path);
     if (found) path_cost(&p, path);

@@ -13,22 +13,25 @@ typedef struct einsum_impl {
   lt__program prog;
 } einsum_impl;
 
-/* Everything a build needs, on the heap (the canonical form is large). */
+/* Everything a build needs, from the context's allocator (the canonical form is large). */
 typedef struct einsum_build {
+  lt_context *ctx;
   lt__einsum_expr expr;
   lt__einsum_canon canon;
   int64_t out_shape[LT_MAX_RANK];
   lt__path path;
   lt_dtype compute, out_dtype;
-  char *text; /* description being built */
+  char *text; /* description being built (cap bytes from ctx's allocator) */
   size_t len, cap;
+  bool text_oom; /* a line of the description did not fit in memory */
 } einsum_build;
 
 static void einsum_destroy(void *p) {
   einsum_impl *impl = p;
   if (impl == NULL) return;
+  lt_context *ctx = impl->prog.ctx;
   lt__program_free(&impl->prog);
-  free(impl);
+  lt__host_free(ctx, impl, sizeof *impl);
 }
 
 static lt_status einsum_run(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
@@ -49,12 +52,15 @@ static void say(einsum_build *b, const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(line, sizeof line, fmt, ap);
   va_end(ap);
-  if (n < 0) return;
+  if (n < 0 || b->text_oom) return;
   if ((size_t)n >= sizeof line) n = sizeof line - 1;
   if (b->len + (size_t)n + 1 > b->cap) {
     size_t cap = (b->cap ? 2 * b->cap : 1024) + (size_t)n;
-    char *grown = realloc(b->text, cap);
-    if (grown == NULL) return;
+    char *grown = lt__host_realloc(b->ctx, b->text, b->cap, cap);
+    if (grown == NULL) {
+      b->text_oom = true;
+      return;
+    }
     b->text = grown;
     b->cap = cap;
   }
@@ -260,11 +266,11 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
     int64_t numel;
     LT_TRY(lt__check_shape(b->expr.rank_out, b->out_shape, b->out_dtype, &numel));
   }
-  einsum_impl *impl = calloc(1, sizeof *impl);
-  LT_RETURN_IF(impl == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
+  einsum_impl *impl = lt__host_calloc(plan->ctx, 1, sizeof *impl);
+  LT_RETURN_IF(impl == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for a plan");
   plan->impl = impl;
   plan->destroy_impl = einsum_destroy;
-  impl->prog.ws_ctx = plan->ctx;
+  lt__program_init(&impl->prog, plan->ctx);
   lt__scalar_role beta = LT__SCALAR_BETA;
   if (b->canon.out_diagonal) {
     LT_TRY(lower_zero_output(b, d, &impl->prog));
@@ -278,8 +284,8 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
         impl->prog.steps[impl->prog.n_steps - 1].kind == LT__STEP_REDUCE ? "reduction"
                                                                          : "permutation");
   } else {
-    LT_TRY(lt__einsum_path(&b->canon, opts->path, opts->memory_limit, lt_dtype_size(b->compute),
-                           &b->path));
+    LT_TRY(lt__einsum_path(plan->ctx, &b->canon, opts->path, opts->memory_limit,
+                           lt_dtype_size(b->compute), &b->path));
     say(b,
         "  naive flops %.4g, optimized flops %.4g, speedup %.3gx, largest intermediate %.0f "
         "elements\n",
@@ -288,6 +294,7 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
     LT_TRY(lower_path(plan->ctx, b, &impl->prog, beta));
   }
   say(b, "  workspace %zu bytes\n", impl->prog.ws_bytes);
+  LT_RETURN_IF(b->text_oom, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory describing the plan");
   plan->workspace_bytes = impl->prog.ws_bytes;
   LT_TRY(lt__plan_set_description(plan, b->text ? b->text : ""));
   return LT_OK;
@@ -317,6 +324,12 @@ static lt_status check_inputs(int n_inputs, const lt_tensor *const *inputs, cons
   return LT_OK;
 }
 
+static einsum_build *build_state_new(lt_context *ctx) {
+  einsum_build *b = lt__host_calloc(ctx, 1, sizeof *b);
+  if (b) b->ctx = ctx;
+  return b;
+}
+
 /* Shared tail of both constructors: e is already filled in b. */
 static lt_status plan_from_expr(einsum_build *b, const char *text, const lt_tensor *const *inputs,
                                 const lt_tensor *d, const lt_plan_options *opts, lt_context *ctx,
@@ -326,8 +339,9 @@ static lt_status plan_from_expr(einsum_build *b, const char *text, const lt_tens
   lt_plan *plan;
   LT_TRY(lt__plan_alloc(ctx, LT__PLAN_EINSUM, n, &plan));
   lt_status st = build(plan, b, text, inputs, d, opts);
-  free(b->text);
+  lt__host_free(ctx, b->text, b->cap);
   b->text = NULL;
+  b->len = b->cap = 0;
   if (st != LT_OK) {
     lt_plan_destroy(plan);
     return st;
@@ -358,14 +372,14 @@ lt_status lt_plan_einsum(const char *expr, int n_inputs, const lt_tensor *const 
   LT_CHECK_NULL(expr, "expr");
   lt_context *ctx;
   LT_TRY(check_inputs(n_inputs, inputs, d, &ctx));
-  einsum_build *b = calloc(1, sizeof *b);
-  LT_RETURN_IF(b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
+  einsum_build *b = build_state_new(ctx);
+  LT_RETURN_IF(b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the planner's state");
   int ranks[LT__EINSUM_MAX_OPERANDS];
   for (int k = 0; k < n_inputs; k++)
     ranks[k] = inputs[k]->rank;
   lt_status st = lt__einsum_parse(expr, n_inputs, ranks, &b->expr);
   if (st == LT_OK) st = plan_from_expr(b, expr, inputs, d, opts, ctx, out);
-  free(b);
+  lt__host_free(ctx, b, sizeof *b);
   return st;
 }
 
@@ -377,13 +391,13 @@ lt_status lt_plan_einsum_modes(int n_inputs, const lt_tensor *const *inputs,
   lt_context *ctx;
   LT_TRY(check_inputs(n_inputs, inputs, d, &ctx));
   LT_CHECK_NULL(modes, "modes");
-  einsum_build *b = calloc(1, sizeof *b);
-  LT_RETURN_IF(b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
+  einsum_build *b = build_state_new(ctx);
+  LT_RETURN_IF(b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the planner's state");
   int ranks[LT__EINSUM_MAX_OPERANDS];
   for (int k = 0; k < n_inputs; k++)
     ranks[k] = inputs[k]->rank;
   lt_status st = lt__einsum_from_modes(n_inputs, ranks, modes, rank_out, modes_out, &b->expr);
   if (st == LT_OK) st = plan_from_expr(b, "(integer labels)", inputs, d, opts, ctx, out);
-  free(b);
+  lt__host_free(ctx, b, sizeof *b);
   return st;
 }

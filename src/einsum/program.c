@@ -6,12 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+void lt__program_init(lt__program *p, lt_context *ctx) {
+  memset(p, 0, sizeof *p);
+  p->ctx = ctx;
+}
+
 lt__step *lt__program_add(lt__program *p, lt__step_kind kind) {
   if (p->n_steps == p->cap_steps) {
     int cap = p->cap_steps ? 2 * p->cap_steps : 4;
-    lt__step *grown = realloc(p->steps, sizeof *grown * (size_t)cap);
+    lt__step *grown = lt__host_realloc(p->ctx, p->steps, sizeof *grown * (size_t)p->cap_steps,
+                                       sizeof *grown * (size_t)cap);
     if (grown == NULL) {
-      lt__error(LT_ERR_OUT_OF_MEMORY, "out of memory building a plan");
+      lt__error(LT_ERR_OUT_OF_MEMORY, "out of memory for the steps of a plan (%d steps)", cap);
       return NULL;
     }
     p->steps = grown;
@@ -36,8 +42,8 @@ lt_status lt__program_ws(lt__program *p, lt_dtype dtype, int64_t n, int64_t *ele
 
 void lt__program_free(lt__program *p) {
   void *kept = atomic_load(&p->ws_kept);
-  if (kept) p->ws_ctx->backend->mem_free(p->ws_ctx, kept, p->ws_bytes);
-  free(p->steps);
+  if (kept) p->ctx->backend->mem_free(p->ctx, kept, p->ws_bytes);
+  lt__host_free(p->ctx, p->steps, sizeof *p->steps * (size_t)p->cap_steps);
   memset(p, 0, sizeof *p);
 }
 

@@ -59,9 +59,11 @@ typedef struct lt__program {
   /* One workspace block kept between executions (fresh pages cost page faults); a run that
    * finds it taken by a concurrent run allocates its own. */
   _Atomic(void *) ws_kept;
-  lt_context *ws_ctx; /* context ws_kept came from */
+  lt_context *ctx; /* the plan's context: steps come from its allocator, ws_kept from its device */
 } lt__program;
 
+/* An empty program whose memory comes from ctx. */
+void lt__program_init(lt__program *p, lt_context *ctx);
 /* Appends a zeroed step of `kind`; returns NULL when out of memory (message set). */
 lt__step *lt__program_add(lt__program *p, lt__step_kind kind);
 /* Reserves a 64-byte aligned workspace region of n elements of dtype; returns the element

@@ -85,8 +85,9 @@ static lt_status contraction_run(const lt_plan *plan, const lt_tensor *const *in
 static void contraction_destroy(void *p) {
   contraction_impl *impl = p;
   if (impl == NULL) return;
+  lt_context *ctx = impl->prog.ctx;
   lt__program_free(&impl->prog);
-  free(impl);
+  lt__host_free(ctx, impl, sizeof *impl);
 }
 
 static lt_status describe(lt_plan *plan, const lt__pair *p, lt__how how) {
@@ -101,11 +102,11 @@ static lt_status build(lt_plan *plan, const lt_tensor *a, const int32_t *modes_a
                        const lt_tensor *b, const int32_t *modes_b, const lt_tensor *c,
                        const int32_t *modes_c, const lt_tensor *d, const int32_t *modes_d,
                        const lt_plan_options *opts) {
-  contraction_impl *impl = calloc(1, sizeof *impl);
+  contraction_impl *impl = lt__host_calloc(plan->ctx, 1, sizeof *impl);
   LT_RETURN_IF(impl == NULL, LT_ERR_OUT_OF_MEMORY, "lt_plan_contraction: out of memory");
   plan->impl = impl;
   plan->destroy_impl = contraction_destroy;
-  impl->prog.ws_ctx = plan->ctx;
+  lt__program_init(&impl->prog, plan->ctx);
   int32_t labels[MAX_MODES];
   int first_seen[MAX_MODES];
   int n = 0;
@@ -161,7 +162,7 @@ lt_status lt_plan_contraction(const lt_tensor *a, const int32_t *modes_a, const 
                "lt_plan_contraction: D has overlapping elements (zero or clashing strides)");
   if (opts == NULL) opts = lt__plan_options_default();
   lt_plan *plan;
-  LT_TRY(lt__plan_alloc(ctx, LT__PLAN_CONTRACTION, 3, &plan));
+  LT_TRY(lt__plan_alloc(ctx, LT__PLAN_CONTRACTION, c ? 3 : 2, &plan));
   lt_status st = build(plan, a, modes_a, b, modes_b, c, modes_c, d, modes_d, opts);
   if (st != LT_OK) {
     lt_plan_destroy(plan);

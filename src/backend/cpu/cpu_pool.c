@@ -66,6 +66,9 @@ static void *worker_main(void *p) {
   return NULL;
 }
 
+/* Plain calloc/malloc rather than the context's allocator: the pool is thread infrastructure
+ * (built once per context on first use, kept for its lifetime), and a pool that cannot be
+ * made costs no correctness, only parallelism (the work runs serially). */
 lt__cpu_pool *lt__cpu_pool_create(int threads) {
   if (threads <= 1) return NULL;
   lt__cpu_pool *pool = calloc(1, sizeof *pool);

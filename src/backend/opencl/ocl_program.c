@@ -114,6 +114,9 @@ static void program_free(lt__ocl_program *p) {
   free(p);
 }
 
+/* Kernel sources, keys and cached programs use plain malloc, not the context's allocator: they
+ * are device infrastructure (built once per context, kept for its lifetime, shared by every
+ * plan), not per-call memory that failure injection needs to reach. */
 lt_status lt__ocl_kernel(lt__ocl_state *st, const char *file, const char *kernel,
                          const char *options, cl_kernel *out) {
   size_t len = strlen(file) + strlen(kernel) + strlen(options) + 3;
