@@ -9,11 +9,12 @@ in bench_contract. Speed-up = NumPy time / libtensor time; the geometric mean is
 """
 import math
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_timing import median_seconds  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bindings",
                                 "python"))
@@ -46,15 +47,6 @@ CHAINS = [
 ]
 
 
-def median_seconds(fn):
-    fn()
-    times = []
-    for _ in range(REPS):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
 
 def einsum_flops(expr, shapes):
     """Flops of the best path NumPy finds (its own count), for GFLOP/s figures."""
@@ -70,10 +62,10 @@ def run(name, expr, shapes, dtype, speedups):
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
     flops = einsum_flops(expr, shapes)
-    t_np = median_seconds(lambda: np.einsum(expr, *arrays, optimize=True))
+    t_np = median_seconds(lambda: np.einsum(expr, *arrays, optimize=True), REPS)
     line = f"{name:26s} {np.dtype(dtype).name:8s} {flops / 1e9:7.2f} GFLOP  numpy {flops / t_np / 1e9:7.1f} GFLOP/s"
     if lt is not None:
-        t_lt = median_seconds(lambda: lt.einsum(expr, *arrays))
+        t_lt = median_seconds(lambda: lt.einsum(expr, *arrays), REPS)
         speedups.append(t_np / t_lt)
         line += f"  libtensor {flops / t_lt / 1e9:7.1f} GFLOP/s  speed-up {t_np / t_lt:5.2f}x"
     print(line, flush=True)

@@ -10,24 +10,16 @@ libtensor's figure and the speed-up. NumPy runs on one thread (it does not threa
 """
 import math
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_timing import median_seconds  # noqa: E402
 
 N = int(os.environ.get("LT_BENCH_N", 1 << 26))
 REPS = int(os.environ.get("LT_BENCH_REPS", 5))
 
-
-def median_seconds(fn):
-    fn()
-    times = []
-    for _ in range(REPS):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def shape_text(shape, items):
@@ -76,7 +68,7 @@ def main():
     for cat, case, nbytes, fn in cases():
         if nbytes == 0:
             continue
-        gbs = nbytes / median_seconds(fn) / 1e9
+        gbs = nbytes / median_seconds(fn, REPS) / 1e9
         line = "numpy,%s,%s,%.4f" % (cat, case, gbs)
         if (cat, case) in ours:
             speedup = ours[(cat, case)] / gbs

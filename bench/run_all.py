@@ -14,7 +14,6 @@ import argparse
 import csv
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -24,22 +23,11 @@ sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
 if "LIBTENSOR_PATH" not in os.environ and os.path.exists(os.path.join(ROOT, "build", "src")):
     os.environ["LIBTENSOR_PATH"] = os.path.join(ROOT, "build", "src", "libtensor.so")
 import libtensor as lt  # noqa: E402
+import bench_timing  # noqa: E402
 
 
 def median_seconds(fn, reps, min_time=0.05):
-    """Median wall time of fn() over `reps` samples; each sample loops enough to last min_time."""
-    fn()  # warm up: page faults, plan caches, thread pools
-    start = time.perf_counter()
-    fn()
-    once = max(time.perf_counter() - start, 1e-7)
-    inner = max(1, int(min_time / once))
-    samples = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        samples.append((time.perf_counter() - start) / inner)
-    return float(np.median(samples))
+    return bench_timing.median_seconds(fn, reps, min_time)
 
 
 class Limits:

@@ -39,6 +39,7 @@ static const bad_case bad_cases[] = {
      "label 'i' repeats in operand 0 with extents 2 and 3"},
     {"i1", 1, {2}, {{2, 3}}, LT_ERR_PARSE, "invalid character '1' at position 1"},
     {"i>", 1, {1}, {{2}}, LT_ERR_PARSE, "invalid character '>' at position 1"},
+    {"i\xc3\x84", 1, {1}, {{2}}, LT_ERR_PARSE, "invalid byte 0xc3 at position 1"},
     {"i-", 1, {1}, {{2}}, LT_ERR_PARSE, "'-' at position 1"},
     {"i- >i", 1, {1}, {{2}}, LT_ERR_PARSE, "'-' at position 1"},
     {"i.j", 1, {2}, {{2, 3}}, LT_ERR_PARSE, "'.' at position 1 in operand 0"},

@@ -52,8 +52,12 @@ static lt_status read_term(const char *text, size_t *pos, const char *what, int 
     LT_RETURN_IF(ch == '-', LT_ERR_PARSE,
                  "einsum: '-' at position %zu is not followed by '>' (write '->')", p);
     int l = letter_label(ch);
-    LT_RETURN_IF(l < 0, LT_ERR_PARSE,
+    /* Bytes outside printable ASCII (UTF-8, control characters) are named by their value. */
+    LT_RETURN_IF(l < 0 && (unsigned char)ch >= 0x20 && (unsigned char)ch < 0x7f, LT_ERR_PARSE,
                  "einsum: invalid character '%c' at position %zu (labels must be letters)", ch, p);
+    LT_RETURN_IF(l < 0, LT_ERR_PARSE,
+                 "einsum: invalid byte 0x%02x at position %zu (labels must be ASCII letters)",
+                 (unsigned)(unsigned char)ch, p);
     LT_RETURN_IF(t->n >= LT_MAX_RANK, LT_ERR_PARSE, "einsum: %s %d has more than %d labels", what,
                  index, LT_MAX_RANK);
     t->label[t->n++] = l;

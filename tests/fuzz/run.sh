@@ -36,7 +36,7 @@ for entry in $targets; do
   [ -f "$root/tests/fuzz/$t.dict" ] && dict="-dict=$root/tests/fuzz/$t.dict"
   log=$build/logs/$t.log
   start=$(date +%s)
-  if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -seed="${LT_FUZZ_SEED:-1}" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" $dict \
       "$work" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1; then
     result=ok
