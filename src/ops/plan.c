@@ -82,6 +82,7 @@ lt_status lt__plan_alloc(lt_context *ctx, lt__plan_kind kind, int n_inputs_max, 
   }
   memset(p->inputs, 0, bytes);
   p->n_inputs_max = n_inputs_max;
+  p->inputs_capacity = n_inputs_max > 0 ? n_inputs_max : 1;
   p->kind = kind;
   p->ctx = ctx;
   lt__context_retain(ctx);
@@ -198,7 +199,7 @@ void lt_plan_destroy(lt_plan *plan) {
   lt_context *ctx = plan->ctx;
   if (plan->description) lt__host_free(ctx, plan->description, strlen(plan->description) + 1);
   lt__host_free(ctx, plan->inputs,
-                sizeof(lt__layout) * (size_t)(plan->n_inputs_max > 0 ? plan->n_inputs_max : 1));
+                sizeof(lt__layout) * (size_t)plan->inputs_capacity);
   lt__host_free(ctx, plan, sizeof *plan);
   lt__context_release(ctx);
 }

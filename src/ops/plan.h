@@ -34,6 +34,7 @@ struct lt_plan {
   lt_context *ctx;                /* retained */
   int n_inputs_min, n_inputs_max; /* accepted input counts */
   lt__layout *inputs;             /* n_inputs_max expected input layouts */
+  int inputs_capacity; /* layouts allocated, what destroy frees (n_inputs_max may be lower) */
   lt__layout output;
   int n_scalars; /* how many scalars execute reads */
   double default_scalars[3];
