@@ -5,8 +5,8 @@
 
 #include "tensor/base.h"
 #include "tensor/context.h"
-#include "tensor/tensor.h"
-#include "tensor/ops.h"
 #include "tensor/einsum.h"
+#include "tensor/ops.h"
+#include "tensor/tensor.h"
 
 #endif

@@ -11,7 +11,8 @@ static void test_roundtrip(void **state) {
     LT_CHECK(lt_context_create(devs[d], &ctx));
     int64_t shape[2] = {3, 4};
     float data[12];
-    for (int i = 0; i < 12; i++) data[i] = (float)i;
+    for (int i = 0; i < 12; i++)
+      data[i] = (float)i;
     lt_tensor *t, *tt, *c;
     LT_CHECK(lt_tensor_from_host(ctx, LT_F32, 2, shape, NULL, data, &t));
     LT_CHECK(lt_view_transpose(t, 0, 1, &tt));
@@ -19,7 +20,8 @@ static void test_roundtrip(void **state) {
     double out[12];
     LT_CHECK(lt_tensor_to_host(c, out, sizeof out));
     for (int i = 0; i < 4; i++)
-      for (int j = 0; j < 3; j++) assert_true(out[i * 3 + j] == data[j * 4 + i]);
+      for (int j = 0; j < 3; j++)
+        assert_true(out[i * 3 + j] == data[j * 4 + i]);
     lt_tensor_destroy(c);
     lt_tensor_destroy(tt);
     lt_tensor_destroy(t);

@@ -78,22 +78,21 @@ LT_API lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtyp
  * (offsets may differ) cannot fail except for device errors. */
 
 /* D[md] = alpha * opA(A[ma]). Inputs {A}; scalars {alpha}. */
-LT_API lt_status lt_plan_permutation(const lt_tensor *a, const int32_t *modes_a,
-                                     const lt_tensor *d, const int32_t *modes_d,
-                                     const lt_plan_options *opts, lt_plan **out);
+LT_API lt_status lt_plan_permutation(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *d,
+                                     const int32_t *modes_d, const lt_plan_options *opts,
+                                     lt_plan **out);
 /* D = alpha*opA(A) op_ab beta*opB(B), inputs broadcast over modes they lack (or extent 1).
  * Inputs {A, B}; scalars {alpha, beta}. */
 LT_API lt_status lt_plan_binary(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *b,
                                 const int32_t *modes_b, lt_binary_op op_ab, const lt_tensor *d,
-                                const int32_t *modes_d, const lt_plan_options *opts,
-                                lt_plan **out);
+                                const int32_t *modes_d, const lt_plan_options *opts, lt_plan **out);
 /* D = (alpha*opA(A) op_ab beta*opB(B)) op_abc gamma*opC(C). Inputs {A, B, C}; scalars
  * {alpha, beta, gamma}. */
 LT_API lt_status lt_plan_trinary(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *b,
-                                 const int32_t *modes_b, const lt_tensor *c,
-                                 const int32_t *modes_c, lt_binary_op op_ab, lt_binary_op op_abc,
-                                 const lt_tensor *d, const int32_t *modes_d,
-                                 const lt_plan_options *opts, lt_plan **out);
+                                 const int32_t *modes_b, const lt_tensor *c, const int32_t *modes_c,
+                                 lt_binary_op op_ab, lt_binary_op op_abc, const lt_tensor *d,
+                                 const int32_t *modes_d, const lt_plan_options *opts,
+                                 lt_plan **out);
 /* D = alpha * reduce(opA(A)) + beta * C over A's modes absent from D. C may be NULL (then
  * beta*D is added when beta != 0) and must have D's shape. Inputs {A} or {A, C}; scalars
  * {alpha, beta}. beta = 0 never reads C or D. */
@@ -104,17 +103,16 @@ LT_API lt_status lt_plan_reduction(const lt_tensor *a, const int32_t *modes_a, c
 /* D = alpha * opA(A) . opB(B) + beta * C over shared modes (in both inputs and D: batch; in
  * both inputs only: contracted). C as in lt_plan_reduction. Inputs {A, B} or {A, B, C};
  * scalars {alpha, beta}. */
-LT_API lt_status lt_plan_contraction(const lt_tensor *a, const int32_t *modes_a,
-                                     const lt_tensor *b, const int32_t *modes_b,
-                                     const lt_tensor *c, const int32_t *modes_c,
-                                     const lt_tensor *d, const int32_t *modes_d,
-                                     const lt_plan_options *opts, lt_plan **out);
+LT_API lt_status lt_plan_contraction(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *b,
+                                     const int32_t *modes_b, const lt_tensor *c,
+                                     const int32_t *modes_c, const lt_tensor *d,
+                                     const int32_t *modes_d, const lt_plan_options *opts,
+                                     lt_plan **out);
 
 /* Runs a plan. `inputs` and `scalars` as each constructor says; scalars NULL means alpha =
  * beta = gamma = 1 for elementwise plans and alpha = 1, beta = 0 otherwise. */
-LT_API lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs,
-                                 int n_inputs, const double *scalars, int n_scalars,
-                                 lt_tensor *d);
+LT_API lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
+                                 const double *scalars, int n_scalars, lt_tensor *d);
 /* Allocates a C-contiguous tensor with the plan's output layout. */
 LT_API lt_status lt_plan_create_output(const lt_plan *plan, lt_tensor **out);
 /* Bytes of temporary memory one execution allocates. */

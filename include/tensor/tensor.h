@@ -31,8 +31,8 @@ LT_API lt_status lt_tensor_full(lt_context *ctx, lt_dtype dtype, int rank, const
 /* New C-contiguous tensor holding a copy of host data laid out with `strides` (NULL = C order)
  * from `data`, which points at element [0,...,0]. */
 LT_API lt_status lt_tensor_from_host(lt_context *ctx, lt_dtype dtype, int rank,
-                                     const int64_t *shape, const int64_t *strides,
-                                     const void *data, lt_tensor **out);
+                                     const int64_t *shape, const int64_t *strides, const void *data,
+                                     lt_tensor **out);
 /* Wraps host memory zero-copy (CPU contexts only). `data` points at element [0,...,0]; every
  * element reachable through shape/strides must be valid memory. `release` (may be NULL) is
  * called with `user` once the last view of it is gone. On failure `release` is not called. */

@@ -95,8 +95,7 @@ typedef struct lt__backend {
   /* Device memory of `bytes` (may be 0); *mem != NULL on success. */
   lt_status (*mem_alloc)(lt_context *ctx, size_t bytes, void **mem);
   void (*mem_free)(lt_context *ctx, void *mem, size_t bytes);
-  lt_status (*mem_write)(lt_context *ctx, void *mem, size_t offset, const void *src,
-                         size_t bytes);
+  lt_status (*mem_write)(lt_context *ctx, void *mem, size_t offset, const void *src, size_t bytes);
   lt_status (*mem_read)(lt_context *ctx, void *mem, size_t offset, void *dst, size_t bytes);
   lt_status (*map)(lt_context *ctx, const lt__map_step *step);
   lt_status (*reduce)(lt_context *ctx, const lt__reduce_step *step);

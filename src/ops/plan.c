@@ -198,8 +198,7 @@ void lt_plan_destroy(lt_plan *plan) {
   if (plan->destroy_impl) plan->destroy_impl(plan->impl);
   lt_context *ctx = plan->ctx;
   if (plan->description) lt__host_free(ctx, plan->description, strlen(plan->description) + 1);
-  lt__host_free(ctx, plan->inputs,
-                sizeof(lt__layout) * (size_t)plan->inputs_capacity);
+  lt__host_free(ctx, plan->inputs, sizeof(lt__layout) * (size_t)plan->inputs_capacity);
   lt__host_free(ctx, plan, sizeof *plan);
   lt__context_release(ctx);
 }

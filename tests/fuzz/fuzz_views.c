@@ -494,8 +494,8 @@ static void op_as_strided(state *s, fuzz_input *in) {
       hi += span;
   }
   bool fits = lo >= INT64_MIN && hi <= INT64_MAX;
-  bool inside = fits && (numel > 0 ? lo >= 0 && hi < s->capacity
-                                   : offset >= 0 && offset <= s->capacity);
+  bool inside =
+      fits && (numel > 0 ? lo >= 0 && hi < s->capacity : offset >= 0 && offset <= s->capacity);
   lt_tensor *out = NULL;
   lt_status st = lt_view_as_strided(s->cur, rank, shape, strides, offset, &out);
   if (!inside) return expect(st, false, LT_ERR_OUT_OF_RANGE, LT_ERR_OVERFLOW, out, "as_strided");
@@ -546,7 +546,8 @@ static void op_copy_into(state *s, fuzz_input *in) {
       sshape[d] = fuzz_u8(in) % 4 == 0 ? 1 : m->shape[lead + d];
     int64_t sn = small_numel(srank, sshape);
     if (sn < 0) { /* dst is empty through an axis the source lacks: keep the source small */
-      for (int d = 0; d < srank; d++) sshape[d] = 1;
+      for (int d = 0; d < srank; d++)
+        sshape[d] = 1;
       sn = 1;
     }
     double vals[MAX_ELEMS];
