@@ -1,8 +1,8 @@
 #!/bin/sh
 # Builds the libFuzzer targets with clang (ASan+UBSan, build-fuzz/) and fuzzes each one for
-# SECONDS (default 20: the bounded mode for CI). Each target starts from its committed seed
+# SECONDS (default 20; CI runs 15). Each target starts from its committed seed
 # corpus (tests/fuzz/corpus/<target>/) and grows a working corpus in build-fuzz/corpus/.
-Exits non-zero if any
+# Exits non-zero if any
 # target crashed; the input is left in build-fuzz/artifacts/ -- copy it into
 # tests/fuzz/regressions/<target>/ (replayed by ctest) with the fix.
 #   tests/fuzz/run.sh            20 s per target
