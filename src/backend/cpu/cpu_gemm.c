@@ -4,7 +4,6 @@
 #include "core/object.h"
 
 #include <cblas.h>
-#include <pthread.h>
 #include <stdlib.h>
 
 /* Below this many flops per GEMM, OpenBLAS gains little from its own threads, so whole
@@ -78,41 +77,16 @@ static void gemm_range(const lt__gemm_step *s, int64_t first, int64_t last) {
   }
 }
 
-typedef struct batch_slice {
-  const lt__gemm_step *step;
-  int64_t first, last;
-} batch_slice;
+static void gemm_task(void *arg, int64_t first, int64_t last) { gemm_range(arg, first, last); }
 
-static void *gemm_slice_main(void *arg) {
-  const batch_slice *sl = arg;
-  gemm_range(sl->step, sl->first, sl->last);
-  return NULL;
-}
-
-static int context_threads(const lt_context *ctx) {
-  int t = lt_context_num_threads(ctx);
-  return t > 0 ? t : 1;
-}
-
-/* Splits the batch across threads, each running single-threaded GEMMs. The OpenBLAS thread
- * count is process-wide, so it is restored afterwards; a slice whose thread cannot start runs
- * on the calling thread. */
-static void gemm_split_batches(const lt__gemm_step *s, int64_t nb, int threads) {
-  batch_slice slices[64];
-  pthread_t tids[64];
-  bool started[64] = {false};
-  if (threads > 64) threads = 64;
-  if (threads > nb) threads = (int)nb;
+/* Splits the batch across the context's persistent pool, each worker running single-threaded
+ * GEMMs. The OpenBLAS thread count is process-wide, so it is restored afterwards. */
+static void gemm_split_batches(lt_context *ctx, const lt__gemm_step *s, int64_t nb,
+                               double total_flops) {
   int previous = openblas_get_num_threads();
   openblas_set_num_threads(1);
-  for (int t = 0; t < threads; t++) {
-    slices[t] = (batch_slice){s, nb * t / threads, nb * (t + 1) / threads};
-    if (t > 0) started[t] = pthread_create(&tids[t], NULL, gemm_slice_main, &slices[t]) == 0;
-  }
-  for (int t = 0; t < threads; t++)
-    if (!started[t]) gemm_slice_main(&slices[t]);
-  for (int t = 1; t < threads; t++)
-    if (started[t]) pthread_join(tids[t], NULL);
+  int64_t work = total_flops < 1e18 ? (int64_t)total_flops : (int64_t)1e18;
+  lt__cpu_parallel(ctx, nb, work, gemm_task, (void *)s);
   openblas_set_num_threads(previous);
 }
 
@@ -120,10 +94,10 @@ lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
   int64_t nb = batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
   double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
-  int threads = context_threads(ctx);
+  int threads = lt__cpu_threads(ctx);
   if (nb >= 2 && threads > 1 && flops < SPLIT_BATCH_MAX_FLOPS &&
       flops * (double)nb >= SPLIT_BATCH_MIN_TOTAL_FLOPS)
-    gemm_split_batches(s, nb, threads);
+    gemm_split_batches(ctx, s, nb, flops * (double)nb);
   else
     gemm_range(s, 0, nb);
   return LT_OK;
