@@ -1,0 +1,46 @@
+/* Runtime instruction-set checks. LT_CPU_ISA (baseline, avx2, avx512) caps the set, so the
+ * tests can run every code path on one machine and users can rule out a suspect kernel. */
+#include "backend/cpu/cpu_isa.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum isa_level { ISA_BASELINE, ISA_AVX2, ISA_AVX512 };
+
+static enum isa_level isa_cap_from_env(void) {
+  const char *cap = getenv("LT_CPU_ISA");
+  if (!cap || !*cap) return ISA_AVX512;
+  if (strcmp(cap, "baseline") == 0) return ISA_BASELINE;
+  if (strcmp(cap, "avx2") == 0) return ISA_AVX2;
+  return ISA_AVX512;
+}
+
+static enum isa_level isa_of_cpu(void) {
+#if defined(LT_HAVE_X86_ISA_KERNELS) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  /* libgcc's checks include the OS's XSAVE state, so a "yes" means the registers work. */
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("fma"))
+    return ISA_AVX512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return ISA_AVX2;
+#endif
+  return ISA_BASELINE;
+}
+
+/* Read the environment on every call: it is cheap next to any kernel, and tests switch it. */
+static enum isa_level isa_level(void) {
+  static atomic_int cpu_level = -1; /* every thread that races here stores the same value */
+  int level = atomic_load_explicit(&cpu_level, memory_order_relaxed);
+  if (level < 0) {
+    level = (int)isa_of_cpu();
+    atomic_store_explicit(&cpu_level, level, memory_order_relaxed);
+  }
+  enum isa_level cap = isa_cap_from_env();
+  return (enum isa_level)level < cap ? (enum isa_level)level : cap;
+}
+
+bool lt__cpu_has_avx2(void) { return isa_level() >= ISA_AVX2; }
+
+bool lt__cpu_has_avx512(void) { return isa_level() >= ISA_AVX512; }
