@@ -193,6 +193,47 @@ static void test_matmul_layouts(void **state) {
   }
 }
 
+/* Matrix products whose extents cross the packed GEMM's cache blocks (kc 256/384, mc 144/192,
+ * nc 3072) and register tiles (16 or 32 x 12) at uneven points, single matrices (threads share
+ * one GEMM) and batches (threads take whole GEMMs), on one thread and on two. */
+static void test_gemm_blocking(void **state) {
+  lt_test_rng_reset(lt_test_seed() + 2);
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  const int64_t shapes[][4] = {/* m, n, k, batch */
+                               {200, 40, 400, 1}, {33, 3100, 20, 1}, {1, 50, 7, 1}, {50, 1, 513, 1},
+                               {293, 27, 1, 1},   {40, 29, 300, 6},  {17, 13, 5, 3}};
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    for (int threads = 1; threads <= 2; threads++) {
+      LT_CHECK(lt_context_set_num_threads(ctx, threads));
+      for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const int64_t *e = shapes[i];
+        bool batched = e[3] > 1;
+        contraction_case c = {.na = 2 + batched,
+                              .nb = 2 + batched,
+                              .nd = 2 + batched,
+                              .n_labels = 3 + batched,
+                              .extent = {e[0], e[2], e[1], e[3]}};
+        int32_t m = 100, k = 107, n = 114, b = 121;
+        int32_t ma2[2][2] = {{m, k}, {k, m}}, mb2[2][2] = {{k, n}, {n, k}};
+        int32_t md2[2][2] = {{m, n}, {n, m}};
+        int32_t ma3[2][3] = {{b, m, k}, {k, b, m}}, mb3[2][3] = {{b, k, n}, {n, k, b}};
+        int32_t md3[2][3] = {{b, m, n}, {n, b, m}};
+        for (int x = 0; x < 4; x++) {
+          int ia = x & 1, ib = (x >> 1) & 1, id = x == 3;
+          memcpy(c.ma, batched ? ma3[ia] : ma2[ia], sizeof(int32_t) * (size_t)c.na);
+          memcpy(c.mb, batched ? mb3[ib] : mb2[ib], sizeof(int32_t) * (size_t)c.nb);
+          memcpy(c.md, batched ? md3[id] : md2[id], sizeof(int32_t) * (size_t)c.nd);
+          run_case(ctx, &c, x % 2 ? LT_F32 : LT_F64, x == 1, 0.75, x >= 2 ? -1.5 : 0.0);
+        }
+      }
+    }
+    lt_context_destroy(ctx);
+  }
+}
+
 static void test_invalid(void **state) {
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
@@ -244,9 +285,8 @@ static void test_unary_operands(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_random_contractions),
-      cmocka_unit_test(test_matmul_layouts),
-      cmocka_unit_test(test_invalid),
+      cmocka_unit_test(test_random_contractions), cmocka_unit_test(test_matmul_layouts),
+      cmocka_unit_test(test_gemm_blocking),       cmocka_unit_test(test_invalid),
       cmocka_unit_test(test_unary_operands),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu/cpu_pool.h"
+#include "backend/cpu/cpu_scratch.h"
 
 #include <pthread.h>
 
@@ -13,6 +14,7 @@ typedef struct lt__cpu_state {
   lt__cpu_pool *pool;
   int pool_threads;    /* threads the pool was built for (workers + caller) */
   int default_threads; /* LT_NUM_THREADS, else the number of online cores */
+  lt__cpu_scratch scratch;
 } lt__cpu_state;
 
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step);

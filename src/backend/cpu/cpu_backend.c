@@ -54,6 +54,7 @@ static void cpu_release(lt_context *ctx) {
   lt__cpu_state *st = ctx->backend_state;
   if (st == NULL) return;
   lt__cpu_pool_destroy(st->pool);
+  lt__cpu_scratch_release(ctx, &st->scratch);
   pthread_mutex_destroy(&st->pool_lock);
   lt__host_free(ctx, st, sizeof *st);
   ctx->backend_state = NULL;
@@ -110,6 +111,7 @@ lt_status lt__cpu_open(lt_context *ctx) {
   LT_RETURN_IF(st == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory creating the CPU backend state");
   memset(st, 0, sizeof *st);
   pthread_mutex_init(&st->pool_lock, NULL);
+  lt__cpu_scratch_init(&st->scratch);
   st->default_threads = lt__default_threads();
   ctx->backend = &cpu_backend;
   ctx->backend_state = st;

@@ -1,6 +1,8 @@
 /* Batched GEMM through OpenBLAS (cblas). A batch either runs as a loop of threaded GEMMs, or
  * is split across threads that each run single-threaded GEMMs, whichever the shape favours. */
 #include "backend/cpu/cpu.h"
+#include "backend/cpu/cpu_gemm_packed.h"
+#include "backend/cpu/cpu_isa.h"
 #include "core/object.h"
 
 #include <cblas.h>
@@ -93,6 +95,8 @@ static void gemm_split_batches(lt_context *ctx, const lt__gemm_step *s, int64_t 
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
   int64_t nb = batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
+  const lt__gemm_blocking *bk = lt__cpu_has_avx512() ? lt__gemm_blocking_avx512(s->dtype) : NULL;
+  if (bk && lt__cpu_gemm_packed(ctx, s, bk)) return LT_OK;
   double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
   int threads = lt__cpu_threads(ctx);
   if (nb >= 2 && threads > 1 && flops < SPLIT_BATCH_MAX_FLOPS &&
