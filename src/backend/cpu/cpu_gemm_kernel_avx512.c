@@ -20,6 +20,9 @@
 #define V_SET1(x) _mm512_set1_ps(x)
 #define V_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
 #define V_MUL(a, b) _mm512_mul_ps((a), (b))
+#define MASK_T __mmask16
+#define V_MASKZ_LOADU(k, p) _mm512_maskz_loadu_ps((k), (p))
+#define V_MASK_STOREU(p, k, v) _mm512_mask_storeu_ps((p), (k), (v))
 #include "backend/cpu/cpu_gemm_kernel_avx512.inc"
 
 #define KERNEL_NAME gemm_kernel_f64_avx512
@@ -33,6 +36,9 @@
 #define V_SET1(x) _mm512_set1_pd(x)
 #define V_FMA(a, b, c) _mm512_fmadd_pd((a), (b), (c))
 #define V_MUL(a, b) _mm512_mul_pd((a), (b))
+#define MASK_T __mmask8
+#define V_MASKZ_LOADU(k, p) _mm512_maskz_loadu_pd((k), (p))
+#define V_MASK_STOREU(p, k, v) _mm512_mask_storeu_pd((p), (k), (v))
 #include "backend/cpu/cpu_gemm_kernel_avx512.inc"
 
 /* kc: a B micro-panel (kc x 12) stays in L1 (48 KiB); mc: an A block (mc x kc) in L2 (2 MiB);
