@@ -1,5 +1,6 @@
 /* lt_plan_contraction against the naive reference: random mode groups, layouts, dtypes,
  * alpha/beta, C given or not, size-0 and size-1 modes, small (direct) and large (GEMM). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "einsum_ref.h"
 #include "harness.h"
 
@@ -67,6 +68,10 @@ static void shape_of(const contraction_case *c, int rank, const int32_t *modes, 
 
 /* When set, A, B and C are read through unary transforms (NEG, SQUARE, ABS). */
 static bool use_unary;
+/* When set, plans are made with the CPU's full instruction set and executed with LT_CPU_ISA
+ * set to this: a plan made for the AVX-512 GEMM (matrices with no unit stride) must still run
+ * on the portable kernels. */
+static const char *execute_isa;
 
 static double *transformed(const double *v, int64_t n, lt_unary_op op) {
   double *out = malloc(sizeof(double) * (size_t)(n ? n : 1));
@@ -114,7 +119,9 @@ static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype,
   lt_plan_options_destroy(opts);
   const lt_tensor *ins[3] = {a, b, cc};
   double sc[2] = {alpha, beta};
+  if (execute_isa) setenv("LT_CPU_ISA", execute_isa, 1);
   LT_CHECK(lt_plan_execute(plan, ins, with_c ? 3 : 2, sc, 2, out.view));
+  if (execute_isa) unsetenv("LT_CPU_ISA");
 
   int64_t n = lt_test_numel(c->nd, sd), terms = 1;
   double *ta = transformed(da, lt_test_numel(c->na, sa), ua);
@@ -234,6 +241,14 @@ static void test_gemm_blocking(void **state) {
   }
 }
 
+static void test_isa_switch_between_plan_and_run(void **state) {
+  if (getenv("LT_CPU_ISA")) skip(); /* the variant under test is the plan-time default */
+  execute_isa = "baseline";
+  test_gemm_blocking(state);
+  test_random_contractions(state);
+  execute_isa = NULL;
+}
+
 static void test_invalid(void **state) {
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
@@ -285,8 +300,11 @@ static void test_unary_operands(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_random_contractions), cmocka_unit_test(test_matmul_layouts),
-      cmocka_unit_test(test_gemm_blocking),       cmocka_unit_test(test_invalid),
+      cmocka_unit_test(test_random_contractions),
+      cmocka_unit_test(test_matmul_layouts),
+      cmocka_unit_test(test_gemm_blocking),
+      cmocka_unit_test(test_isa_switch_between_plan_and_run),
+      cmocka_unit_test(test_invalid),
       cmocka_unit_test(test_unary_operands),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,9 @@ typedef struct lt__cpu_state {
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *step);
+/* Whether plans should hand gemm matrices with no unit stride (true where the packed AVX-512
+ * path runs; gemm still runs them on any CPU). */
+bool lt__cpu_gemm_takes_any_strides(lt_context *ctx);
 lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *step);
 
 /* Threads the context uses: lt_context_set_num_threads, else LT_NUM_THREADS, else cores. */

@@ -102,6 +102,7 @@ static const lt__backend cpu_backend = {
     .reduce = lt__cpu_reduce,
     .gemm = lt__cpu_gemm,
     .contract = lt__cpu_contract,
+    .gemm_takes_any_strides = lt__cpu_gemm_takes_any_strides,
     .synchronize = cpu_synchronize,
     .release = cpu_release,
 };

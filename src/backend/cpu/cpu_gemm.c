@@ -3,6 +3,7 @@
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_gemm_packed.h"
 #include "backend/cpu/cpu_isa.h"
+#include "core/error.h"
 #include "core/object.h"
 
 #include <cblas.h>
@@ -92,11 +93,29 @@ static void gemm_split_batches(lt_context *ctx, const lt__gemm_step *s, int64_t 
   openblas_set_num_threads(previous);
 }
 
+/* OpenBLAS takes a matrix with one unit stride and a leading dimension covering the other. */
+static bool blas_layout(const lt__matrix *x, int64_t rows, int64_t cols) {
+  return (x->cs == 1 && (x->rs >= cols || rows == 1)) ||
+         (x->rs == 1 && (x->cs >= rows || cols == 1));
+}
+
+bool lt__cpu_gemm_takes_any_strides(lt_context *ctx) {
+  (void)ctx;
+  return lt__cpu_has_avx512();
+}
+
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
   int64_t nb = batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
   const lt__gemm_blocking *bk = lt__cpu_has_avx512() ? lt__gemm_blocking_avx512(s->dtype) : NULL;
   if (bk && lt__cpu_gemm_packed(ctx, s, bk)) return LT_OK;
+  if (!blas_layout(&s->a, s->m, s->k) || !blas_layout(&s->b, s->k, s->n) ||
+      !blas_layout(&s->c, s->m, s->n)) {
+    /* Planned for the AVX-512 path (or its packing buffers are out): the portable kernels. */
+    LT_RETURN_IF(!lt__cpu_gemm_packed(ctx, s, lt__gemm_blocking_portable(s->dtype)),
+                 LT_ERR_OUT_OF_MEMORY, "gemm: out of memory for packing buffers");
+    return LT_OK;
+  }
   double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
   int threads = lt__cpu_threads(ctx);
   if (nb >= 2 && threads > 1 && flops < SPLIT_BATCH_MAX_FLOPS &&

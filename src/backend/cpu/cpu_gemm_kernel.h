@@ -24,4 +24,7 @@ typedef struct lt__gemm_blocking {
  * after lt__cpu_has_avx512(). */
 const lt__gemm_blocking *lt__gemm_blocking_avx512(lt_dtype dtype);
 
+/* Plain C kernels for LT_F32 / LT_F64 (NULL otherwise), for any CPU. */
+const lt__gemm_blocking *lt__gemm_blocking_portable(lt_dtype dtype);
+
 #endif
