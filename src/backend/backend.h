@@ -19,8 +19,9 @@ typedef struct lt__operand {
  *   n_in 1: out = s0*u0(in0)
  *   n_in 2: out = (s0*u0(in0)) op_ab (s1*u1(in1))
  *   n_in 3: out = ((s0*u0(in0)) op_ab (s1*u1(in1))) op_abc (s2*u2(in2))
- * computed in `compute` (F32 or F64). Permutation, copy, conversion and fill are maps. The
- * output never has zero strides over a dimension of extent > 1 and does not partially
+ * computed in `compute` (F32 or F64). A zero scalar's term is 0 and its operand is not read
+ * (NaN or Inf there does not leak in, as in cuTENSOR). Permutation, copy, conversion and fill are
+ * maps. The output never has zero strides over a dimension of extent > 1 and does not partially
  * overlap any input (the front end guarantees it). */
 typedef struct lt__map_step {
   int rank;
