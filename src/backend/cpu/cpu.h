@@ -31,5 +31,8 @@ int lt__cpu_threads(const lt_context *ctx);
  * many threads are worth waking. */
 void lt__cpu_parallel(lt_context *ctx, int64_t n_tasks, int64_t work, lt__cpu_range_fn fn,
                       void *arg);
+/* The same on at most max_threads threads (for jobs holding one buffer per thread). */
+void lt__cpu_parallel_upto(lt_context *ctx, int max_threads, int64_t n_tasks, int64_t work,
+                           lt__cpu_range_fn fn, void *arg);
 
 #endif

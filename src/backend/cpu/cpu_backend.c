@@ -81,8 +81,14 @@ int lt__cpu_threads(const lt_context *ctx) {
 
 void lt__cpu_parallel(lt_context *ctx, int64_t n_tasks, int64_t work, lt__cpu_range_fn fn,
                       void *arg) {
+  lt__cpu_parallel_upto(ctx, lt__cpu_threads(ctx), n_tasks, work, fn, arg);
+}
+
+void lt__cpu_parallel_upto(lt_context *ctx, int max_threads, int64_t n_tasks, int64_t work,
+                           lt__cpu_range_fn fn, void *arg) {
   lt__cpu_state *st = ctx->backend_state;
   int threads = lt__cpu_threads(ctx);
+  if (max_threads < threads) threads = max_threads;
   int64_t worth = work / PARALLEL_MIN_WORK;
   if (worth < threads) threads = (int)(worth > 1 ? worth : 1);
   if (threads <= 1 || n_tasks <= 1) {

@@ -17,6 +17,9 @@
 #define SPLIT_BATCH_MAX_FLOPS 1.0e8
 /* Tasks per thread when threads share one GEMM: enough to even out a slow core. */
 #define TASKS_PER_THREAD 4
+/* Below this many flops in a whole step, waking a second thread (tens of microseconds, twice
+ * per k block) costs more than it saves. */
+#define SERIAL_MAX_FLOPS 8.0e6
 #define MAX_SLOTS 32
 
 /* One GEMM, oriented so that C's rows are its unit-stride direction whenever C has one. */
@@ -29,7 +32,8 @@ typedef struct gemm_problem {
   double alpha, beta;
 } gemm_problem;
 
-/* Per-thread packing buffers, claimed by whichever thread runs a chunk of tasks. */
+/* Per-thread packing buffers, claimed by whichever thread runs a chunk of tasks. Jobs run on
+ * at most `count` threads (lt__cpu_parallel_upto), so a free slot is always there. */
 typedef struct gemm_slots {
   int count;
   atomic_uint busy;
@@ -199,9 +203,10 @@ static void gemm_shared(lt_context *ctx, const gemm_problem *g, gemm_slots *slot
     int64_t width = (panels + ranges - 1) / ranges * bk->nr;
     FOR_K_BLOCKS(g, pc, kc) {
       shared_step st = {g, slots, b_buf, jc, nc, pc, kc, pc == 0 ? g->beta : 1.0, ranges, width};
-      lt__cpu_parallel(ctx, panels, kc * nc, pack_b_task, &st);
-      lt__cpu_parallel(ctx, n_blocks_a * ranges,
-                       work_of(2.0 * (double)g->m * (double)nc * (double)kc), multiply_task, &st);
+      lt__cpu_parallel_upto(ctx, threads, panels, kc * nc, pack_b_task, &st);
+      lt__cpu_parallel_upto(ctx, threads, n_blocks_a * ranges,
+                            work_of(2.0 * (double)g->m * (double)nc * (double)kc), multiply_task,
+                            &st);
     }
   }
 }
@@ -258,6 +263,7 @@ bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm
   double flops = 2.0 * (double)s->m * (double)s->n * (double)(s->k > 0 ? s->k : 1);
   int threads = lt__cpu_threads(ctx);
   if (threads > MAX_SLOTS) threads = MAX_SLOTS;
+  if (flops * (double)nb < SERIAL_MAX_FLOPS) threads = 1;
   gemm_slots slots;
   bool split =
       threads > 1 && nb >= threads &&
@@ -265,7 +271,7 @@ bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm
   if (threads == 1 || split) {
     if (!slots_take(ctx, &slots, threads, a_bytes, b_bytes)) return false;
     batch_job job = {s, bk, &slots};
-    lt__cpu_parallel(ctx, nb, work_of(flops * (double)nb), batch_task, &job);
+    lt__cpu_parallel_upto(ctx, threads, nb, work_of(flops * (double)nb), batch_task, &job);
     slots_free(ctx, &slots);
     return true;
   }
