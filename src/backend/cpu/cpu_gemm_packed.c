@@ -162,6 +162,7 @@ typedef struct shared_step {
   char *b_buf;
   int64_t jc, nc, pc, kc;
   double beta;
+  int64_t mc;                        /* rows per A block (a multiple of MR, at most bk->mc) */
   int64_t n_col_ranges, range_width; /* tasks are (A block, column range) pairs */
 } shared_step;
 
@@ -179,7 +180,7 @@ static void multiply_task(void *arg, int64_t lo, int64_t hi) {
   char *a_buf = st->slots->a_buf[slot];
   int64_t packed_ic = -1;
   for (int64_t t = lo; t < hi; t++) {
-    int64_t ic = t / st->n_col_ranges * g->bk->mc, mc = min64(g->m - ic, g->bk->mc);
+    int64_t ic = t / st->n_col_ranges * st->mc, mc = min64(g->m - ic, st->mc);
     int64_t j0 = t % st->n_col_ranges * st->range_width;
     int64_t j1 = min64(j0 + st->range_width, st->nc);
     if (j0 >= j1) continue;
@@ -191,18 +192,33 @@ static void multiply_task(void *arg, int64_t lo, int64_t hi) {
 
 static int64_t work_of(double flops) { return flops < 1e15 ? (int64_t)flops : (int64_t)1e15; }
 
+/* Splits `units` into `parts` near-equal runs: units per run (the last may be shorter). */
+static int64_t even_split(int64_t units, int64_t parts) {
+  if (parts > units) parts = units;
+  return parts > 0 ? (units + parts - 1) / parts : units;
+}
+
+/* Threads meet at the end of every k block, so the tasks of one block are cut in equal sizes
+ * and in a multiple of the thread count: with 7 blocks of A on 2 threads, one thread would
+ * otherwise idle for a seventh of the time. */
 static void gemm_shared(lt_context *ctx, const gemm_problem *g, gemm_slots *slots, char *b_buf,
                         int threads) {
   const lt__gemm_blocking *bk = g->bk;
-  int64_t n_blocks_a = (g->m + bk->mc - 1) / bk->mc;
+  int64_t panels_m = (g->m + bk->mr - 1) / bk->mr, max_per_block = bk->mc / bk->mr;
+  int64_t n_blocks_a = round_up((panels_m + max_per_block - 1) / max_per_block, threads);
+  int64_t mc = even_split(panels_m, n_blocks_a) * bk->mr;
+  n_blocks_a = (g->m + mc - 1) / mc;
   for (int64_t jc = 0; jc < g->n; jc += bk->nc) {
     int64_t nc = min64(g->n - jc, bk->nc);
     int64_t panels = (nc + bk->nr - 1) / bk->nr;
     int64_t ranges = ((int64_t)threads * TASKS_PER_THREAD + n_blocks_a - 1) / n_blocks_a;
-    if (ranges > panels) ranges = panels;
-    int64_t width = (panels + ranges - 1) / ranges * bk->nr;
+    while (ranges < panels && n_blocks_a * ranges % threads != 0)
+      ranges++;
+    int64_t width = even_split(panels, ranges) * bk->nr;
+    ranges = (nc + width - 1) / width;
     FOR_K_BLOCKS(g, pc, kc) {
-      shared_step st = {g, slots, b_buf, jc, nc, pc, kc, pc == 0 ? g->beta : 1.0, ranges, width};
+      shared_step st = {g,  slots,  b_buf, jc, nc, pc, kc, pc == 0 ? g->beta : 1.0,
+                        mc, ranges, width};
       lt__cpu_parallel_upto(ctx, threads, panels, kc * nc, pack_b_task, &st);
       lt__cpu_parallel_upto(ctx, threads, n_blocks_a * ranges,
                             work_of(2.0 * (double)g->m * (double)nc * (double)kc), multiply_task,
