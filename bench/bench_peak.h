@@ -45,7 +45,7 @@ static void *lt_peak_thread(void *arg) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
 #ifdef LT_PEAK_HAVE_X86
-  long iters = 100000000;
+  long iters = 40000000;
   job->flops = __builtin_cpu_supports("avx512f") ? fma_loop_avx512(iters)
                : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
                    ? fma_loop_avx2(iters)
@@ -58,8 +58,8 @@ static void *lt_peak_thread(void *arg) {
   return NULL;
 }
 
-/* f32 GFLOP/s of `threads` threads together (f64 is half), 0 when not measurable here. */
-static double lt_fma_peak_gflops(int threads) {
+/* f32 GFLOP/s of `threads` threads together in one try. */
+static double lt_fma_peak_once(int threads) {
   lt_peak_job jobs[64];
   pthread_t tid[64];
   if (threads > 64) threads = 64;
@@ -71,6 +71,17 @@ static double lt_fma_peak_gflops(int threads) {
     total += jobs[i].flops / jobs[i].seconds / 1e9;
   }
   return total;
+}
+
+/* f32 GFLOP/s of `threads` threads together (f64 is half), 0 when not measurable here. A peak
+ * is a maximum, so the best of a few tries: a shared machine only ever lowers it. */
+static double lt_fma_peak_gflops(int threads) {
+  double best = 0;
+  for (int i = 0; i < 5; i++) {
+    double g = lt_fma_peak_once(threads);
+    best = g > best ? g : best;
+  }
+  return best;
 }
 
 #endif
