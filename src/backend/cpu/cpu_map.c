@@ -27,6 +27,7 @@ typedef struct map_job {
   int out;           /* operand index of the output */
   bool bitcopy;
   size_t esize;       /* element size for bit copies */
+  lt__cpu_simd simd;  /* tile transpose kernels */
   bool stream;        /* output far larger than the caches: bit copies use non-temporal stores */
   int64_t n_blocks;   /* per outer index: row blocks (rows) or p tiles (tiles) */
   int n_outer;        /* dims iterated by the odometer */
@@ -177,7 +178,7 @@ static void map_tile(const map_job *j, int64_t in_base, int64_t out_base, const 
       __builtin_prefetch(srow[iq] + TILE * es); /* the next p block of the same rows */
       __builtin_prefetch(srow[iq] + TILE * es + 64);
     }
-    lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->stream);
+    lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->simd, j->stream);
     return;
   }
   const lt__cpu_kernels *k = j->k;
@@ -187,7 +188,7 @@ static void map_tile(const map_job *j, int64_t in_base, int64_t out_base, const 
     k->load((char *)a + iq * np * ks, s->in[0].mem, s->in[0].dtype, in_base + in_q[iq] + p0 * ps,
             ps, np);
   k->transform(a, a, np * nq, s->unary[0], s->scalars[0]);
-  lt__cpu_transpose_tile(b, nq, a, np, np, nq, k->size);
+  lt__cpu_transpose_tile(b, nq, a, np, np, nq, k->size, j->simd);
   for (int64_t ip = 0; ip < np; ip++)
     k->store(s->out.mem, s->out.dtype, out_base + out_p[ip] + q0 * qs, qs, (char *)b + ip * nq * ks,
              nq);
@@ -320,6 +321,7 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *s) {
   j.out = s->n_in;
   j.bitcopy = is_bitcopy(s);
   j.esize = lt_dtype_size(s->out.dtype);
+  j.simd = lt__cpu_simd_level();
   lt__cpu_nest *nest = &j.nest;
   lt__cpu_nest_init(nest, s->rank, s->shape, s->n_in + 1);
   for (int q = 0; q <= s->n_in; q++) {
