@@ -6,99 +6,85 @@
 #if defined(LT_HAVE_X86_ISA_KERNELS)
 #include <immintrin.h>
 
-/* Rows 0..3 and 4..7 (in 128-bit lane units) of the shuffle stages: lanes {0,2} / {1,3} of
- * two vectors. */
-#define LO_LANES 0x88
-#define HI_LANES 0xdd
+/* The blocks are built by the loads, not by lane shuffles: 128-bit pieces of four source rows
+ * are broadcast into the four lanes of one register (a load plus a blend, which may run on
+ * either vector port), so only the in-lane transposes need the single shuffle port. That
+ * halves the shuffle work, which otherwise limits the transpose on a busy core. */
 
-/* r[i] holds source row i (16 floats); afterwards r[j] holds column j. */
-static inline void transpose16_ps(__m512 r[16]) {
-  __m512 t[16];
-  for (int i = 0; i < 16; i += 2) {
-    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
-  }
-  /* Per 128-bit lane L, r[4g + c] = rows 4g..4g+3 of column 4L + c. */
-  for (int g = 0; g < 16; g += 4) {
-    __m512d a = _mm512_castps_pd(t[g]), b = _mm512_castps_pd(t[g + 1]);
-    __m512d c = _mm512_castps_pd(t[g + 2]), d = _mm512_castps_pd(t[g + 3]);
-    r[g] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
-    r[g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
-    r[g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
-    r[g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
-  }
-  for (int k = 0; k < 4; k++) {
-    t[k] = _mm512_shuffle_f32x4(r[k], r[k + 4], LO_LANES);
-    t[k + 4] = _mm512_shuffle_f32x4(r[k], r[k + 4], HI_LANES);
-    t[k + 8] = _mm512_shuffle_f32x4(r[k + 8], r[k + 12], LO_LANES);
-    t[k + 12] = _mm512_shuffle_f32x4(r[k + 8], r[k + 12], HI_LANES);
-  }
-  for (int k = 0; k < 4; k++) {
-    r[k] = _mm512_shuffle_f32x4(t[k], t[k + 8], LO_LANES);
-    r[k + 4] = _mm512_shuffle_f32x4(t[k + 4], t[k + 12], LO_LANES);
-    r[k + 8] = _mm512_shuffle_f32x4(t[k], t[k + 8], HI_LANES);
-    r[k + 12] = _mm512_shuffle_f32x4(t[k + 4], t[k + 12], HI_LANES);
+/* Lane k of the result: the 16 bytes at byte offset `off` of rows[4k] (floats) or rows[2k]
+ * (doubles). */
+static inline __m512 gather_lanes_ps(const char *const *rows, int64_t off) {
+  __m512 x = _mm512_broadcast_f32x4(_mm_loadu_ps((const float *)(rows[0] + off)));
+  x = _mm512_mask_broadcast_f32x4(x, 0x00f0, _mm_loadu_ps((const float *)(rows[4] + off)));
+  x = _mm512_mask_broadcast_f32x4(x, 0x0f00, _mm_loadu_ps((const float *)(rows[8] + off)));
+  return _mm512_mask_broadcast_f32x4(x, 0xf000, _mm_loadu_ps((const float *)(rows[12] + off)));
+}
+
+static inline __m512d gather_lanes_pd(const char *const *rows, int64_t off) {
+  __m512d x = _mm512_broadcast_f64x2(_mm_loadu_pd((const double *)(rows[0] + off)));
+  x = _mm512_mask_broadcast_f64x2(x, 0x0c, _mm_loadu_pd((const double *)(rows[2] + off)));
+  x = _mm512_mask_broadcast_f64x2(x, 0x30, _mm_loadu_pd((const double *)(rows[4] + off)));
+  return _mm512_mask_broadcast_f64x2(x, 0xc0, _mm_loadu_pd((const double *)(rows[6] + off)));
+}
+
+static inline void store_ps(char *row, __m512 v, bool stream) {
+  if (stream)
+    _mm512_stream_ps((float *)row, v);
+  else
+    _mm512_storeu_ps((float *)row, v);
+}
+
+static inline void store_pd(char *row, __m512d v, bool stream) {
+  if (stream)
+    _mm512_stream_pd((double *)row, v);
+  else
+    _mm512_storeu_pd((double *)row, v);
+}
+
+/* One 16x16 block: for each group of four columns 4a..4a+3, v[i] lane k = row 4k+i of those
+ * columns; the in-lane 4x4 transposes of v[0..3] give the columns, 16 rows each. */
+static void block_f32(char *const *drow, const char *const *srow, int64_t p, int64_t q,
+                      bool stream) {
+  for (int a = 0; a < 4; a++) {
+    int64_t off = (p + 4 * a) * 4;
+    __m512 v[4];
+    for (int i = 0; i < 4; i++)
+      v[i] = gather_lanes_ps(srow + q + i, off);
+    __m512d t0 = _mm512_castps_pd(_mm512_unpacklo_ps(v[0], v[1]));
+    __m512d t1 = _mm512_castps_pd(_mm512_unpackhi_ps(v[0], v[1]));
+    __m512d t2 = _mm512_castps_pd(_mm512_unpacklo_ps(v[2], v[3]));
+    __m512d t3 = _mm512_castps_pd(_mm512_unpackhi_ps(v[2], v[3]));
+    char *const *d = drow + p + 4 * a;
+    store_ps(d[0] + q * 4, _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2)), stream);
+    store_ps(d[1] + q * 4, _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2)), stream);
+    store_ps(d[2] + q * 4, _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3)), stream);
+    store_ps(d[3] + q * 4, _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3)), stream);
   }
 }
 
-/* r[i] holds source row i (8 doubles); afterwards r[j] holds column j. */
-static inline void transpose8_pd(__m512d r[8]) {
-  __m512d t[8], u[8];
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
+/* One 8x8 block: for each column pair 2a, 2a+1, v[i] lane k = row 2k+i of the pair. */
+static void block_f64(char *const *drow, const char *const *srow, int64_t p, int64_t q,
+                      bool stream) {
+  for (int a = 0; a < 4; a++) {
+    int64_t off = (p + 2 * a) * 8;
+    __m512d v0 = gather_lanes_pd(srow + q, off), v1 = gather_lanes_pd(srow + q + 1, off);
+    store_pd(drow[p + 2 * a] + q * 8, _mm512_unpacklo_pd(v0, v1), stream);
+    store_pd(drow[p + 2 * a + 1] + q * 8, _mm512_unpackhi_pd(v0, v1), stream);
   }
-  /* u[k], u[k + 4]: rows 2g..2g+3 of columns {k, k+4} / {k+2, k+6} (g = 0 for k < 2). */
-  u[0] = _mm512_shuffle_f64x2(t[0], t[2], LO_LANES);
-  u[4] = _mm512_shuffle_f64x2(t[0], t[2], HI_LANES);
-  u[1] = _mm512_shuffle_f64x2(t[1], t[3], LO_LANES);
-  u[5] = _mm512_shuffle_f64x2(t[1], t[3], HI_LANES);
-  u[2] = _mm512_shuffle_f64x2(t[4], t[6], LO_LANES);
-  u[6] = _mm512_shuffle_f64x2(t[4], t[6], HI_LANES);
-  u[3] = _mm512_shuffle_f64x2(t[5], t[7], LO_LANES);
-  u[7] = _mm512_shuffle_f64x2(t[5], t[7], HI_LANES);
-  r[0] = _mm512_shuffle_f64x2(u[0], u[2], LO_LANES);
-  r[4] = _mm512_shuffle_f64x2(u[0], u[2], HI_LANES);
-  r[1] = _mm512_shuffle_f64x2(u[1], u[3], LO_LANES);
-  r[5] = _mm512_shuffle_f64x2(u[1], u[3], HI_LANES);
-  r[2] = _mm512_shuffle_f64x2(u[4], u[6], LO_LANES);
-  r[6] = _mm512_shuffle_f64x2(u[4], u[6], HI_LANES);
-  r[3] = _mm512_shuffle_f64x2(u[5], u[7], LO_LANES);
-  r[7] = _mm512_shuffle_f64x2(u[5], u[7], HI_LANES);
 }
 
 static void blocks_f32(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
                        bool stream) {
   for (int64_t p = 0; p + 16 <= np; p += 16)
-    for (int64_t q = 0; q + 16 <= nq; q += 16) {
-      __m512 r[16];
-      for (int i = 0; i < 16; i++)
-        r[i] = _mm512_loadu_ps((const float *)srow[q + i] + p);
-      transpose16_ps(r);
-      if (stream)
-        for (int i = 0; i < 16; i++)
-          _mm512_stream_ps((float *)drow[p + i] + q, r[i]);
-      else
-        for (int i = 0; i < 16; i++)
-          _mm512_storeu_ps((float *)drow[p + i] + q, r[i]);
-    }
+    for (int64_t q = 0; q + 16 <= nq; q += 16)
+      block_f32(drow, srow, p, q, stream);
 }
 
 static void blocks_f64(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
                        bool stream) {
   for (int64_t p = 0; p + 8 <= np; p += 8)
-    for (int64_t q = 0; q + 8 <= nq; q += 8) {
-      __m512d r[8];
-      for (int i = 0; i < 8; i++)
-        r[i] = _mm512_loadu_pd((const double *)srow[q + i] + p);
-      transpose8_pd(r);
-      if (stream)
-        for (int i = 0; i < 8; i++)
-          _mm512_stream_pd((double *)drow[p + i] + q, r[i]);
-      else
-        for (int i = 0; i < 8; i++)
-          _mm512_storeu_pd((double *)drow[p + i] + q, r[i]);
-    }
+    for (int64_t q = 0; q + 8 <= nq; q += 8)
+      block_f64(drow, srow, p, q, stream);
 }
 
 void lt__cpu_transpose_blocks_avx512(char *const *drow, const char *const *srow, int64_t np,
