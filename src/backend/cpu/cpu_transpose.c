@@ -158,14 +158,22 @@ void lt__cpu_transpose_rows(char *const *drow, const char *const *srow, int64_t 
     transpose_rows(drow, srow, np, nq, esize, simd, true);
     return;
   }
-  /* Else transpose into a cache-resident buffer, then stream each row out in whole lines. */
-  _Alignas(64) char buf[LT__CPU_TILE_MAX * LT__CPU_TILE_MAX * 8];
-  char *brow[LT__CPU_TILE_MAX] = {0};
-  for (int64_t p = 0; p < np; p++)
+  /* Else transpose into a cache-resident buffer, a few rows at a time, then stream each row
+   * out in whole lines. */
+  enum { BUF_ROWS = 16 };
+  _Alignas(64) char buf[BUF_ROWS * LT__CPU_TILE_MAX * 8];
+  char *brow[BUF_ROWS];
+  const char *scol[LT__CPU_TILE_MAX];
+  for (int64_t p = 0; p < BUF_ROWS; p++)
     brow[p] = buf + (size_t)p * row;
-  transpose_rows(brow, srow, np, nq, esize, simd, false);
-  for (int64_t p = 0; p < np; p++)
-    lt__cpu_copy_stream(drow[p], brow[p], row);
+  for (int64_t p0 = 0; p0 < np; p0 += BUF_ROWS) {
+    int64_t n = np - p0 < BUF_ROWS ? np - p0 : BUF_ROWS;
+    for (int64_t q = 0; q < nq; q++)
+      scol[q] = srow[q] + p0 * (int64_t)esize;
+    transpose_rows(brow, scol, n, nq, esize, simd, false);
+    for (int64_t p = 0; p < n; p++)
+      lt__cpu_copy_stream(drow[p0 + p], brow[p], row);
+  }
 }
 
 void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t np,

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* Largest tile edge the tile kernels accept. */
-#define LT__CPU_TILE_MAX 32
+#define LT__CPU_TILE_MAX 128
 
 /* The vector unit the tile transposes use, chosen once per operation (the choice reads the
  * environment, see cpu_isa.h, which is too slow for every tile). */
