@@ -362,7 +362,7 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *s) {
   map_job j;
   memset(&j, 0, sizeof j);
   j.step = s;
-  j.k = lt__cpu_kernels_for(s->compute);
+  j.k = lt__cpu_kernels_widest(s->compute);
   j.out = s->n_in;
   j.bitcopy = is_bitcopy(s);
   j.esize = lt_dtype_size(s->out.dtype);
