@@ -3,6 +3,7 @@
  * a plain OpenBLAS GEMM with the same m, n, k in the same process (medians of several runs);
  * plus the overheads: executing a 4x4.4x4 plan, a warm one-shot lt_einsum, planning a
  * 20-operand chain. Usage: bench_contract [repeats] (LT_BENCH_SCALE=0.5 shrinks the cases). */
+#include "bench_peak.h"
 #include "tensor.h"
 
 #include <cblas.h>
@@ -122,6 +123,9 @@ static double time_gemm(lt_dtype dt, int64_t m, int64_t n, int64_t k, int reps) 
   return median(t, reps);
 }
 
+/* f32 FMA peak of all threads (GFLOP/s), measured in main; f64 is half. */
+static double fma_peak;
+
 static double bench_case(lt_context *ctx, const tccg_case *tc, lt_dtype dt, double scale, int reps,
                          double *gemm_ratio) {
   int32_t mc[16], ma[16], mb[16];
@@ -158,10 +162,11 @@ static double bench_case(lt_context *ctx, const tccg_case *tc, lt_dtype dt, doub
   double ours = flops / median(t, reps) / 1e9;
   double gemm = flops / time_gemm(dt, m, n, k, reps) / 1e9;
   *gemm_ratio = ours / gemm;
-  printf("%-18s %-4s m=%-7lld n=%-7lld k=%-5lld %6.2f GFLOP  ours %7.1f GFLOP/s  gemm %7.1f "
-         "GFLOP/s  ratio %.2f   [%s]\n",
+  double peak = dt == LT_F64 ? fma_peak / 2 : fma_peak;
+  printf("%-18s %-4s m=%-7lld n=%-7lld k=%-5lld %6.2f GFLOP  ours %7.1f GFLOP/s (%.2f of peak)  "
+         "gemm %7.1f GFLOP/s  ratio %.2f   [%s]\n",
          tc->spec, lt_dtype_name(dt), (long long)m, (long long)n, (long long)k, flops / 1e9, ours,
-         gemm, *gemm_ratio, lt_plan_describe(plan));
+         peak > 0 ? ours / peak : 0.0, gemm, *gemm_ratio, lt_plan_describe(plan));
   lt_plan_destroy(plan);
   lt_tensor_destroy(a);
   lt_tensor_destroy(b);
@@ -245,7 +250,10 @@ int main(int argc, char **argv) {
   double scale = getenv("LT_BENCH_SCALE") ? atof(getenv("LT_BENCH_SCALE")) : 1.0;
   lt_context *ctx;
   CHECK(lt_context_create("cpu", &ctx));
-  printf("machine: memcpy %.1f GB/s, OpenBLAS threads %d; medians of %d runs\n", memcpy_gbs(),
+  fma_peak = lt_fma_peak_gflops(lt_context_num_threads(ctx));
+  printf("machine: memcpy %.1f GB/s, FMA peak %.0f GFLOP/s f32 (%.0f f64) on %d threads, OpenBLAS "
+         "%s with %d threads; medians of %d runs\n",
+         memcpy_gbs(), fma_peak, fma_peak / 2, lt_context_num_threads(ctx), openblas_get_corename(),
          openblas_get_num_threads(), reps);
   bench_overheads(ctx);
   double ratios[64];

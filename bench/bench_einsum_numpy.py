@@ -4,7 +4,8 @@ side by side with libtensor's Python binding when it imports (else NumPy alone).
 
     LIBTENSOR_PATH=build/src/libtensor.so /usr/bin/python3 bench/bench_einsum_numpy.py
 
-GFLOP/s from medians of LT_BENCH_REPS runs (default 5); LT_BENCH_SCALE shrinks the extents as
+GFLOP/s from medians of LT_BENCH_REPS samples (default 7), NumPy's and libtensor's taken
+alternately; LT_BENCH_SCALE shrinks the extents as
 in bench_contract. Speed-up = NumPy time / libtensor time; the geometric mean is printed last.
 """
 import math
@@ -14,7 +15,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_timing import median_seconds  # noqa: E402
+from bench_timing import median_pair_seconds, median_seconds  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bindings",
                                 "python"))
@@ -24,7 +25,8 @@ except Exception as exc:  # the binding or the library is missing: NumPy figures
     print(f"libtensor binding not importable ({exc}); NumPy figures only")
     lt = None
 
-REPS = int(os.environ.get("LT_BENCH_REPS", 5))
+REPS = int(os.environ.get("LT_BENCH_REPS", 7))
+MIN_TIME = 0.02  # seconds per sample: small chains loop, so one stray interrupt cannot decide
 SCALE = float(os.environ.get("LT_BENCH_SCALE", 1.0))
 
 # (C-A-B, extents) exactly as in bench_contract.c
@@ -62,10 +64,13 @@ def run(name, expr, shapes, dtype, speedups):
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]
     flops = einsum_flops(expr, shapes)
-    t_np = median_seconds(lambda: np.einsum(expr, *arrays, optimize=True), REPS)
+    run_np = lambda: np.einsum(expr, *arrays, optimize=True)  # noqa: E731
+    if lt is not None:
+        t_np, t_lt = median_pair_seconds(run_np, lambda: lt.einsum(expr, *arrays), REPS, MIN_TIME)
+    else:
+        t_np = median_seconds(run_np, REPS, MIN_TIME)
     line = f"{name:26s} {np.dtype(dtype).name:8s} {flops / 1e9:7.2f} GFLOP  numpy {flops / t_np / 1e9:7.1f} GFLOP/s"
     if lt is not None:
-        t_lt = median_seconds(lambda: lt.einsum(expr, *arrays), REPS)
         speedups.append(t_np / t_lt)
         line += f"  libtensor {flops / t_lt / 1e9:7.1f} GFLOP/s  speed-up {t_np / t_lt:5.2f}x"
     print(line, flush=True)

@@ -183,7 +183,7 @@ def write_chart(path, results, limits):
     ax.set_yticks(y, names, fontsize=8)
     ax.invert_yaxis()
     ax.axvline(1.0, color="k", lw=0.8, ls="--")
-    ax.set_xlabel("ratio to the machine's limit (memcpy/read/triad GB/s, or float32 GEMM "
+    ax.set_xlabel("ratio to the machine's limit (memcpy/read/triad GB/s, or OpenBLAS float32 GEMM "
                   "GFLOP/s)", fontsize=8)
     ax.set_title(f"libtensor {lt.__version__} vs NumPy {np.__version__}  (GEMM f32 "
                  f"{limits.gemm['float32']:.0f} GFLOP/s, memcpy {limits.memcpy:.1f} GB/s)",

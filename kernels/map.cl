@@ -26,6 +26,9 @@ typedef real_t value_t;
       int op_ab, int op_abc, real_t s0, real_t s1, real_t s2, ulong fill
 #define LT_MAP_PASS in0, in1, in2, out, u0, u1, u2, op_ab, op_abc, s0, s1, s2, fill
 
+/* s * u(x) of one operand; a zero scalar's operand is not read, so NaN in it stays out. */
+#define LT_TERM(s, u, T, p, o) ((s) == (real_t)0 ? (real_t)0 : (s)*lt_unary((u), LT_LOAD(T, p, o)))
+
 /* The value of one output element from its input elements at o0, o1, o2. */
 inline value_t lt_map_value(LT_MAP_ARGS, long o0, long o1, long o2) {
 #if LT_N_IN == 0
@@ -33,12 +36,12 @@ inline value_t lt_map_value(LT_MAP_ARGS, long o0, long o1, long o2) {
 #elif defined(LT_RAW)
   return in0[o0];
 #else
-  real_t acc = s0 * lt_unary(u0, LT_LOAD(LT_IN0, in0, o0));
+  real_t acc = LT_TERM(s0, u0, LT_IN0, in0, o0);
 #if LT_N_IN >= 2
-  acc = lt_binary(op_ab, acc, s1 * lt_unary(u1, LT_LOAD(LT_IN1, in1, o1)));
+  acc = lt_binary(op_ab, acc, LT_TERM(s1, u1, LT_IN1, in1, o1));
 #endif
 #if LT_N_IN >= 3
-  acc = lt_binary(op_abc, acc, s2 * lt_unary(u2, LT_LOAD(LT_IN2, in2, o2)));
+  acc = lt_binary(op_abc, acc, LT_TERM(s2, u2, LT_IN2, in2, o2));
 #endif
   return acc;
 #endif

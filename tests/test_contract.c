@@ -1,5 +1,6 @@
 /* lt_plan_contraction against the naive reference: random mode groups, layouts, dtypes,
  * alpha/beta, C given or not, size-0 and size-1 modes, small (direct) and large (GEMM). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "einsum_ref.h"
 #include "harness.h"
 
@@ -67,6 +68,10 @@ static void shape_of(const contraction_case *c, int rank, const int32_t *modes, 
 
 /* When set, A, B and C are read through unary transforms (NEG, SQUARE, ABS). */
 static bool use_unary;
+/* When set, plans are made with the CPU's full instruction set and executed with LT_CPU_ISA
+ * set to this: a plan made for the AVX-512 GEMM (matrices with no unit stride) must still run
+ * on the portable kernels. */
+static const char *execute_isa;
 
 static double *transformed(const double *v, int64_t n, lt_unary_op op) {
   double *out = malloc(sizeof(double) * (size_t)(n ? n : 1));
@@ -114,7 +119,9 @@ static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype,
   lt_plan_options_destroy(opts);
   const lt_tensor *ins[3] = {a, b, cc};
   double sc[2] = {alpha, beta};
+  if (execute_isa) setenv("LT_CPU_ISA", execute_isa, 1);
   LT_CHECK(lt_plan_execute(plan, ins, with_c ? 3 : 2, sc, 2, out.view));
+  if (execute_isa) unsetenv("LT_CPU_ISA");
 
   int64_t n = lt_test_numel(c->nd, sd), terms = 1;
   double *ta = transformed(da, lt_test_numel(c->na, sa), ua);
@@ -193,6 +200,55 @@ static void test_matmul_layouts(void **state) {
   }
 }
 
+/* Matrix products whose extents cross the packed GEMM's cache blocks (kc 256/384, mc 144/192,
+ * nc 3072) and register tiles (16 or 32 x 12) at uneven points, single matrices (threads share
+ * one GEMM) and batches (threads take whole GEMMs), on one thread and on two. */
+static void test_gemm_blocking(void **state) {
+  lt_test_rng_reset(lt_test_seed() + 2);
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  const int64_t shapes[][4] = {/* m, n, k, batch; those above 8 MFLOP run on both threads */
+                               {200, 64, 400, 1}, {33, 3100, 40, 1}, {1, 50, 7, 1}, {50, 1, 513, 1},
+                               {293, 27, 1, 1},   {64, 47, 300, 6},  {17, 13, 5, 3}};
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    for (int threads = 1; threads <= 2; threads++) {
+      LT_CHECK(lt_context_set_num_threads(ctx, threads));
+      for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const int64_t *e = shapes[i];
+        bool batched = e[3] > 1;
+        contraction_case c = {.na = 2 + batched,
+                              .nb = 2 + batched,
+                              .nd = 2 + batched,
+                              .n_labels = 3 + batched,
+                              .extent = {e[0], e[2], e[1], e[3]}};
+        int32_t m = 100, k = 107, n = 114, b = 121;
+        int32_t ma2[2][2] = {{m, k}, {k, m}}, mb2[2][2] = {{k, n}, {n, k}};
+        int32_t md2[2][2] = {{m, n}, {n, m}};
+        int32_t ma3[2][3] = {{b, m, k}, {k, b, m}}, mb3[2][3] = {{b, k, n}, {n, k, b}};
+        int32_t md3[2][3] = {{b, m, n}, {n, b, m}};
+        for (int x = 0; x < 4; x++) {
+          int ia = x & 1, ib = (x >> 1) & 1, id = x == 3;
+          memcpy(c.ma, batched ? ma3[ia] : ma2[ia], sizeof(int32_t) * (size_t)c.na);
+          memcpy(c.mb, batched ? mb3[ib] : mb2[ib], sizeof(int32_t) * (size_t)c.nb);
+          memcpy(c.md, batched ? md3[id] : md2[id], sizeof(int32_t) * (size_t)c.nd);
+          run_case(ctx, &c, x % 2 ? LT_F32 : LT_F64, x == 1, 0.75, x >= 2 ? -1.5 : 0.0);
+        }
+      }
+    }
+    lt_context_destroy(ctx);
+  }
+}
+
+static void test_isa_switch_between_plan_and_run(void **state) {
+  if (getenv("LT_CPU_ISA")) skip(); /* the variant under test is the plan-time default */
+  execute_isa = "baseline";
+  test_gemm_blocking(state);
+  test_random_contractions(state);
+  execute_isa = NULL;
+}
+
 static void test_invalid(void **state) {
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
@@ -246,6 +302,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_contractions),
       cmocka_unit_test(test_matmul_layouts),
+      cmocka_unit_test(test_gemm_blocking),
+      cmocka_unit_test(test_isa_switch_between_plan_and_run),
       cmocka_unit_test(test_invalid),
       cmocka_unit_test(test_unary_operands),
   };

@@ -172,6 +172,14 @@ static void test_paths(void **state) {
       lt_plan_einsum("ij,jk,kl->il", 3, (const lt_tensor *const *)ins, NULL, opts, &plan),
       LT_ERR_OUT_OF_MEMORY);
   lt_plan_options_destroy(opts);
+  /* Unary options are refused by name, not silently dropped. */
+  LT_CHECK(lt_plan_options_create(&opts));
+  LT_CHECK(lt_plan_options_set_unary(opts, 1, LT_UNARY_EXP));
+  LT_CHECK_FAILS(
+      lt_plan_einsum("ij,jk,kl->il", 3, (const lt_tensor *const *)ins, NULL, opts, &plan),
+      LT_ERR_UNSUPPORTED);
+  assert_non_null(strstr(lt_last_error(), "unary op on operand 1"));
+  lt_plan_options_destroy(opts);
   for (int k = 0; k < 3; k++)
     lt_tensor_destroy(ins[k]);
   /* Random chains: the chosen path never costs more than the written order. */

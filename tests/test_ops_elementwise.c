@@ -91,12 +91,13 @@ static void run_case(lt_context *ctx, ew_case *c) {
   for (int64_t i = 0; i < n; i++) {
     lt_test_unravel(i, rank_d, shape_d, idx);
     double term[3];
-    for (int k = 0; k < c->n_in; k++)
-      term[k] =
-          c->scalars[k] *
-          lt_test_unary_ref(
-              c->unary[k],
-              vals[k][lt_test_mode_index(ranks[k], shapes[k], modes[k], rank_d, modes_d, idx)]);
+    for (int k = 0; k < c->n_in; k++) /* a zero scalar's operand is not read */
+      term[k] = c->scalars[k] == 0.0
+                    ? 0.0
+                    : c->scalars[k] *
+                          lt_test_unary_ref(
+                              c->unary[k], vals[k][lt_test_mode_index(ranks[k], shapes[k], modes[k],
+                                                                      rank_d, modes_d, idx)]);
     double v = lt_test_binary_ref(c->op_ab, term[0], term[1]);
     if (c->n_in == 3) v = lt_test_binary_ref(c->op_abc, v, term[2]);
     want[i] = lt_test_round_to(c->dtype, v);
@@ -177,6 +178,64 @@ static void test_in_place(void **state) {
     lt_plan_destroy(plan);
     lt_tensor_destroy(a);
     lt_tensor_destroy(b);
+    lt_context_destroy(ctx);
+  }
+}
+
+/* A zero scalar's operand is not read (as in cuTENSOR): NaN and Inf there stay out, and the
+ * term counts as 0 for every op. Layouts vary so that tiled and row paths both run. */
+static void test_zero_scalar_not_read(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int64_t shape[2] = {45, 45}, n = 45 * 45; /* square: B and the permutation transpose */
+    int32_t m[2] = {1, 2}, mt[2] = {2, 1};
+    lt_tensor *a = lt_test_random_tensor(ctx, LT_F32, 2, shape, LT_LAYOUT_STEPPED), *nan, *inf, *d;
+    LT_CHECK(lt_tensor_full(ctx, LT_F32, 2, shape, NAN, &nan));
+    LT_CHECK(lt_tensor_full(ctx, LT_F32, 2, shape, INFINITY, &inf));
+    LT_CHECK(lt_tensor_full(ctx, LT_F32, 2, shape, NAN, &d));
+    double *va = lt_test_read_all(a), *want = malloc(sizeof(double) * (size_t)n);
+    lt_plan *plan;
+    /* D = 1.5*A * 0*NaN = 0;  D = (1.5*A + 0*NaN) + 0*Inf = 1.5*A;  D^T = 0*NaN = 0. */
+    LT_CHECK(lt_plan_binary(a, m, nan, m, LT_BINARY_MUL, d, m, NULL, &plan));
+    const lt_tensor *ins2[2] = {a, nan};
+    double s2[2] = {1.5, 0.0};
+    LT_CHECK(lt_plan_execute(plan, ins2, 2, s2, 2, d));
+    lt_plan_destroy(plan);
+    double *got = lt_test_read_all(d);
+    for (int64_t i = 0; i < n; i++)
+      want[i] = 0.0;
+    lt_test_assert_close(got, want, n, 0.0, "A * 0*NaN");
+    free(got);
+    LT_CHECK(
+        lt_plan_trinary(a, m, nan, mt, inf, m, LT_BINARY_ADD, LT_BINARY_ADD, d, m, NULL, &plan));
+    const lt_tensor *ins3[3] = {a, nan, inf};
+    double s3[3] = {1.5, 0.0, 0.0};
+    LT_CHECK(lt_plan_execute(plan, ins3, 3, s3, 3, d));
+    lt_plan_destroy(plan);
+    got = lt_test_read_all(d);
+    for (int64_t i = 0; i < n; i++)
+      want[i] = (float)(1.5 * va[i]);
+    lt_test_assert_close(got, want, n, lt_test_tolerance(LT_F32, 1), "A + 0*NaN + 0*Inf");
+    free(got);
+    LT_CHECK(lt_plan_permutation(nan, mt, d, m, NULL, &plan));
+    const lt_tensor *ins1[1] = {nan};
+    double s1[1] = {0.0};
+    LT_CHECK(lt_plan_execute(plan, ins1, 1, s1, 1, d));
+    lt_plan_destroy(plan);
+    got = lt_test_read_all(d);
+    for (int64_t i = 0; i < n; i++)
+      want[i] = 0.0;
+    lt_test_assert_close(got, want, n, 0.0, "0 * NaN^T");
+    free(got);
+    free(want);
+    free(va);
+    lt_tensor_destroy(a);
+    lt_tensor_destroy(nan);
+    lt_tensor_destroy(inf);
+    lt_tensor_destroy(d);
     lt_context_destroy(ctx);
   }
 }
@@ -267,9 +326,9 @@ static void test_oneshot(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_binary),   cmocka_unit_test(test_trinary),
-      cmocka_unit_test(test_in_place), cmocka_unit_test(test_large_broadcast),
-      cmocka_unit_test(test_oneshot),
+      cmocka_unit_test(test_binary),          cmocka_unit_test(test_trinary),
+      cmocka_unit_test(test_in_place),        cmocka_unit_test(test_zero_scalar_not_read),
+      cmocka_unit_test(test_large_broadcast), cmocka_unit_test(test_oneshot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

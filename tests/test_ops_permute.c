@@ -36,7 +36,7 @@ static void run_case(lt_context *ctx, int rank, const int64_t *shape_a, lt_dtype
   for (int64_t i = 0; i < n; i++) {
     lt_test_unravel(i, rank, shape_d, idx);
     double x = va[lt_test_mode_index(rank, shape_a, modes_a, rank, modes_d, idx)];
-    want[i] = lt_test_round_to(out_dtype, alpha * lt_test_unary_ref(unary, x));
+    want[i] = lt_test_round_to(out_dtype, alpha == 0.0 ? 0.0 : alpha * lt_test_unary_ref(unary, x));
   }
   double *got = lt_test_read_all(out.view);
   char what[128];

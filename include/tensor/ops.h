@@ -75,7 +75,8 @@ LT_API lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtyp
 /* Plan constructors. Tensors given here only describe layouts (dtype, shape, strides, context);
  * their data is not read and they are not retained. Modes are int32 labels, one per axis. A
  * plan validates everything at creation; executing it with tensors of the same layouts
- * (offsets may differ) cannot fail except for device errors. */
+ * (offsets may differ) cannot fail except for device errors. In elementwise plans a zero
+ * scalar's operand is not read: its term is 0 even where the operand holds NaN or Inf. */
 
 /* D[md] = alpha * opA(A[ma]). Inputs {A}; scalars {alpha}. */
 LT_API lt_status lt_plan_permutation(const lt_tensor *a, const int32_t *modes_a, const lt_tensor *d,

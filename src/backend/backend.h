@@ -19,8 +19,9 @@ typedef struct lt__operand {
  *   n_in 1: out = s0*u0(in0)
  *   n_in 2: out = (s0*u0(in0)) op_ab (s1*u1(in1))
  *   n_in 3: out = ((s0*u0(in0)) op_ab (s1*u1(in1))) op_abc (s2*u2(in2))
- * computed in `compute` (F32 or F64). Permutation, copy, conversion and fill are maps. The
- * output never has zero strides over a dimension of extent > 1 and does not partially
+ * computed in `compute` (F32 or F64). A zero scalar's term is 0 and its operand is not read
+ * (NaN or Inf there does not leak in, as in cuTENSOR). Permutation, copy, conversion and fill are
+ * maps. The output never has zero strides over a dimension of extent > 1 and does not partially
  * overlap any input (the front end guarantees it). */
 typedef struct lt__map_step {
   int rank;
@@ -64,8 +65,10 @@ typedef struct lt__matrix {
 } lt__matrix;
 
 /* Batched GEMM: C[b] = alpha * A[b] (m x k) * B[b] (k x n) + beta * C[b] for every index b of
- * the batch space, all operands of `dtype` (F32 or F64). The front end guarantees that each
- * matrix has rs == 1 or cs == 1 (a BLAS layout) and that C's elements do not overlap each other.
+ * the batch space, all operands of `dtype` (F32 or F64). The front end guarantees that C's
+ * elements do not overlap each other, and that each matrix has rs == 1 or cs == 1 (a BLAS
+ * layout) unless the backend's gemm_takes_any_strides said yes when the plan was made; a backend
+ * that ever says yes must then run any strides, whatever it would say at execution.
  * beta == 0: C is never read. */
 typedef struct lt__gemm_step {
   lt_dtype dtype;
@@ -101,6 +104,9 @@ typedef struct lt__backend {
   lt_status (*reduce)(lt_context *ctx, const lt__reduce_step *step);
   lt_status (*gemm)(lt_context *ctx, const lt__gemm_step *step);
   lt_status (*contract)(lt_context *ctx, const lt__contract_step *step); /* optional */
+  /* Optional: true when gemm runs matrices with no unit stride (packing them itself) fast
+   * enough that the front end should not copy them into a BLAS layout first. */
+  bool (*gemm_takes_any_strides)(lt_context *ctx);
   lt_status (*synchronize)(lt_context *ctx);
   /* Frees the backend state (ctx->backend_state) when the context dies. */
   void (*release)(lt_context *ctx);

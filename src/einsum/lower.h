@@ -34,6 +34,7 @@ typedef struct lt__pair {
   lt_unary_op unary[3];
   lt_dtype compute;
   lt__scalar_role alpha, beta;
+  bool gemm_any_strides; /* the backend's GEMM takes matrices with no unit stride */
 } lt__pair;
 
 /* How a lowered pair runs, for plan descriptions. */

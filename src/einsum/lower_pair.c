@@ -9,6 +9,8 @@
 /* Up to this many flops a contraction runs in the backend's direct kernel. */
 #define DIRECT_MAX_FLOPS 32768.0
 #define BLAS_INT_MAX 2147483647LL
+/* Elements within which a packing gather along a stride stays on the same few cache lines. */
+#define NEAR_STRIDE 8
 
 typedef struct group {
   int n;
@@ -245,27 +247,40 @@ static bool collapse(const lt__mview *v, const group *g, const int64_t *extent, 
   return true;
 }
 
-/* BLAS-compatible (rs, cs) for v as a rows x cols matrix over groups r and c. */
-static bool as_matrix(const lt__mview *v, const group *r, const group *c, const int64_t *extent,
+/* GEMM (rs, cs) for v as a rows x cols matrix over groups r and c: BLAS-compatible (one unit
+ * stride, the other a leading dimension) when the strides allow, else, if the backend packs any
+ * strides (p->gemm_any_strides), whatever single strides the groups collapse to. The output
+ * must keep one unit stride even then (a C with none is updated element by element, slower
+ * than computing into workspace and permuting), and an input must have one short stride (a
+ * stepped slice, a reversal): packing gathers along it, and gathering over two long strides
+ * misses the cache on every element, slower than the permutation engine's tiled copy. */
+static bool as_matrix(const lt__pair *p, const lt__mview *v, const group *r, const group *c,
                       int64_t *rs, int64_t *cs) {
+  bool is_output = v == &p->d;
   int64_t sr, sc;
-  if (!collapse(v, r, extent, &sr) || !collapse(v, c, extent, &sc)) return false;
-  if (sr > BLAS_INT_MAX || sc > BLAS_INT_MAX) return false;
+  if (!collapse(v, r, p->extent, &sr) || !collapse(v, c, p->extent, &sc)) return false;
   int64_t rows = r->size, cols = c->size;
+  bool blas_ints = sr <= BLAS_INT_MAX && sc <= BLAS_INT_MAX;
   if (rows == 1 && cols == 1)
     *rs = 1, *cs = 1;
-  else if (cols == 1 && sr >= 1)
+  else if (blas_ints && cols == 1 && sr >= 1)
     *rs = sr, *cs = 1;
-  else if (rows == 1 && sc >= 1)
+  else if (blas_ints && rows == 1 && sc >= 1)
     *rs = sc == 1 ? cols : 1, *cs = sc;
-  else if (sc == 1 && sr >= cols)
+  else if (blas_ints && sc == 1 && sr >= cols)
     *rs = sr, *cs = 1;
-  else if (sr == 1 && sc >= rows)
+  else if (blas_ints && sr == 1 && sc >= rows)
     *rs = 1, *cs = sc;
+  else if (p->gemm_any_strides &&
+           (is_output ? sr == 1 || sc == 1 : llabs(sr) <= NEAR_STRIDE || llabs(sc) <= NEAR_STRIDE))
+    *rs = sr, *cs = sc;
   else
     return false;
   return true;
 }
+
+/* True when (rs, cs) has no unit stride: the backend gathers or scatters it element-wise. */
+static bool strided_matrix(int64_t rs, int64_t cs) { return rs != 1 && cs != 1; }
 
 static void concat(int32_t *out, int *n, const group *g) {
   for (int i = 0; i < g->n; i++)
@@ -278,8 +293,8 @@ static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mv
                               lt__matrix *mat, lt__bufref *buf, bool *packed) {
   lt__mview use = *v;
   int64_t rs, cs;
-  *packed = v->dtype != p->compute || unary != LT_UNARY_IDENTITY ||
-            !as_matrix(v, r, c, p->extent, &rs, &cs);
+  *packed =
+      v->dtype != p->compute || unary != LT_UNARY_IDENTITY || !as_matrix(p, v, r, c, &rs, &cs);
   if (*packed) {
     /* Batch modes the operand lacks (free modes promoted to the batch) stay out: its batch
      * stride for them is 0. */
@@ -290,7 +305,7 @@ static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mv
     concat(modes, &n, r);
     concat(modes, &n, c);
     LT_TRY(pack(prog, p->extent, v, unary, n, modes, p->compute, &use));
-    as_matrix(&use, r, c, p->extent, &rs, &cs);
+    as_matrix(p, &use, r, c, &rs, &cs);
   }
   mat->offset = use.offset;
   mat->rs = rs;
@@ -304,8 +319,8 @@ static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mv
 /* Packed bytes if A is ordered (M, K) and B (K, N) with K in the current order. */
 static int64_t packed_cost(const lt__pair *p, const group *m, const group *n, const group *k) {
   int64_t rs, cs, cost = 0;
-  if (!as_matrix(&p->a, m, k, p->extent, &rs, &cs)) cost += m->size * k->size;
-  if (!as_matrix(&p->b, k, n, p->extent, &rs, &cs)) cost += k->size * n->size;
+  if (!as_matrix(p, &p->a, m, k, &rs, &cs)) cost += m->size * k->size;
+  if (!as_matrix(p, &p->b, k, n, &rs, &cs)) cost += k->size * n->size;
   return cost;
 }
 
@@ -341,7 +356,7 @@ static void configure(const lt__pair *p, gemm_cfg *cfg) {
   order_by(&cfg->m, &p->d);
   order_by(&cfg->n, &p->d);
   cfg->d_direct =
-      !d_ws && p->d.dtype == p->compute && as_matrix(&p->d, &cfg->m, &cfg->n, p->extent, &rs, &cs);
+      !d_ws && p->d.dtype == p->compute && as_matrix(p, &p->d, &cfg->m, &cfg->n, &rs, &cs);
   if (!cfg->d_direct) {
     order_by(&cfg->m, &p->a);
     order_by(&cfg->n, &p->b);
@@ -351,14 +366,22 @@ static void configure(const lt__pair *p, gemm_cfg *cfg) {
   order_by(&kb, &p->b);
   if (packed_cost(p, &cfg->m, &cfg->n, &kb) < packed_cost(p, &cfg->m, &cfg->n, &cfg->k))
     cfg->k = kb;
+  /* A pack costs a pass; an operand the backend gathers element-wise while packing, half. */
   double copies = 0;
+  double a_elems = (double)operand_elems(p, &p->a, &cfg->bt, &cfg->m, &cfg->k);
+  double b_elems = (double)operand_elems(p, &p->b, &cfg->bt, &cfg->k, &cfg->n);
   if (p->a.dtype != p->compute || p->unary[0] != LT_UNARY_IDENTITY ||
-      !as_matrix(&p->a, &cfg->m, &cfg->k, p->extent, &rs, &cs))
-    copies += (double)operand_elems(p, &p->a, &cfg->bt, &cfg->m, &cfg->k);
+      !as_matrix(p, &p->a, &cfg->m, &cfg->k, &rs, &cs))
+    copies += a_elems;
+  else if (strided_matrix(rs, cs))
+    copies += 0.5 * a_elems;
   if (p->b.dtype != p->compute || p->unary[1] != LT_UNARY_IDENTITY ||
-      !as_matrix(&p->b, &cfg->k, &cfg->n, p->extent, &rs, &cs))
-    copies += (double)operand_elems(p, &p->b, &cfg->bt, &cfg->k, &cfg->n);
-  if (!cfg->d_direct && !d_ws) copies += 2.0 * (double)(cfg->bt.size * cfg->m.size * cfg->n.size);
+      !as_matrix(p, &p->b, &cfg->k, &cfg->n, &rs, &cs))
+    copies += b_elems;
+  else if (strided_matrix(rs, cs))
+    copies += 0.5 * b_elems;
+  double d_elems = (double)(cfg->bt.size * cfg->m.size * cfg->n.size);
+  if (!cfg->d_direct && !d_ws) copies += 2.0 * d_elems;
   double flops =
       2.0 * (double)cfg->bt.size * (double)cfg->m.size * (double)cfg->n.size * (double)cfg->k.size;
   double eff =
@@ -402,7 +425,7 @@ static lt_status lower_gemm(lt__program *prog, lt__pair *p, group *bt0, group *m
   choose_config(p, bt0, m0, n0, k0, &cfg);
   group *bt = &cfg.bt, *m = &cfg.m, *n = &cfg.n, *k = &cfg.k;
   bool d_direct = cfg.d_direct;
-  if (d_direct) as_matrix(&p->d, m, n, p->extent, &rs, &cs);
+  if (d_direct) as_matrix(p, &p->d, m, n, &rs, &cs);
 
   lt__step *s;
   lt__gemm_step g;
@@ -431,7 +454,7 @@ static lt_status lower_gemm(lt__program *prog, lt__pair *p, group *bt0, group *m
     for (int i = 0; i < p->d.rank; i++)
       if (p->extent[p->d.mode[i]] == 1) modes[r++] = p->d.mode[i];
     LT_TRY(ws_view(prog, p->extent, r, modes, p->compute, &out));
-    as_matrix(&out, m, n, p->extent, &rs, &cs);
+    as_matrix(p, &out, m, n, &rs, &cs);
     beta = LT__SCALAR_ZERO;
   } else if (p->has_c && p->beta != LT__SCALAR_ZERO) {
     /* D = C first, so that BLAS can add beta*D in place. */
@@ -490,6 +513,8 @@ static lt_status alloc_d(lt__program *prog, lt__pair *p) {
 }
 
 lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__how *how) {
+  p->gemm_any_strides =
+      ctx->backend->gemm_takes_any_strides && ctx->backend->gemm_takes_any_strides(ctx);
   for (int i = 0; i < p->d.rank; i++)
     LT_RETURN_IF(!lt__mview_has(&p->a, p->d.mode[i]) && !lt__mview_has(&p->b, p->d.mode[i]),
                  LT_ERR_INVALID_ARGUMENT, "contraction: output mode %d appears in neither A nor B",

@@ -256,6 +256,13 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
                        const lt_tensor *const *inputs, const lt_tensor *d,
                        const lt_plan_options *opts) {
   int n = b->expr.n_inputs;
+  /* Options carry unary ops for three operands (A, B, C); an einsum has any number, so rather
+   * than apply them to some operands and silently not to others, einsum refuses them. */
+  for (int k = 0; k < 3; k++)
+    LT_RETURN_IF(opts->unary[k] != LT_UNARY_IDENTITY, LT_ERR_UNSUPPORTED,
+                 "einsum: plan options set a unary op on operand %d; einsum plans apply none "
+                 "(use lt_plan_contraction, or transform the operand with lt_unary first)",
+                 k);
   b->out_dtype = d                                  ? d->dtype
                  : opts->output != LT_DTYPE_INVALID ? opts->output
                                                     : natural_dtype(n, inputs);

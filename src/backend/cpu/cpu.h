@@ -4,6 +4,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu/cpu_pool.h"
+#include "backend/cpu/cpu_scratch.h"
 
 #include <pthread.h>
 
@@ -13,11 +14,15 @@ typedef struct lt__cpu_state {
   lt__cpu_pool *pool;
   int pool_threads;    /* threads the pool was built for (workers + caller) */
   int default_threads; /* LT_NUM_THREADS, else the number of online cores */
+  lt__cpu_scratch scratch;
 } lt__cpu_state;
 
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *step);
+/* Whether plans should hand gemm matrices with no unit stride (true where the packed AVX-512
+ * path runs; gemm still runs them on any CPU). */
+bool lt__cpu_gemm_takes_any_strides(lt_context *ctx);
 lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *step);
 
 /* Threads the context uses: lt_context_set_num_threads, else LT_NUM_THREADS, else cores. */
@@ -26,5 +31,8 @@ int lt__cpu_threads(const lt_context *ctx);
  * many threads are worth waking. */
 void lt__cpu_parallel(lt_context *ctx, int64_t n_tasks, int64_t work, lt__cpu_range_fn fn,
                       void *arg);
+/* The same on at most max_threads threads (for jobs holding one buffer per thread). */
+void lt__cpu_parallel_upto(lt_context *ctx, int max_threads, int64_t n_tasks, int64_t work,
+                           lt__cpu_range_fn fn, void *arg);
 
 #endif

@@ -54,6 +54,7 @@ static void cpu_release(lt_context *ctx) {
   lt__cpu_state *st = ctx->backend_state;
   if (st == NULL) return;
   lt__cpu_pool_destroy(st->pool);
+  lt__cpu_scratch_release(ctx, &st->scratch);
   pthread_mutex_destroy(&st->pool_lock);
   lt__host_free(ctx, st, sizeof *st);
   ctx->backend_state = NULL;
@@ -80,8 +81,14 @@ int lt__cpu_threads(const lt_context *ctx) {
 
 void lt__cpu_parallel(lt_context *ctx, int64_t n_tasks, int64_t work, lt__cpu_range_fn fn,
                       void *arg) {
+  lt__cpu_parallel_upto(ctx, lt__cpu_threads(ctx), n_tasks, work, fn, arg);
+}
+
+void lt__cpu_parallel_upto(lt_context *ctx, int max_threads, int64_t n_tasks, int64_t work,
+                           lt__cpu_range_fn fn, void *arg) {
   lt__cpu_state *st = ctx->backend_state;
   int threads = lt__cpu_threads(ctx);
+  if (max_threads < threads) threads = max_threads;
   int64_t worth = work / PARALLEL_MIN_WORK;
   if (worth < threads) threads = (int)(worth > 1 ? worth : 1);
   if (threads <= 1 || n_tasks <= 1) {
@@ -101,6 +108,7 @@ static const lt__backend cpu_backend = {
     .reduce = lt__cpu_reduce,
     .gemm = lt__cpu_gemm,
     .contract = lt__cpu_contract,
+    .gemm_takes_any_strides = lt__cpu_gemm_takes_any_strides,
     .synchronize = cpu_synchronize,
     .release = cpu_release,
 };
@@ -110,6 +118,7 @@ lt_status lt__cpu_open(lt_context *ctx) {
   LT_RETURN_IF(st == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory creating the CPU backend state");
   memset(st, 0, sizeof *st);
   pthread_mutex_init(&st->pool_lock, NULL);
+  lt__cpu_scratch_init(&st->scratch);
   st->default_threads = lt__default_threads();
   ctx->backend = &cpu_backend;
   ctx->backend_state = st;

@@ -1,10 +1,15 @@
 /* Batched GEMM through OpenBLAS (cblas). A batch either runs as a loop of threaded GEMMs, or
  * is split across threads that each run single-threaded GEMMs, whichever the shape favours. */
 #include "backend/cpu/cpu.h"
+#include "backend/cpu/cpu_gemm_packed.h"
+#include "backend/cpu/cpu_isa.h"
+#include "core/error.h"
 #include "core/object.h"
 
 #include <cblas.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <strings.h>
 
 /* Below this many flops per GEMM, OpenBLAS gains little from its own threads, so whole
  * batches are handed to threads instead. */
@@ -90,9 +95,55 @@ static void gemm_split_batches(lt_context *ctx, const lt__gemm_step *s, int64_t 
   openblas_set_num_threads(previous);
 }
 
+/* OpenBLAS takes a matrix with one unit stride and a leading dimension covering the other. */
+static bool blas_layout(const lt__matrix *x, int64_t rows, int64_t cols) {
+  return (x->cs == 1 && (x->rs >= cols || rows == 1)) ||
+         (x->rs == 1 && (x->cs >= rows || cols == 1));
+}
+
+bool lt__cpu_gemm_takes_any_strides(lt_context *ctx) {
+  (void)ctx;
+  return lt__cpu_has_avx512();
+}
+
+/* Whether the OpenBLAS in use runs AVX-512 kernels of its own. OpenBLAS picks its kernels by
+ * CPU model (or OPENBLAS_CORETYPE), and Debian's 0.3.21 takes CPUs newer than it knows for
+ * Prescott (SSE3), a quarter of this library's kernels; on a core it does know, its kernels
+ * and ours run large GEMMs at about the same speed. */
+static bool openblas_runs_avx512(void) {
+  static atomic_int known = -1; /* racing threads store the same answer */
+  int v = atomic_load_explicit(&known, memory_order_relaxed);
+  if (v < 0) {
+    const char *core = openblas_get_corename();
+    v = core && (strcasecmp(core, "SkylakeX") == 0 || strcasecmp(core, "Cooperlake") == 0 ||
+                 strcasecmp(core, "SapphireRapids") == 0);
+    atomic_store_explicit(&known, v, memory_order_relaxed);
+  }
+  return v != 0;
+}
+
+/* The packed kernels unless OpenBLAS has AVX-512 kernels too and the step is a few large
+ * BLAS-layout GEMMs (where it is as fast); batches of small GEMMs and strided matrices are
+ * ours either way, as they avoid OpenBLAS's per-call overhead and copies. */
+static bool use_packed(int64_t nb, bool blas_ok, int threads) {
+  if (!lt__cpu_has_avx512()) return false;
+  return !blas_ok || !openblas_runs_avx512() || nb >= 2 * (int64_t)threads;
+}
+
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
   int64_t nb = batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
+  bool blas_ok = blas_layout(&s->a, s->m, s->k) && blas_layout(&s->b, s->k, s->n) &&
+                 blas_layout(&s->c, s->m, s->n);
+  const lt__gemm_blocking *bk =
+      use_packed(nb, blas_ok, lt__cpu_threads(ctx)) ? lt__gemm_blocking_avx512(s->dtype) : NULL;
+  if (bk && lt__cpu_gemm_packed(ctx, s, bk)) return LT_OK;
+  if (!blas_ok) {
+    /* Planned for the AVX-512 path (or its packing buffers are out): the portable kernels. */
+    LT_RETURN_IF(!lt__cpu_gemm_packed(ctx, s, lt__gemm_blocking_portable(s->dtype)),
+                 LT_ERR_OUT_OF_MEMORY, "gemm: out of memory for packing buffers");
+    return LT_OK;
+  }
   double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
   int threads = lt__cpu_threads(ctx);
   if (nb >= 2 && threads > 1 && flops < SPLIT_BATCH_MAX_FLOPS &&

@@ -56,6 +56,10 @@ static const void *operand_values(const map_job *j, int k, int64_t off, int64_t 
 static const void *prepared(const map_job *j, int k, int64_t off, int64_t stride, int64_t n,
                             void *buf) {
   const lt__map_step *s = j->step;
+  if (s->scalars[k] == 0.0) { /* a zero scalar's operand is not read: NaN in it stays out */
+    j->k->fill(buf, n, 0.0);
+    return buf;
+  }
   const void *v = operand_values(j, k, off, stride, n, buf);
   if (s->unary[k] == LT_UNARY_IDENTITY && s->scalars[k] == 1.0) return v;
   j->k->transform(buf, v, n, s->unary[k], s->scalars[k]);
@@ -358,7 +362,15 @@ static bool is_bitcopy(const lt__map_step *s) {
   return !wide || s->compute == LT_F64;
 }
 
-lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *s) {
+lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
+  /* out = 0 * u(in) does not read in (as cuTENSOR): it is a fill with zero. */
+  lt__map_step zero_fill;
+  const lt__map_step *s = step;
+  if (step->n_in == 1 && step->scalars[0] == 0.0) {
+    zero_fill = *step;
+    zero_fill.n_in = 0;
+    s = &zero_fill;
+  }
   map_job j;
   memset(&j, 0, sizeof j);
   j.step = s;

@@ -1,0 +1,292 @@
+/* The packed GEMM driver, in BLIS's loop order: for each nc-wide block of B columns and each
+ * kc-deep slice of k, B's block is packed once (in parallel) and then every mc-tall block of A
+ * is packed and multiplied against it, register tile by register tile. Packing reads any
+ * strides, so transposed or strided operands cost one pass over the data, not a separate copy.
+ *
+ * Threads either share one GEMM (tasks are (A block, column range) pairs) or, for batches of
+ * small GEMMs, take whole GEMMs each. All buffers are claimed before anything is written, so a
+ * failed allocation leaves C untouched and the caller can fall back to OpenBLAS. */
+#include "backend/cpu/cpu_gemm_packed.h"
+#include "backend/cpu/cpu_gemm_pack.h"
+
+#include <stdatomic.h>
+
+/* A batch is split across threads when it has at least this many GEMMs per thread, or when
+ * each GEMM is below SPLIT_BATCH_MAX_FLOPS (too small to share well). */
+#define SPLIT_BATCH_MIN_PER_THREAD 2
+#define SPLIT_BATCH_MAX_FLOPS 1.0e8
+/* Tasks per thread when threads share one GEMM: enough to even out a slow core. */
+#define TASKS_PER_THREAD 4
+/* Below this many flops in a whole step, waking a second thread (tens of microseconds, twice
+ * per k block) costs more than it saves. */
+#define SERIAL_MAX_FLOPS 8.0e6
+#define MAX_SLOTS 32
+
+/* One GEMM, oriented so that C's rows are its unit-stride direction whenever C has one. */
+typedef struct gemm_problem {
+  const lt__gemm_blocking *bk;
+  int64_t m, n, k;
+  const char *a, *b;
+  char *c;
+  int64_t rs_a, cs_a, rs_b, cs_b, rs_c, cs_c; /* in elements */
+  double alpha, beta;
+} gemm_problem;
+
+/* Per-thread packing buffers, claimed by whichever thread runs a chunk of tasks. Jobs run on
+ * at most `count` threads (lt__cpu_parallel_upto), so a free slot is always there. */
+typedef struct gemm_slots {
+  int count;
+  atomic_uint busy;
+  char *a_buf[MAX_SLOTS], *b_buf[MAX_SLOTS];
+  size_t a_bytes[MAX_SLOTS], b_bytes[MAX_SLOTS];
+} gemm_slots;
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+static int64_t batch_count(const lt__gemm_step *s) {
+  int64_t nb = 1;
+  for (int d = 0; d < s->batch_rank; d++)
+    nb *= s->batch_shape[d];
+  return nb;
+}
+
+/* The problem of batch index b (row-major over batch_shape), transposed (C^T = B^T A^T) when C
+ * is row-major, so that the micro-kernel's vector direction runs along C's unit stride. */
+static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *bk, int64_t b) {
+  int64_t oa = s->a.offset, ob = s->b.offset, oc = s->c.offset;
+  for (int d = s->batch_rank - 1; d >= 0; d--) {
+    int64_t i = b % s->batch_shape[d];
+    b /= s->batch_shape[d];
+    oa += i * s->a.batch_strides[d];
+    ob += i * s->b.batch_strides[d];
+    oc += i * s->c.batch_strides[d];
+  }
+  size_t es = bk->esize;
+  gemm_problem g = {bk,
+                    s->m,
+                    s->n,
+                    s->k,
+                    (const char *)s->a.mem + oa * (int64_t)es,
+                    (const char *)s->b.mem + ob * (int64_t)es,
+                    (char *)s->c.mem + oc * (int64_t)es,
+                    s->a.rs,
+                    s->a.cs,
+                    s->b.rs,
+                    s->b.cs,
+                    s->c.rs,
+                    s->c.cs,
+                    s->alpha,
+                    s->beta};
+  if (g.rs_c != 1 && g.cs_c == 1) {
+    gemm_problem t = g;
+    t.m = g.n, t.n = g.m;
+    t.a = g.b, t.rs_a = g.cs_b, t.cs_a = g.rs_b;
+    t.b = g.a, t.rs_b = g.cs_a, t.cs_b = g.rs_a;
+    t.rs_c = g.cs_c, t.cs_c = g.rs_c;
+    g = t;
+  }
+  return g;
+}
+
+static const char *a_block(const gemm_problem *g, int64_t ic, int64_t pc) {
+  return g->a + (ic * g->rs_a + pc * g->cs_a) * (int64_t)g->bk->esize;
+}
+
+static const char *b_block(const gemm_problem *g, int64_t pc, int64_t jc) {
+  return g->b + (pc * g->rs_b + jc * g->cs_b) * (int64_t)g->bk->esize;
+}
+
+static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int64_t pc,
+                   int64_t kc) {
+  lt__gemm_pack(buf, a_block(g, ic, pc), g->rs_a, g->cs_a, mc, kc, g->bk->mr, g->bk->esize);
+}
+
+/* Packs columns [j0, j0 + nj) of B's (pc, jc) block; j0 is a multiple of NR. */
+static void pack_b(const gemm_problem *g, char *buf, int64_t pc, int64_t kc, int64_t jc, int64_t j0,
+                   int64_t nj) {
+  lt__gemm_pack(buf + j0 * kc * (int64_t)g->bk->esize, b_block(g, pc, jc + j0), g->cs_b, g->rs_b,
+                nj, kc, g->bk->nr, g->bk->esize);
+}
+
+/* C block (ic.., jc + j0..jc + j1) += packed A block x packed B columns [j0, j1). */
+static void multiply_block(const gemm_problem *g, const char *a_buf, const char *b_buf, int64_t ic,
+                           int64_t mc, int64_t jc, int64_t j0, int64_t j1, int64_t kc,
+                           double beta) {
+  const lt__gemm_blocking *bk = g->bk;
+  int64_t es = (int64_t)bk->esize;
+  for (int64_t jr = j0; jr < j1; jr += bk->nr)
+    for (int64_t ir = 0; ir < mc; ir += bk->mr) {
+      char *c = g->c + ((ic + ir) * g->rs_c + (jc + jr) * g->cs_c) * es;
+      bk->kernel(kc, a_buf + ir * kc * es, b_buf + jr * kc * es, c, g->rs_c, g->cs_c, g->alpha,
+                 beta, (int)min64(bk->mr, mc - ir), (int)min64(bk->nr, j1 - jr));
+    }
+}
+
+/* The k loop runs once even when k == 0, so that C still becomes beta * C. */
+#define FOR_K_BLOCKS(g, pc, kc)                                                                    \
+  for (int64_t pc = 0, kc = min64((g)->k, (g)->bk->kc); pc == 0 || pc < (g)->k;                    \
+       pc += (g)->bk->kc, kc = min64((g)->k - pc, (g)->bk->kc))
+
+static void gemm_serial(const gemm_problem *g, char *a_buf, char *b_buf) {
+  const lt__gemm_blocking *bk = g->bk;
+  for (int64_t jc = 0; jc < g->n; jc += bk->nc) {
+    int64_t nc = min64(g->n - jc, bk->nc);
+    FOR_K_BLOCKS(g, pc, kc) {
+      double beta = pc == 0 ? g->beta : 1.0;
+      pack_b(g, b_buf, pc, kc, jc, 0, nc);
+      for (int64_t ic = 0; ic < g->m; ic += bk->mc) {
+        int64_t mc = min64(g->m - ic, bk->mc);
+        pack_a(g, a_buf, ic, mc, pc, kc);
+        multiply_block(g, a_buf, b_buf, ic, mc, jc, 0, nc, kc, beta);
+      }
+    }
+  }
+}
+
+static int claim_slot(gemm_slots *slots) {
+  for (;;)
+    for (int i = 0; i < slots->count; i++) {
+      unsigned busy = atomic_load(&slots->busy);
+      if (!(busy & (1u << i)) && atomic_compare_exchange_weak(&slots->busy, &busy, busy | 1u << i))
+        return i;
+    }
+}
+
+static void release_slot(gemm_slots *slots, int i) { atomic_fetch_and(&slots->busy, ~(1u << i)); }
+
+/* Threads sharing one GEMM: the state of one (jc, pc) step. */
+typedef struct shared_step {
+  const gemm_problem *g;
+  gemm_slots *slots;
+  char *b_buf;
+  int64_t jc, nc, pc, kc;
+  double beta;
+  int64_t n_col_ranges, range_width; /* tasks are (A block, column range) pairs */
+} shared_step;
+
+static void pack_b_task(void *arg, int64_t lo, int64_t hi) {
+  const shared_step *st = arg;
+  int64_t nr = st->g->bk->nr;
+  int64_t j0 = lo * nr, j1 = min64(hi * nr, st->nc);
+  pack_b(st->g, st->b_buf, st->pc, st->kc, st->jc, j0, j1 - j0);
+}
+
+static void multiply_task(void *arg, int64_t lo, int64_t hi) {
+  const shared_step *st = arg;
+  const gemm_problem *g = st->g;
+  int slot = claim_slot(st->slots);
+  char *a_buf = st->slots->a_buf[slot];
+  int64_t packed_ic = -1;
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t ic = t / st->n_col_ranges * g->bk->mc, mc = min64(g->m - ic, g->bk->mc);
+    int64_t j0 = t % st->n_col_ranges * st->range_width;
+    int64_t j1 = min64(j0 + st->range_width, st->nc);
+    if (j0 >= j1) continue;
+    if (ic != packed_ic) pack_a(g, a_buf, ic, mc, st->pc, st->kc), packed_ic = ic;
+    multiply_block(g, a_buf, st->b_buf, ic, mc, st->jc, j0, j1, st->kc, st->beta);
+  }
+  release_slot(st->slots, slot);
+}
+
+static int64_t work_of(double flops) { return flops < 1e15 ? (int64_t)flops : (int64_t)1e15; }
+
+static void gemm_shared(lt_context *ctx, const gemm_problem *g, gemm_slots *slots, char *b_buf,
+                        int threads) {
+  const lt__gemm_blocking *bk = g->bk;
+  int64_t n_blocks_a = (g->m + bk->mc - 1) / bk->mc;
+  for (int64_t jc = 0; jc < g->n; jc += bk->nc) {
+    int64_t nc = min64(g->n - jc, bk->nc);
+    int64_t panels = (nc + bk->nr - 1) / bk->nr;
+    int64_t ranges = ((int64_t)threads * TASKS_PER_THREAD + n_blocks_a - 1) / n_blocks_a;
+    if (ranges > panels) ranges = panels;
+    int64_t width = (panels + ranges - 1) / ranges * bk->nr;
+    FOR_K_BLOCKS(g, pc, kc) {
+      shared_step st = {g, slots, b_buf, jc, nc, pc, kc, pc == 0 ? g->beta : 1.0, ranges, width};
+      lt__cpu_parallel_upto(ctx, threads, panels, kc * nc, pack_b_task, &st);
+      lt__cpu_parallel_upto(ctx, threads, n_blocks_a * ranges,
+                            work_of(2.0 * (double)g->m * (double)nc * (double)kc), multiply_task,
+                            &st);
+    }
+  }
+}
+
+/* Threads taking whole GEMMs of a batch. */
+typedef struct batch_job {
+  const lt__gemm_step *step;
+  const lt__gemm_blocking *bk;
+  gemm_slots *slots;
+} batch_job;
+
+static void batch_task(void *arg, int64_t lo, int64_t hi) {
+  const batch_job *job = arg;
+  int slot = claim_slot(job->slots);
+  for (int64_t b = lo; b < hi; b++) {
+    gemm_problem g = problem_of(job->step, job->bk, b);
+    gemm_serial(&g, job->slots->a_buf[slot], job->slots->b_buf[slot]);
+  }
+  release_slot(job->slots, slot);
+}
+
+static void slots_free(lt_context *ctx, gemm_slots *slots) {
+  for (int i = 0; i < slots->count; i++) {
+    lt__cpu_scratch_give(ctx, slots->a_buf[i], slots->a_bytes[i]);
+    lt__cpu_scratch_give(ctx, slots->b_buf[i], slots->b_bytes[i]);
+  }
+}
+
+/* `count` slots, each with an A block buffer and (if b_bytes) a B block buffer. */
+static bool slots_take(lt_context *ctx, gemm_slots *slots, int count, size_t a_bytes,
+                       size_t b_bytes) {
+  slots->count = 0;
+  atomic_init(&slots->busy, 0u);
+  for (int i = 0; i < count; i++) {
+    slots->a_buf[i] = lt__cpu_scratch_take(ctx, a_bytes, &slots->a_bytes[i]);
+    slots->b_buf[i] = b_bytes ? lt__cpu_scratch_take(ctx, b_bytes, &slots->b_bytes[i]) : NULL;
+    if (!b_bytes) slots->b_bytes[i] = 0;
+    slots->count++;
+    if (!slots->a_buf[i] || (b_bytes && !slots->b_buf[i])) {
+      slots_free(ctx, slots);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm_blocking *bk) {
+  int64_t nb = batch_count(s);
+  if (nb == 0 || s->m == 0 || s->n == 0) return true;
+  gemm_problem g0 = problem_of(s, bk, 0);
+  int64_t kc = min64(s->k > 0 ? s->k : 1, bk->kc);
+  size_t a_bytes = (size_t)(round_up(min64(g0.m, bk->mc), bk->mr) * kc) * bk->esize;
+  size_t b_bytes = (size_t)(round_up(min64(g0.n, bk->nc), bk->nr) * kc) * bk->esize;
+  double flops = 2.0 * (double)s->m * (double)s->n * (double)(s->k > 0 ? s->k : 1);
+  int threads = lt__cpu_threads(ctx);
+  if (threads > MAX_SLOTS) threads = MAX_SLOTS;
+  if (flops * (double)nb < SERIAL_MAX_FLOPS) threads = 1;
+  gemm_slots slots;
+  bool split =
+      threads > 1 && nb >= threads &&
+      (nb >= (int64_t)threads * SPLIT_BATCH_MIN_PER_THREAD || flops < SPLIT_BATCH_MAX_FLOPS);
+  if (threads == 1 || split) {
+    if (!slots_take(ctx, &slots, threads, a_bytes, b_bytes)) return false;
+    batch_job job = {s, bk, &slots};
+    lt__cpu_parallel_upto(ctx, threads, nb, work_of(flops * (double)nb), batch_task, &job);
+    slots_free(ctx, &slots);
+    return true;
+  }
+  size_t shared_bytes;
+  char *b_buf = lt__cpu_scratch_take(ctx, b_bytes, &shared_bytes);
+  if (!b_buf) return false;
+  if (!slots_take(ctx, &slots, threads, a_bytes, 0)) {
+    lt__cpu_scratch_give(ctx, b_buf, shared_bytes);
+    return false;
+  }
+  for (int64_t b = 0; b < nb; b++) {
+    gemm_problem g = problem_of(s, bk, b);
+    gemm_shared(ctx, &g, &slots, b_buf, threads);
+  }
+  slots_free(ctx, &slots);
+  lt__cpu_scratch_give(ctx, b_buf, shared_bytes);
+  return true;
+}
