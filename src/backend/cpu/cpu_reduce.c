@@ -1,7 +1,7 @@
 /* The strided reduction engine. The kept space and the reduced space become two loop nests
  * (normalised as in cpu_map.c) and one of two walks runs, split across threads:
  *   - inner: the reduced dims are the input's contiguous ones, so each output element reduces
- *     rows in chunks (blocked, 32 accumulators per chunk, chunk totals in double); when there
+ *     rows in chunks (blocked, 16-32 accumulators per chunk, chunk totals in double); when there
  *     are few outputs, each output's reduced range is split between threads and the partial
  *     results are combined afterwards;
  *   - outer: a kept dim is the input's contiguous one, so a chunk of outputs accumulates whole
