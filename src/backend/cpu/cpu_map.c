@@ -22,6 +22,7 @@
 #define P_RUN 1024              /* input elements read contiguously per tile row, when dims allow */
 #define STREAM_P_TILE LT__CPU_TILE_MAX /* streamed tiles: output rows per tile */
 #define STREAM_Q_TASK 64               /* streamed tiles: input rows per task */
+#define SMALL_BLOCK 32768              /* streamed tiles: next task's input prefetched up to this */
 
 typedef struct map_job {
   const lt__map_step *step;
@@ -277,14 +278,43 @@ static void cached_task(const map_job *j, const int64_t *off, int64_t b, tile_ta
 }
 
 /* Task = (outer index, block of one group's positions); it walks every block of the other. */
+/* Whether a streamed task's input is one contiguous run of whole q rows (single-dim groups, q
+ * rows following each other) short enough to be read in a strided order the prefetchers do
+ * not follow well: then the next task's run is requested line by line while this one is
+ * transposed. */
+static bool prefetch_next_block(const map_job *j) {
+  const lt__cpu_nest *nest = &j->nest;
+  int64_t bytes = min64(j->q_extent, STREAM_Q_TASK) * j->p_extent * (int64_t)j->esize;
+  return j->stream && j->bitcopy && j->q_dims == 1 && j->p_dims == 1 &&
+         nest->strides[0][nest->rank - 1] == j->p_extent && bytes <= SMALL_BLOCK;
+}
+
+static void prefetch_block(const map_job *j, const int64_t *off, int64_t b) {
+  int64_t x0 = b * STREAM_Q_TASK, nqt = min64(j->q_extent - x0, STREAM_Q_TASK);
+  int64_t es = (int64_t)j->esize;
+  const char *first = (const char *)j->step->in[0].mem + (off[0] + x0 * j->p_extent) * es;
+  for (int64_t x = 0; x < nqt * j->p_extent * es; x += 64)
+    __builtin_prefetch(first + x);
+}
+
+/* Task = (outer index, block of one group's positions); it walks every block of the other. */
 static void run_tiles(void *arg, int64_t lo, int64_t hi) {
   const map_job *j = arg;
-  lt__cpu_odometer it;
+  lt__cpu_odometer it, ahead;
   lt__cpu_odometer_seek(&it, &j->nest, j->n_outer, lo / j->n_blocks);
-  int64_t b = lo % j->n_blocks;
+  ahead = it;
+  int64_t b = lo % j->n_blocks, b_ahead = b;
+  bool prefetch = prefetch_next_block(j);
   tile_tables tb;
   tb.nq = tb.np = 0;
   for (int64_t t = lo; t < hi; t++) {
+    if (prefetch && t + 1 < hi) {
+      if (++b_ahead == j->n_blocks) {
+        b_ahead = 0;
+        lt__cpu_odometer_next(&ahead);
+      }
+      prefetch_block(j, ahead.off, b_ahead);
+    }
     if (j->stream)
       stream_task(j, it.off, b, &tb);
     else
