@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const lt_dtype dtypes[] = {LT_F16, LT_BF16, LT_F32, LT_F64};
 static const double scalar_values[] = {1.0, -2.5, 0.0};
@@ -145,6 +146,116 @@ static void test_large_streaming(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* ---- bit copies past the streaming threshold, in every layout the tile kernels meet ---- */
+
+typedef enum { PLAIN, FLIPPED, SHIFTED } bitcopy_layout;
+
+/* A tensor of `shape` whose elements are distinct nonzero bit patterns: FLIPPED is a view with
+ * every axis reversed (negative strides), SHIFTED a view starting one element into each row of
+ * a buffer one element wider (rows off the 64-byte grid). */
+static lt_tensor *pattern_tensor(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                                 bitcopy_layout layout, unsigned fill) {
+  int64_t wide[LT_MAX_RANK];
+  for (int i = 0; i < rank; i++)
+    wide[i] = shape[i] + (layout == SHIFTED && i == rank - 1);
+  size_t es = lt_dtype_size(dtype), n = (size_t)lt_test_numel(rank, wide);
+  unsigned char *bytes = malloc(n * es);
+  for (size_t i = 0; i < n * es; i++)
+    bytes[i] = (unsigned char)(fill ? fill : (i * 2654435761u >> 13) | 1);
+  lt_tensor *base, *view = NULL;
+  LT_CHECK(lt_tensor_from_host(ctx, dtype, rank, wide, NULL, bytes, &base));
+  free(bytes);
+  if (layout == PLAIN) return base;
+  if (layout == SHIFTED) {
+    LT_CHECK(lt_view_slice(base, rank - 1, 1, wide[rank - 1], 1, &view));
+  } else {
+    view = base;
+    for (int i = 0; i < rank; i++) {
+      lt_tensor *next;
+      LT_CHECK(lt_view_flip(view, i, &next));
+      if (view != base) lt_tensor_destroy(view);
+      view = next;
+    }
+  }
+  lt_tensor_destroy(base); /* the view keeps the storage */
+  return view;
+}
+
+static const unsigned char *element_bytes(const lt_tensor *t, const int64_t *idx) {
+  void *p;
+  LT_CHECK(lt_tensor_host_pointer(t, &p));
+  int64_t off = 0;
+  for (int i = 0; i < lt_tensor_rank(t); i++)
+    off += idx[i] * lt_tensor_strides(t)[i];
+  return (const unsigned char *)p + off * (int64_t)lt_dtype_size(lt_tensor_dtype(t));
+}
+
+/* D = permute(A) by a plan, compared byte for byte with a naive index loop; in the SHIFTED
+ * layout the column left out of the output view must keep its poison. */
+static void run_bitcopy(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape_a,
+                        const int *perm, bitcopy_layout layout) {
+  int32_t modes_a[LT_MAX_RANK], modes_d[LT_MAX_RANK];
+  int64_t shape_d[LT_MAX_RANK], idx_d[LT_MAX_RANK], idx_a[LT_MAX_RANK];
+  for (int i = 0; i < rank; i++) {
+    modes_a[i] = i;
+    modes_d[i] = perm[i];
+    shape_d[i] = shape_a[perm[i]];
+  }
+  lt_tensor *a = pattern_tensor(ctx, dtype, rank, shape_a, layout, 0);
+  lt_tensor *d = pattern_tensor(ctx, dtype, rank, shape_d, layout, 0xa5);
+  lt_plan *plan;
+  LT_CHECK(lt_plan_permutation(a, modes_a, d, modes_d, NULL, &plan));
+  LT_CHECK(lt_plan_execute(plan, (const lt_tensor *const *)&a, 1, NULL, 0, d));
+  size_t es = lt_dtype_size(dtype);
+  int64_t n = lt_test_numel(rank, shape_d);
+  for (int64_t k = 0; k < n; k++) {
+    lt_test_unravel(k, rank, shape_d, idx_d);
+    for (int i = 0; i < rank; i++)
+      idx_a[perm[i]] = idx_d[i];
+    if (memcmp(element_bytes(d, idx_d), element_bytes(a, idx_a), es) != 0)
+      fail_msg("%s rank %d layout %d: element %lld differs", lt_dtype_name(dtype), rank, layout,
+               (long long)k);
+  }
+  if (layout == SHIFTED) {
+    int64_t rows = n / shape_d[rank - 1];
+    for (int64_t r = 0; r < rows; r++) {
+      lt_test_unravel(r * shape_d[rank - 1], rank, shape_d, idx_d);
+      const unsigned char *before = element_bytes(d, idx_d) - es;
+      for (size_t b = 0; b < es; b++)
+        if (before[b] != 0xa5)
+          fail_msg("row %lld: the element before the view was written", (long long)r);
+    }
+  }
+  lt_plan_destroy(plan);
+  lt_tensor_destroy(d);
+  lt_tensor_destroy(a);
+}
+
+/* Outputs of at least 32 MiB take the non-temporal paths: extents that are and are not multiples
+ * of the vector blocks (16 floats, 8 doubles), rows on and off the 64-byte grid, negative
+ * strides, 2-, 4- and 8-byte elements, one- and two-dim tile groups. Run under LT_CPU_ISA =
+ * baseline / avx2 / (default) by the ctest entries, so every kernel is checked. */
+static void test_streamed_bitcopies(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  struct {
+    lt_dtype dtype;
+    int rank;
+    int64_t shape[3];
+    int perm[3];
+  } cases[] = {
+      {LT_F32, 3, {2, 2048, 2112}, {0, 2, 1}}, /* whole blocks, aligned rows */
+      {LT_F32, 3, {3, 1024, 2755}, {2, 1, 0}}, /* ragged edges, a two-dim q group */
+      {LT_F32, 3, {2081, 48, 84}, {0, 2, 1}},  /* small matrices, read ahead block by block */
+      {LT_F64, 3, {5, 520, 1624}, {2, 0, 1}},  {LT_F16, 2, {4100, 4097, 1}, {1, 0, 0}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    for (int layout = PLAIN; layout <= SHIFTED; layout++)
+      run_bitcopy(ctx, cases[c].dtype, cases[c].rank, cases[c].shape, cases[c].perm,
+                  (bitcopy_layout)layout);
+  lt_context_destroy(ctx);
+}
+
 /* lt_permute: a C-contiguous copy with axes reordered, exact; bad axes are refused. */
 static void test_lt_permute(void **state) {
   const char *devs[8];
@@ -180,9 +291,8 @@ static void test_lt_permute(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_random_permutations),
-      cmocka_unit_test(test_tiled),
-      cmocka_unit_test(test_large_streaming),
+      cmocka_unit_test(test_random_permutations), cmocka_unit_test(test_tiled),
+      cmocka_unit_test(test_large_streaming),     cmocka_unit_test(test_streamed_bitcopies),
       cmocka_unit_test(test_lt_permute),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

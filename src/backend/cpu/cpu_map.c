@@ -3,10 +3,11 @@
  * three ways, each split across the context's threads:
  *   - rows: the innermost dim in chunks through the compute-type kernels of cpu_typed.h
  *     (unit-stride operands of the compute dtype are used in place, others converted);
- *   - tiles: when the input's contiguous dim is not the output's (a permutation), 32x32 tiles
- *     over the output's innermost dims and the input's, so both sides move whole cache lines;
- *   - bit copies: a permutation without arithmetic moves bits (SSE tile transposes), with
- *     non-temporal stores for outputs past 32 MiB. */
+ *   - tiles: when the input's contiguous dim is not the output's (a permutation), tiles over
+ *     the output's innermost dims and the input's, so both sides move whole cache lines;
+ *   - bit copies: a permutation without arithmetic moves bits (register tile transposes of
+ *     cpu_transpose.h, AVX-512 / AVX2 where present), with non-temporal stores for outputs past
+ *     32 MiB: 128-row tiles, 64 input rows per task. */
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_nest.h"
 #include "backend/cpu/cpu_transpose.h"
@@ -14,11 +15,14 @@
 
 #include <string.h>
 
-#define TILE LT__CPU_TILE_MAX   /* tile edge in elements: 32x32 fits L1 for every dtype */
+#define TILE 32                 /* tile edge in elements: 32x32 fits L1 for every dtype */
 #define ROW_BLOCK 32768         /* inner elements per task, so a single long row still splits */
 #define TILE_MIN_STRIDE 16      /* input stride along the output's inner dim worth tiling for */
 #define STREAM_BYTES (32 << 20) /* outputs at least this large bypass the caches */
 #define P_RUN 1024              /* input elements read contiguously per tile row, when dims allow */
+#define STREAM_P_TILE LT__CPU_TILE_MAX /* streamed tiles: output rows per tile */
+#define STREAM_Q_TASK 64               /* streamed tiles: input rows per task */
+#define SMALL_BLOCK 32768              /* streamed tiles: next task's input prefetched up to this */
 
 typedef struct map_job {
   const lt__map_step *step;
@@ -27,6 +31,7 @@ typedef struct map_job {
   int out;           /* operand index of the output */
   bool bitcopy;
   size_t esize;       /* element size for bit copies */
+  lt__cpu_simd simd;  /* tile transpose kernels */
   bool stream;        /* output far larger than the caches: bit copies use non-temporal stores */
   int64_t n_blocks;   /* per outer index: row blocks (rows) or p tiles (tiles) */
   int n_outer;        /* dims iterated by the odometer */
@@ -113,13 +118,34 @@ static void map_row(const map_job *j, const int64_t *off, int64_t len) {
   }
 }
 
+/* Streamed copies of short rows: each row starts in a new place, too briefly read for the
+ * hardware prefetchers to catch up, so the next row is requested while this one is copied. */
+static bool prefetch_next_rows(const map_job *j, int64_t len) {
+  int r = j->nest.rank;
+  return j->stream && j->n_blocks == 1 && r > 0 && j->nest.strides[0][r - 1] == 1 &&
+         len * (int64_t)j->esize <= 4096;
+}
+
+static void prefetch_row(const map_job *j, int64_t off, int64_t len) {
+  const char *row = element(j->step->in[0].mem, j->esize, off);
+  for (int64_t x = 0; x < len * (int64_t)j->esize; x += 64)
+    __builtin_prefetch(row + x);
+}
+
 static void run_rows(void *arg, int64_t lo, int64_t hi) {
   const map_job *j = arg;
   int64_t len = j->nest.rank ? j->nest.shape[j->nest.rank - 1] : 1;
-  lt__cpu_odometer it;
+  lt__cpu_odometer it, ahead;
   lt__cpu_odometer_seek(&it, &j->nest, j->n_outer, lo / j->n_blocks);
+  bool prefetch = prefetch_next_rows(j, len);
+  ahead = it;
+  if (prefetch) prefetch_row(j, ahead.off[0], len);
   int64_t b = lo % j->n_blocks;
   for (int64_t t = lo; t < hi; t++) {
+    if (prefetch && t + 1 < hi) {
+      lt__cpu_odometer_next(&ahead);
+      prefetch_row(j, ahead.off[0], len);
+    }
     int64_t start = b * ROW_BLOCK, n = len - start < ROW_BLOCK ? len - start : ROW_BLOCK;
     int64_t off[4];
     for (int q = 0; q <= j->out; q++)
@@ -145,6 +171,12 @@ static void run_rows(void *arg, int64_t lo, int64_t hi) {
  */
 static void group_offsets(const lt__cpu_nest *nest, int first, int count, int op, int64_t lin,
                           int64_t n, int64_t *out) {
+  if (count == 1) { /* the common case: no index arithmetic */
+    int64_t stride = nest->strides[op][first];
+    for (int64_t i = 0; i < n; i++)
+      out[i] = (lin + i) * stride;
+    return;
+  }
   int64_t idx[LT_MAX_RANK], off = 0;
   for (int d = first + count - 1; d >= first; d--) {
     idx[d] = lin % nest->shape[d];
@@ -169,19 +201,16 @@ static void map_tile(const map_job *j, int64_t in_base, int64_t out_base, const 
   const lt__map_step *s = j->step;
   int64_t ps = j->tile_ps, qs = j->tile_qs;
   if (j->bitcopy && ps == 1 && qs == 1) {
-    char *drow[TILE];
-    const char *srow[TILE];
+    char *drow[LT__CPU_TILE_MAX];
+    const char *srow[LT__CPU_TILE_MAX];
     char *out = (char *)s->out.mem;
     const char *in = s->in[0].mem;
     int64_t es = (int64_t)j->esize;
     for (int64_t ip = 0; ip < np; ip++)
       drow[ip] = out + (out_base + out_p[ip] + q0) * es;
-    for (int64_t iq = 0; iq < nq; iq++) {
+    for (int64_t iq = 0; iq < nq; iq++)
       srow[iq] = in + (in_base + in_q[iq] + p0) * es;
-      __builtin_prefetch(srow[iq] + TILE * es); /* the next p block of the same rows */
-      __builtin_prefetch(srow[iq] + TILE * es + 64);
-    }
-    lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->stream);
+    lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->simd, j->stream);
     return;
   }
   const lt__cpu_kernels *k = j->k;
@@ -191,58 +220,105 @@ static void map_tile(const map_job *j, int64_t in_base, int64_t out_base, const 
     k->load((char *)a + iq * np * ks, s->in[0].mem, s->in[0].dtype, in_base + in_q[iq] + p0 * ps,
             ps, np);
   k->transform(a, a, np * nq, s->unary[0], s->scalars[0]);
-  lt__cpu_transpose_tile(b, nq, a, np, np, nq, k->size);
+  lt__cpu_transpose_tile(b, nq, a, np, np, nq, k->size, j->simd);
   for (int64_t ip = 0; ip < np; ip++)
     k->store(s->out.mem, s->out.dtype, out_base + out_p[ip] + q0 * qs, qs, (char *)b + ip * nq * ks,
              nq);
 }
 
-/* Starts fetching the first lines of the input rows of q block q0: when the p group is short,
- * each row is read only briefly, too briefly for the hardware prefetchers to follow. */
-static void prefetch_rows(const map_job *j, int64_t in_base, int64_t q0) {
-  int64_t in_q[TILE], n = j->q_extent - q0 < TILE ? j->q_extent - q0 : TILE;
-  group_offsets(&j->nest, j->n_outer + j->p_dims, j->q_dims, 0, q0, n, in_q);
-  const char *in = j->step->in[0].mem;
-  int64_t es = (int64_t)j->esize, bytes = j->p_extent * j->tile_ps * es;
-  if (bytes > 256 || bytes < 0) bytes = 256;
-  for (int64_t iq = 0; iq < n; iq++)
-    for (int64_t x = 0; x < bytes; x += 64)
-      __builtin_prefetch(in + (in_base + in_q[iq]) * es + x);
+/* Group offsets for the tiles of one task, kept between tasks: when a group fits one tile (the
+ * usual case for short extents) its table is the same for every outer index. */
+typedef struct tile_tables {
+  int64_t q0, nq, p0, np; /* positions the tables hold; nq = np = 0: none yet */
+  int64_t in_q[STREAM_Q_TASK], out_p[LT__CPU_TILE_MAX];
+} tile_tables;
+
+static const int64_t *q_table(const map_job *j, tile_tables *tb, int64_t q0, int64_t nq) {
+  if (tb->nq != nq || tb->q0 != q0) {
+    group_offsets(&j->nest, j->n_outer + j->p_dims, j->q_dims, 0, q0, nq, tb->in_q);
+    tb->q0 = q0;
+    tb->nq = nq;
+  }
+  return tb->in_q;
 }
 
-/* Task = (outer index, block of TILE positions of one group); it walks every block of the other
- * group. Cached outputs: the task holds a p block, so it writes TILE output rows sequentially.
- * Streamed outputs: the task holds a q block, so it reads TILE input rows sequentially (the
+static const int64_t *p_table(const map_job *j, tile_tables *tb, int64_t p0, int64_t np) {
+  if (tb->np != np || tb->p0 != p0) {
+    group_offsets(&j->nest, j->n_outer, j->p_dims, 1, p0, np, tb->out_p);
+    tb->p0 = p0;
+    tb->np = np;
+  }
+  return tb->out_p;
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Streamed output: the task holds STREAM_Q_TASK input rows and reads them front to back (the
  * prefetchers follow them) while each tile row leaves as whole non-temporal lines, which need
- * no order. */
+ * no order. Tall tiles (STREAM_P_TILE output rows) keep the per-tile bookkeeping small. */
+static void stream_task(const map_job *j, const int64_t *off, int64_t b, tile_tables *tb) {
+  int64_t x0 = b * STREAM_Q_TASK, nqt = min64(j->q_extent - x0, STREAM_Q_TASK);
+  const int64_t *in_q = q_table(j, tb, x0, nqt);
+  for (int64_t p0 = 0; p0 < j->p_extent; p0 += STREAM_P_TILE) {
+    int64_t np = min64(j->p_extent - p0, STREAM_P_TILE);
+    const int64_t *out_p = p_table(j, tb, p0, np);
+    for (int64_t qq = 0; qq < nqt; qq += TILE)
+      map_tile(j, off[0], off[1], out_p, in_q + qq, p0, np, x0 + qq, min64(nqt - qq, TILE));
+  }
+}
+
+/* Cached output: the task holds a p block, so it writes TILE output rows sequentially. */
+static void cached_task(const map_job *j, const int64_t *off, int64_t b, tile_tables *tb) {
+  int64_t x0 = b * TILE, np = min64(j->p_extent - x0, TILE);
+  const int64_t *out_p = p_table(j, tb, x0, np);
+  for (int64_t q0 = 0; q0 < j->q_extent; q0 += TILE) {
+    int64_t nq = min64(j->q_extent - q0, TILE);
+    map_tile(j, off[0], off[1], out_p, q_table(j, tb, q0, nq), x0, np, q0, nq);
+  }
+}
+
+/* Task = (outer index, block of one group's positions); it walks every block of the other. */
+/* Whether a streamed task's input is one contiguous run of whole q rows (single-dim groups, q
+ * rows following each other) short enough to be read in a strided order the prefetchers do
+ * not follow well: then the next task's run is requested line by line while this one is
+ * transposed. */
+static bool prefetch_next_block(const map_job *j) {
+  const lt__cpu_nest *nest = &j->nest;
+  int64_t bytes = min64(j->q_extent, STREAM_Q_TASK) * j->p_extent * (int64_t)j->esize;
+  return j->stream && j->bitcopy && j->q_dims == 1 && j->p_dims == 1 &&
+         nest->strides[0][nest->rank - 1] == j->p_extent && bytes <= SMALL_BLOCK;
+}
+
+static void prefetch_block(const map_job *j, const int64_t *off, int64_t b) {
+  int64_t x0 = b * STREAM_Q_TASK, nqt = min64(j->q_extent - x0, STREAM_Q_TASK);
+  int64_t es = (int64_t)j->esize;
+  const char *first = (const char *)j->step->in[0].mem + (off[0] + x0 * j->p_extent) * es;
+  for (int64_t x = 0; x < nqt * j->p_extent * es; x += 64)
+    __builtin_prefetch(first + x);
+}
+
+/* Task = (outer index, block of one group's positions); it walks every block of the other. */
 static void run_tiles(void *arg, int64_t lo, int64_t hi) {
   const map_job *j = arg;
-  const lt__cpu_nest *nest = &j->nest;
-  int pfirst = j->n_outer, qfirst = j->n_outer + j->p_dims;
-  lt__cpu_odometer it;
-  lt__cpu_odometer_seek(&it, nest, j->n_outer, lo / j->n_blocks);
-  int64_t b = lo % j->n_blocks;
-  int64_t out_p[TILE], in_q[TILE];
+  lt__cpu_odometer it, ahead;
+  lt__cpu_odometer_seek(&it, &j->nest, j->n_outer, lo / j->n_blocks);
+  ahead = it;
+  int64_t b = lo % j->n_blocks, b_ahead = b;
+  bool prefetch = prefetch_next_block(j);
+  tile_tables tb;
+  tb.nq = tb.np = 0;
   for (int64_t t = lo; t < hi; t++) {
-    int64_t x0 = b * TILE;
-    if (j->stream) {
-      int64_t nq = j->q_extent - x0 < TILE ? j->q_extent - x0 : TILE;
-      group_offsets(nest, qfirst, j->q_dims, 0, x0, nq, in_q);
-      if (b + 1 < j->n_blocks) prefetch_rows(j, it.off[0], x0 + TILE);
-      for (int64_t p0 = 0; p0 < j->p_extent; p0 += TILE) {
-        int64_t np = j->p_extent - p0 < TILE ? j->p_extent - p0 : TILE;
-        group_offsets(nest, pfirst, j->p_dims, 1, p0, np, out_p);
-        map_tile(j, it.off[0], it.off[1], out_p, in_q, p0, np, x0, nq);
+    if (prefetch && t + 1 < hi) {
+      if (++b_ahead == j->n_blocks) {
+        b_ahead = 0;
+        lt__cpu_odometer_next(&ahead);
       }
-    } else {
-      int64_t np = j->p_extent - x0 < TILE ? j->p_extent - x0 : TILE;
-      group_offsets(nest, pfirst, j->p_dims, 1, x0, np, out_p);
-      for (int64_t q0 = 0; q0 < j->q_extent; q0 += TILE) {
-        int64_t nq = j->q_extent - q0 < TILE ? j->q_extent - q0 : TILE;
-        group_offsets(nest, qfirst, j->q_dims, 0, q0, nq, in_q);
-        map_tile(j, it.off[0], it.off[1], out_p, in_q, x0, np, q0, nq);
-      }
+      prefetch_block(j, ahead.off, b_ahead);
     }
+    if (j->stream)
+      stream_task(j, it.off, b, &tb);
+    else
+      cached_task(j, it.off, b, &tb);
     if (++b == j->n_blocks) {
       b = 0;
       lt__cpu_odometer_next(&it);
@@ -304,7 +380,7 @@ static bool plan_tiles(map_job *j) {
   j->tile_ps = nest->strides[0][r - qn - 1];
   j->tile_qs = nest->strides[1][r - 1];
   j->n_outer = r - pn - qn;
-  j->n_blocks = ((j->stream ? qext : pext) + TILE - 1) / TILE;
+  j->n_blocks = j->stream ? (qext + STREAM_Q_TASK - 1) / STREAM_Q_TASK : (pext + TILE - 1) / TILE;
   return true;
 }
 
@@ -328,10 +404,11 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
   map_job j;
   memset(&j, 0, sizeof j);
   j.step = s;
-  j.k = lt__cpu_kernels_for(s->compute);
+  j.k = lt__cpu_kernels_widest(s->compute);
   j.out = s->n_in;
   j.bitcopy = is_bitcopy(s);
   j.esize = lt_dtype_size(s->out.dtype);
+  j.simd = lt__cpu_simd_level();
   lt__cpu_nest *nest = &j.nest;
   lt__cpu_nest_init(nest, s->rank, s->shape, s->n_in + 1);
   for (int q = 0; q <= s->n_in; q++) {

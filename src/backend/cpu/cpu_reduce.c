@@ -1,7 +1,7 @@
 /* The strided reduction engine. The kept space and the reduced space become two loop nests
  * (normalised as in cpu_map.c) and one of two walks runs, split across threads:
  *   - inner: the reduced dims are the input's contiguous ones, so each output element reduces
- *     rows in chunks (blocked, 16 accumulators per chunk, chunk totals in double); when there
+ *     rows in chunks (blocked, 16-32 accumulators per chunk, chunk totals in double); when there
  *     are few outputs, each output's reduced range is split between threads and the partial
  *     results are combined afterwards;
  *   - outer: a kept dim is the input's contiguous one, so a chunk of outputs accumulates whole
@@ -319,7 +319,7 @@ lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
   reduce_job j;
   memset(&j, 0, sizeof j);
   j.step = s;
-  j.k = lt__cpu_kernels_for(s->compute);
+  j.k = lt__cpu_kernels_widest(s->compute);
   classify(&j);
   build_nests(&j);
   if (j.n_out == 0) return LT_OK;

@@ -1,7 +1,9 @@
-/* Copy and tile-transpose kernels by element size. The 4- and 8-byte tiles use SSE2 register
- * transposes (baseline on x86-64): 4x4 floats / 2x2 doubles per step, so both the reads and
- * the writes are full vectors; other sizes and edges use scalar loops. */
+/* Copy and tile-transpose kernels by element size. The 4- and 8-byte tiles use register
+ * transposes, so both the reads and the writes are full vectors: AVX-512 or AVX2 blocks where
+ * the CPU has them (cpu_transpose_avx*.c), else SSE2 (baseline on x86-64) 4x4 floats / 2x2
+ * doubles; other sizes and edges use scalar loops. */
 #include "backend/cpu/cpu_transpose.h"
+#include "backend/cpu/cpu_isa.h"
 
 #include <string.h>
 
@@ -73,46 +75,116 @@ static void rows_f64_sse(char *const *drow, const char *const *srow, int64_t np,
 }
 #endif
 
-static void transpose_rows(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
-                           size_t esize) {
-  switch (esize) {
-  case 2: rows_u16(drow, srow, 0, np, 0, nq); break;
-#if defined(__SSE2__)
-  case 4: rows_f32_sse(drow, srow, np, nq); break;
-  default: rows_f64_sse(drow, srow, np, nq); break;
-#else
-  case 4: rows_u32(drow, srow, 0, np, 0, nq); break;
-  default: rows_u64(drow, srow, 0, np, 0, nq); break;
-#endif
+lt__cpu_simd lt__cpu_simd_level(void) {
+  if (lt__cpu_has_avx512()) return LT__CPU_SIMD_AVX512;
+  if (lt__cpu_has_avx2()) return LT__CPU_SIMD_AVX2;
+  return LT__CPU_SIMD_BASELINE;
+}
+
+int64_t lt__cpu_transpose_block(lt__cpu_simd simd, size_t esize) {
+#if defined(LT_HAVE_X86_ISA_KERNELS)
+  if (esize == 4 || esize == 8) {
+    if (simd == LT__CPU_SIMD_AVX512) return 64 / (int64_t)esize;
+    if (simd == LT__CPU_SIMD_AVX2) return 32 / (int64_t)esize;
   }
+#else
+  (void)simd;
+  (void)esize;
+#endif
+  return 0;
+}
+
+static void rows_scalar(char *const *drow, const char *const *srow, int64_t p0, int64_t np,
+                        int64_t q0, int64_t nq, size_t esize) {
+  switch (esize) {
+  case 2: rows_u16(drow, srow, p0, np, q0, nq); break;
+  case 4: rows_u32(drow, srow, p0, np, q0, nq); break;
+  default: rows_u64(drow, srow, p0, np, q0, nq); break;
+  }
+}
+
+/* The portable kernels: SSE2 where the build has it, else scalar. */
+static void transpose_rows_baseline(char *const *drow, const char *const *srow, int64_t np,
+                                    int64_t nq, size_t esize) {
+#if defined(__SSE2__)
+  if (esize == 4) {
+    rows_f32_sse(drow, srow, np, nq);
+    return;
+  }
+  if (esize == 8) {
+    rows_f64_sse(drow, srow, np, nq);
+    return;
+  }
+#endif
+  rows_scalar(drow, srow, 0, np, 0, nq, esize);
+}
+
+/* The whole blocks through the vector kernel of `simd`, the ragged edges scalar. `stream` only
+ * where lt__cpu_transpose_block(simd, esize) > 0 (see the header). */
+static void transpose_rows(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
+                           size_t esize, lt__cpu_simd simd, bool stream) {
+  int64_t b = lt__cpu_transpose_block(simd, esize);
+  if (b == 0) {
+    transpose_rows_baseline(drow, srow, np, nq, esize);
+    return;
+  }
+#if defined(LT_HAVE_X86_ISA_KERNELS)
+  if (simd == LT__CPU_SIMD_AVX512)
+    lt__cpu_transpose_blocks_avx512(drow, srow, np, nq, esize, stream);
+  else
+    lt__cpu_transpose_blocks_avx2(drow, srow, np, nq, esize, stream);
+#endif
+  int64_t pb = np - np % b, qb = nq - nq % b;
+  rows_scalar(drow, srow, pb, np, 0, nq, esize);
+  rows_scalar(drow, srow, 0, pb, qb, nq, esize);
+}
+
+static bool rows_line_aligned(char *const *drow, int64_t np) {
+  for (int64_t p = 0; p < np; p++)
+    if ((uintptr_t)drow[p] & 63) return false;
+  return true;
 }
 
 void lt__cpu_transpose_rows(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
-                            size_t esize, bool stream) {
+                            size_t esize, lt__cpu_simd simd, bool stream) {
   size_t row = (size_t)nq * esize;
   if (!stream || row % 64 != 0) {
-    transpose_rows(drow, srow, np, nq, esize);
+    transpose_rows(drow, srow, np, nq, esize, simd, false);
     return;
   }
-  /* Transpose into a cache-resident buffer, then stream each row out in whole lines. */
-  _Alignas(64) char buf[LT__CPU_TILE_MAX * LT__CPU_TILE_MAX * 8];
-  char *brow[LT__CPU_TILE_MAX] = {0};
-  for (int64_t p = 0; p < np; p++)
+  /* Whole lines straight from the registers when every row starts a line (then the vector
+   * blocks cover the rows exactly: row is a multiple of 64 bytes, so of the block). */
+  if (lt__cpu_transpose_block(simd, esize) > 0 && rows_line_aligned(drow, np)) {
+    transpose_rows(drow, srow, np, nq, esize, simd, true);
+    return;
+  }
+  /* Else transpose into a cache-resident buffer, a few rows at a time, then stream each row
+   * out in whole lines. */
+  enum { BUF_ROWS = 16 };
+  _Alignas(64) char buf[BUF_ROWS * LT__CPU_TILE_MAX * 8];
+  char *brow[BUF_ROWS];
+  const char *scol[LT__CPU_TILE_MAX];
+  for (int64_t p = 0; p < BUF_ROWS; p++)
     brow[p] = buf + (size_t)p * row;
-  transpose_rows(brow, srow, np, nq, esize);
-  for (int64_t p = 0; p < np; p++)
-    lt__cpu_copy_stream(drow[p], brow[p], row);
+  for (int64_t p0 = 0; p0 < np; p0 += BUF_ROWS) {
+    int64_t n = np - p0 < BUF_ROWS ? np - p0 : BUF_ROWS;
+    for (int64_t q = 0; q < nq; q++)
+      scol[q] = srow[q] + p0 * (int64_t)esize;
+    transpose_rows(brow, scol, n, nq, esize, simd, false);
+    for (int64_t p = 0; p < n; p++)
+      lt__cpu_copy_stream(drow[p0 + p], brow[p], row);
+  }
 }
 
 void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t np,
-                            int64_t nq, size_t esize) {
+                            int64_t nq, size_t esize, lt__cpu_simd simd) {
   char *drow[LT__CPU_TILE_MAX] = {0};
   const char *srow[LT__CPU_TILE_MAX] = {0};
   for (int64_t p = 0; p < np; p++)
     drow[p] = (char *)dst + p * ldd * (int64_t)esize;
   for (int64_t q = 0; q < nq; q++)
     srow[q] = (const char *)src + q * lds * (int64_t)esize;
-  transpose_rows(drow, srow, np, nq, esize);
+  transpose_rows(drow, srow, np, nq, esize, simd, false);
 }
 
 /* Only whole, aligned 64-byte lines are streamed (a partial line written with non-temporal

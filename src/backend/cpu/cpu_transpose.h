@@ -7,7 +7,16 @@
 #include <stdint.h>
 
 /* Largest tile edge the tile kernels accept. */
-#define LT__CPU_TILE_MAX 32
+#define LT__CPU_TILE_MAX 128
+
+/* The vector unit the tile transposes use, chosen once per operation (the choice reads the
+ * environment, see cpu_isa.h, which is too slow for every tile). */
+typedef enum lt__cpu_simd {
+  LT__CPU_SIMD_BASELINE,
+  LT__CPU_SIMD_AVX2,
+  LT__CPU_SIMD_AVX512
+} lt__cpu_simd;
+lt__cpu_simd lt__cpu_simd_level(void);
 
 /* dst[i*ds] = src[i*ss] for i < n, elements of esize bytes (2, 4 or 8). */
 void lt__cpu_copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n,
@@ -17,10 +26,20 @@ void lt__cpu_copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, in
  * cover whole aligned cache lines are written with non-temporal stores (for outputs far larger
  * than the caches: no read-for-ownership traffic). */
 void lt__cpu_transpose_rows(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
-                            size_t esize, bool stream);
+                            size_t esize, lt__cpu_simd simd, bool stream);
 /* Strided form of the same: dst[p*ldd + q] = src[q*lds + p]. */
 void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t np,
-                            int64_t nq, size_t esize);
+                            int64_t nq, size_t esize, lt__cpu_simd simd);
+
+/* The vector kernels (cpu_transpose_avx2.c, cpu_transpose_avx512.c; call them only where
+ * lt__cpu_simd_level() allows): the same transpose restricted to the whole b x b blocks,
+ * p < np - np % b and q < nq - nq % b, b = lt__cpu_transpose_block(simd, esize). With `stream`
+ * every destination row starts on a 64-byte boundary and nq - nq % b elements are whole lines. */
+int64_t lt__cpu_transpose_block(lt__cpu_simd simd, size_t esize);
+void lt__cpu_transpose_blocks_avx2(char *const *drow, const char *const *srow, int64_t np,
+                                   int64_t nq, size_t esize, bool stream);
+void lt__cpu_transpose_blocks_avx512(char *const *drow, const char *const *srow, int64_t np,
+                                     int64_t nq, size_t esize, bool stream);
 /* memcpy with non-temporal stores for the whole aligned 64-byte lines. */
 void lt__cpu_copy_stream(void *dst, const void *src, size_t bytes);
 /* Orders the non-temporal stores of this thread before what follows. */

@@ -1,47 +1,18 @@
-/* Instantiates cpu_typed.inc for float and double (names listed in cpu_typed.h). */
-#include "backend/cpu/cpu_typed.h"
+/* The portable chunk kernels (cpu_typed_instances.inc, names in cpu_typed.h) and the choice of
+ * the widest instance the CPU runs. */
+#include "backend/cpu/cpu_isa.h"
 
-#include <math.h>
-#include <stdbool.h>
-#include <string.h>
-
-#define T float
-#define SUFFIX(name) name##_f32
-#define T_DTYPE LT_F32
-#define T_EXP expf
-#define T_LOG logf
-#define T_SQRT sqrtf
-#define T_SIN sinf
-#define T_COS cosf
-#define T_TANH tanhf
-#define T_ABS fabsf
-#define T_POW powf
-#include "backend/cpu/cpu_typed.inc"
-#undef T
-#undef SUFFIX
-#undef T_DTYPE
-#undef T_EXP
-#undef T_LOG
-#undef T_SQRT
-#undef T_SIN
-#undef T_COS
-#undef T_TANH
-#undef T_ABS
-#undef T_POW
-
-#define T double
-#define SUFFIX(name) name##_f64
-#define T_DTYPE LT_F64
-#define T_EXP exp
-#define T_LOG log
-#define T_SQRT sqrt
-#define T_SIN sin
-#define T_COS cos
-#define T_TANH tanh
-#define T_ABS fabs
-#define T_POW pow
-#include "backend/cpu/cpu_typed.inc"
+#define LT_TYPED_ISA
+#include "backend/cpu/cpu_typed_instances.inc"
 
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute) {
   return compute == LT_F64 ? &kernels_f64 : &kernels_f32;
+}
+
+const lt__cpu_kernels *lt__cpu_kernels_widest(lt_dtype compute) {
+#if defined(LT_HAVE_X86_ISA_KERNELS)
+  if (lt__cpu_has_avx512()) return lt__cpu_kernels_avx512(compute);
+  if (lt__cpu_has_avx2()) return lt__cpu_kernels_avx2(compute);
+#endif
+  return lt__cpu_kernels_for(compute);
 }

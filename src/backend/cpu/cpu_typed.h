@@ -42,5 +42,11 @@ typedef struct lt__cpu_kernels {
 /* The table for LT_F32 or LT_F64. Generated from cpu_typed.inc: load_f32, store_f32, fill_f32,
  * transform_f32, combine_f32, reduce_f32, accumulate_f32, arg_f32 and the same with _f64. */
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute);
+/* The same kernels compiled for the widest instruction set the CPU runs (cpu_isa.h; reads the
+ * environment, so once per operation): lt__cpu_kernels_avx512 / _avx2 (cpu_typed_avx*.c, only
+ * when built), else lt__cpu_kernels_for. Results are identical on every path. */
+const lt__cpu_kernels *lt__cpu_kernels_widest(lt_dtype compute);
+const lt__cpu_kernels *lt__cpu_kernels_avx2(lt_dtype compute);
+const lt__cpu_kernels *lt__cpu_kernels_avx512(lt_dtype compute);
 
 #endif

@@ -1,0 +1,116 @@
+/* AVX2 tile transposes: 8x8 blocks of 4-byte elements, 4x4 blocks of 8-byte elements, done in
+ * pairs along the destination rows so that each row receives whole cache lines. */
+#include "backend/cpu/cpu_transpose.h"
+
+#if defined(LT_HAVE_X86_ISA_KERNELS)
+#include <immintrin.h>
+
+/* As in the AVX-512 kernels, the loads build the lanes (a 16-byte load into the low lane, a
+ * 16-byte insert from memory into the high one) and only in-lane shuffles remain. */
+
+/* Lane k of the result: the 16 bytes at byte offset `off` of rows[k * step]. */
+static inline __m256 gather_lanes_ps(const char *const *rows, int step, int64_t off) {
+  __m256 x = _mm256_castps128_ps256(_mm_loadu_ps((const float *)(rows[0] + off)));
+  return _mm256_insertf128_ps(x, _mm_loadu_ps((const float *)(rows[step] + off)), 1);
+}
+
+static inline __m256d gather_lanes_pd(const char *const *rows, int step, int64_t off) {
+  __m256d x = _mm256_castpd128_pd256(_mm_loadu_pd((const double *)(rows[0] + off)));
+  return _mm256_insertf128_pd(x, _mm_loadu_pd((const double *)(rows[step] + off)), 1);
+}
+
+static inline void store_ps(char *row, __m256 v, bool stream) {
+  if (stream)
+    _mm256_stream_ps((float *)row, v);
+  else
+    _mm256_storeu_ps((float *)row, v);
+}
+
+static inline void store_pd(char *row, __m256d v, bool stream) {
+  if (stream)
+    _mm256_stream_pd((double *)row, v);
+  else
+    _mm256_storeu_pd((double *)row, v);
+}
+
+/* Columns p+4a .. p+4a+3 of the 8x8 block at (p, q): v[i] lane k = row q+4k+i of those four
+ * columns; the in-lane 4x4 transposes give the columns, 8 rows each. */
+static void columns_f32(const char *const *srow, int64_t p, int64_t q, int a, __m256 col[4]) {
+  int64_t off = (p + 4 * a) * 4;
+  __m256 v[4];
+  for (int i = 0; i < 4; i++)
+    v[i] = gather_lanes_ps(srow + q + i, 4, off);
+  __m256d t0 = _mm256_castps_pd(_mm256_unpacklo_ps(v[0], v[1]));
+  __m256d t1 = _mm256_castps_pd(_mm256_unpackhi_ps(v[0], v[1]));
+  __m256d t2 = _mm256_castps_pd(_mm256_unpacklo_ps(v[2], v[3]));
+  __m256d t3 = _mm256_castps_pd(_mm256_unpackhi_ps(v[2], v[3]));
+  col[0] = _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2));
+  col[1] = _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2));
+  col[2] = _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3));
+  col[3] = _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3));
+}
+
+/* Columns p+2a, p+2a+1 of the 4x4 block at (p, q): v[i] lane k = row q+2k+i of the pair. */
+static void columns_f64(const char *const *srow, int64_t p, int64_t q, int a, __m256d col[2]) {
+  int64_t off = (p + 2 * a) * 8;
+  __m256d v0 = gather_lanes_pd(srow + q, 2, off), v1 = gather_lanes_pd(srow + q + 1, 2, off);
+  col[0] = _mm256_unpacklo_pd(v0, v1);
+  col[1] = _mm256_unpackhi_pd(v0, v1);
+}
+
+/* `width` (1 or 2) blocks side by side along q, so that with two each destination row gets a
+ * whole 64-byte line in two consecutive stores (streamed half lines would leave the
+ * write-combining buffers one at a time, each a memory round trip). */
+static void block_f32(char *const *drow, const char *const *srow, int64_t p, int64_t q, int width,
+                      bool stream) {
+  for (int a = 0; a < 2; a++) {
+    __m256 col[2][4];
+    for (int w = 0; w < width; w++)
+      columns_f32(srow, p, q + 8 * w, a, col[w]);
+    for (int x = 0; x < 4; x++)
+      for (int w = 0; w < width; w++)
+        store_ps(drow[p + 4 * a + x] + (q + 8 * w) * 4, col[w][x], stream);
+  }
+}
+
+static void block_f64(char *const *drow, const char *const *srow, int64_t p, int64_t q, int width,
+                      bool stream) {
+  for (int a = 0; a < 2; a++) {
+    __m256d col[2][2];
+    for (int w = 0; w < width; w++)
+      columns_f64(srow, p, q + 4 * w, a, col[w]);
+    for (int x = 0; x < 2; x++)
+      for (int w = 0; w < width; w++)
+        store_pd(drow[p + 2 * a + x] + (q + 4 * w) * 8, col[w][x], stream);
+  }
+}
+
+static void blocks_f32(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
+                       bool stream) {
+  for (int64_t p = 0; p + 8 <= np; p += 8) {
+    int64_t q = 0;
+    for (; q + 16 <= nq; q += 16)
+      block_f32(drow, srow, p, q, 2, stream);
+    if (q + 8 <= nq) block_f32(drow, srow, p, q, 1, stream);
+  }
+}
+
+static void blocks_f64(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
+                       bool stream) {
+  for (int64_t p = 0; p + 4 <= np; p += 4) {
+    int64_t q = 0;
+    for (; q + 8 <= nq; q += 8)
+      block_f64(drow, srow, p, q, 2, stream);
+    if (q + 4 <= nq) block_f64(drow, srow, p, q, 1, stream);
+  }
+}
+
+void lt__cpu_transpose_blocks_avx2(char *const *drow, const char *const *srow, int64_t np,
+                                   int64_t nq, size_t esize, bool stream) {
+  if (esize == 4)
+    blocks_f32(drow, srow, np, nq, stream);
+  else if (esize == 8)
+    blocks_f64(drow, srow, np, nq, stream);
+}
+
+#endif

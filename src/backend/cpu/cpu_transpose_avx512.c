@@ -1,0 +1,98 @@
+/* AVX-512 tile transposes: 16x16 blocks of 4-byte elements, 8x8 blocks of 8-byte elements.
+ * Every destination row of a block is one full 64-byte vector, so with `stream` (rows aligned
+ * to 64 bytes) each store is a whole cache line written without a read-for-ownership. */
+#include "backend/cpu/cpu_transpose.h"
+
+#if defined(LT_HAVE_X86_ISA_KERNELS)
+#include <immintrin.h>
+
+/* The blocks are built by the loads, not by lane shuffles: 128-bit pieces of four source rows
+ * are broadcast into the four lanes of one register (a load plus a blend, which may run on
+ * either vector port), so only the in-lane transposes need the single shuffle port. That
+ * halves the shuffle work, which otherwise limits the transpose on a busy core. */
+
+/* Lane k of the result: the 16 bytes at byte offset `off` of rows[4k] (floats) or rows[2k]
+ * (doubles). */
+static inline __m512 gather_lanes_ps(const char *const *rows, int64_t off) {
+  __m512 x = _mm512_broadcast_f32x4(_mm_loadu_ps((const float *)(rows[0] + off)));
+  x = _mm512_mask_broadcast_f32x4(x, 0x00f0, _mm_loadu_ps((const float *)(rows[4] + off)));
+  x = _mm512_mask_broadcast_f32x4(x, 0x0f00, _mm_loadu_ps((const float *)(rows[8] + off)));
+  return _mm512_mask_broadcast_f32x4(x, 0xf000, _mm_loadu_ps((const float *)(rows[12] + off)));
+}
+
+static inline __m512d gather_lanes_pd(const char *const *rows, int64_t off) {
+  __m512d x = _mm512_broadcast_f64x2(_mm_loadu_pd((const double *)(rows[0] + off)));
+  x = _mm512_mask_broadcast_f64x2(x, 0x0c, _mm_loadu_pd((const double *)(rows[2] + off)));
+  x = _mm512_mask_broadcast_f64x2(x, 0x30, _mm_loadu_pd((const double *)(rows[4] + off)));
+  return _mm512_mask_broadcast_f64x2(x, 0xc0, _mm_loadu_pd((const double *)(rows[6] + off)));
+}
+
+static inline void store_ps(char *row, __m512 v, bool stream) {
+  if (stream)
+    _mm512_stream_ps((float *)row, v);
+  else
+    _mm512_storeu_ps((float *)row, v);
+}
+
+static inline void store_pd(char *row, __m512d v, bool stream) {
+  if (stream)
+    _mm512_stream_pd((double *)row, v);
+  else
+    _mm512_storeu_pd((double *)row, v);
+}
+
+/* One 16x16 block: for each group of four columns 4a..4a+3, v[i] lane k = row 4k+i of those
+ * columns; the in-lane 4x4 transposes of v[0..3] give the columns, 16 rows each. */
+static void block_f32(char *const *drow, const char *const *srow, int64_t p, int64_t q,
+                      bool stream) {
+  for (int a = 0; a < 4; a++) {
+    int64_t off = (p + 4 * a) * 4;
+    __m512 v[4];
+    for (int i = 0; i < 4; i++)
+      v[i] = gather_lanes_ps(srow + q + i, off);
+    __m512d t0 = _mm512_castps_pd(_mm512_unpacklo_ps(v[0], v[1]));
+    __m512d t1 = _mm512_castps_pd(_mm512_unpackhi_ps(v[0], v[1]));
+    __m512d t2 = _mm512_castps_pd(_mm512_unpacklo_ps(v[2], v[3]));
+    __m512d t3 = _mm512_castps_pd(_mm512_unpackhi_ps(v[2], v[3]));
+    char *const *d = drow + p + 4 * a;
+    store_ps(d[0] + q * 4, _mm512_castpd_ps(_mm512_unpacklo_pd(t0, t2)), stream);
+    store_ps(d[1] + q * 4, _mm512_castpd_ps(_mm512_unpackhi_pd(t0, t2)), stream);
+    store_ps(d[2] + q * 4, _mm512_castpd_ps(_mm512_unpacklo_pd(t1, t3)), stream);
+    store_ps(d[3] + q * 4, _mm512_castpd_ps(_mm512_unpackhi_pd(t1, t3)), stream);
+  }
+}
+
+/* One 8x8 block: for each column pair 2a, 2a+1, v[i] lane k = row 2k+i of the pair. */
+static void block_f64(char *const *drow, const char *const *srow, int64_t p, int64_t q,
+                      bool stream) {
+  for (int a = 0; a < 4; a++) {
+    int64_t off = (p + 2 * a) * 8;
+    __m512d v0 = gather_lanes_pd(srow + q, off), v1 = gather_lanes_pd(srow + q + 1, off);
+    store_pd(drow[p + 2 * a] + q * 8, _mm512_unpacklo_pd(v0, v1), stream);
+    store_pd(drow[p + 2 * a + 1] + q * 8, _mm512_unpackhi_pd(v0, v1), stream);
+  }
+}
+
+static void blocks_f32(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
+                       bool stream) {
+  for (int64_t p = 0; p + 16 <= np; p += 16)
+    for (int64_t q = 0; q + 16 <= nq; q += 16)
+      block_f32(drow, srow, p, q, stream);
+}
+
+static void blocks_f64(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
+                       bool stream) {
+  for (int64_t p = 0; p + 8 <= np; p += 8)
+    for (int64_t q = 0; q + 8 <= nq; q += 8)
+      block_f64(drow, srow, p, q, stream);
+}
+
+void lt__cpu_transpose_blocks_avx512(char *const *drow, const char *const *srow, int64_t np,
+                                     int64_t nq, size_t esize, bool stream) {
+  if (esize == 4)
+    blocks_f32(drow, srow, np, nq, stream);
+  else if (esize == 8)
+    blocks_f64(drow, srow, np, nq, stream);
+}
+
+#endif
