@@ -25,9 +25,27 @@ LT_DEFINE_PACK(uint32_t, u32)
 LT_DEFINE_PACK(uint64_t, u64)
 #undef LT_DEFINE_PACK
 
+/* k contiguous in the source: each panel is a transpose (rows x kc into kc x r), done with the
+ * permutation engine's register tiles, LT__CPU_TILE_MAX values of k at a time. */
+static void pack_transposing(char *dst, const char *src, int64_t s_row, int64_t rows, int64_t kc,
+                             int r, size_t esize, lt__cpu_simd simd) {
+  int64_t es = (int64_t)esize;
+  for (int64_t r0 = 0; r0 < rows; r0 += r, dst += r * kc * es) {
+    int64_t nr = rows - r0 < r ? rows - r0 : r;
+    if (nr < r) memset(dst, 0, esize * (size_t)r * (size_t)kc);
+    for (int64_t p0 = 0; p0 < kc; p0 += LT__CPU_TILE_MAX) {
+      int64_t np = kc - p0 < LT__CPU_TILE_MAX ? kc - p0 : LT__CPU_TILE_MAX;
+      lt__cpu_transpose_tile(dst + p0 * r * es, r, src + (r0 * s_row + p0) * es, s_row, np, nr,
+                             esize, simd);
+    }
+  }
+}
+
 void lt__gemm_pack(void *dst, const void *src, int64_t s_row, int64_t s_k, int64_t rows, int64_t kc,
-                   int r, size_t esize) {
-  if (esize == 4)
+                   int r, size_t esize, lt__cpu_simd simd) {
+  if (s_k == 1 && s_row != 1 && r >= lt__cpu_transpose_block(simd, esize))
+    pack_transposing(dst, src, s_row, rows, kc, r, esize, simd);
+  else if (esize == 4)
     pack_u32(dst, src, s_row, s_k, rows, kc, r);
   else
     pack_u64(dst, src, s_row, s_k, rows, kc, r);

@@ -30,6 +30,7 @@ typedef struct gemm_problem {
   char *c;
   int64_t rs_a, cs_a, rs_b, cs_b, rs_c, cs_c; /* in elements */
   double alpha, beta;
+  lt__cpu_simd simd; /* tile transposes for packing */
 } gemm_problem;
 
 /* Per-thread packing buffers, claimed by whichever thread runs a chunk of tasks. Jobs run on
@@ -53,7 +54,8 @@ static int64_t batch_count(const lt__gemm_step *s) {
 
 /* The problem of batch index b (row-major over batch_shape), transposed (C^T = B^T A^T) when C
  * is row-major, so that the micro-kernel's vector direction runs along C's unit stride. */
-static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *bk, int64_t b) {
+static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *bk,
+                               lt__cpu_simd simd, int64_t b) {
   int64_t oa = s->a.offset, ob = s->b.offset, oc = s->c.offset;
   for (int d = s->batch_rank - 1; d >= 0; d--) {
     int64_t i = b % s->batch_shape[d];
@@ -62,22 +64,23 @@ static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *
     ob += i * s->b.batch_strides[d];
     oc += i * s->c.batch_strides[d];
   }
-  size_t es = bk->esize;
-  gemm_problem g = {bk,
-                    s->m,
-                    s->n,
-                    s->k,
-                    (const char *)s->a.mem + oa * (int64_t)es,
-                    (const char *)s->b.mem + ob * (int64_t)es,
-                    (char *)s->c.mem + oc * (int64_t)es,
-                    s->a.rs,
-                    s->a.cs,
-                    s->b.rs,
-                    s->b.cs,
-                    s->c.rs,
-                    s->c.cs,
-                    s->alpha,
-                    s->beta};
+  int64_t es = (int64_t)bk->esize;
+  gemm_problem g = {.bk = bk,
+                    .m = s->m,
+                    .n = s->n,
+                    .k = s->k,
+                    .a = (const char *)s->a.mem + oa * es,
+                    .b = (const char *)s->b.mem + ob * es,
+                    .c = (char *)s->c.mem + oc * es,
+                    .rs_a = s->a.rs,
+                    .cs_a = s->a.cs,
+                    .rs_b = s->b.rs,
+                    .cs_b = s->b.cs,
+                    .rs_c = s->c.rs,
+                    .cs_c = s->c.cs,
+                    .alpha = s->alpha,
+                    .beta = s->beta,
+                    .simd = simd};
   if (g.rs_c != 1 && g.cs_c == 1) {
     gemm_problem t = g;
     t.m = g.n, t.n = g.m;
@@ -99,14 +102,15 @@ static const char *b_block(const gemm_problem *g, int64_t pc, int64_t jc) {
 
 static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int64_t pc,
                    int64_t kc) {
-  lt__gemm_pack(buf, a_block(g, ic, pc), g->rs_a, g->cs_a, mc, kc, g->bk->mr, g->bk->esize);
+  lt__gemm_pack(buf, a_block(g, ic, pc), g->rs_a, g->cs_a, mc, kc, g->bk->mr, g->bk->esize,
+                g->simd);
 }
 
 /* Packs columns [j0, j0 + nj) of B's (pc, jc) block; j0 is a multiple of NR. */
 static void pack_b(const gemm_problem *g, char *buf, int64_t pc, int64_t kc, int64_t jc, int64_t j0,
                    int64_t nj) {
   lt__gemm_pack(buf + j0 * kc * (int64_t)g->bk->esize, b_block(g, pc, jc + j0), g->cs_b, g->rs_b,
-                nj, kc, g->bk->nr, g->bk->esize);
+                nj, kc, g->bk->nr, g->bk->esize, g->simd);
 }
 
 /* C block (ic.., jc + j0..jc + j1) += packed A block x packed B columns [j0, j1). */
@@ -231,6 +235,7 @@ static void gemm_shared(lt_context *ctx, const gemm_problem *g, gemm_slots *slot
 typedef struct batch_job {
   const lt__gemm_step *step;
   const lt__gemm_blocking *bk;
+  lt__cpu_simd simd;
   gemm_slots *slots;
 } batch_job;
 
@@ -238,7 +243,7 @@ static void batch_task(void *arg, int64_t lo, int64_t hi) {
   const batch_job *job = arg;
   int slot = claim_slot(job->slots);
   for (int64_t b = lo; b < hi; b++) {
-    gemm_problem g = problem_of(job->step, job->bk, b);
+    gemm_problem g = problem_of(job->step, job->bk, job->simd, b);
     gemm_serial(&g, job->slots->a_buf[slot], job->slots->b_buf[slot]);
   }
   release_slot(job->slots, slot);
@@ -272,7 +277,8 @@ static bool slots_take(lt_context *ctx, gemm_slots *slots, int count, size_t a_b
 bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm_blocking *bk) {
   int64_t nb = batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return true;
-  gemm_problem g0 = problem_of(s, bk, 0);
+  lt__cpu_simd simd = lt__cpu_simd_level();
+  gemm_problem g0 = problem_of(s, bk, simd, 0);
   int64_t kc = min64(s->k > 0 ? s->k : 1, bk->kc);
   size_t a_bytes = (size_t)(round_up(min64(g0.m, bk->mc), bk->mr) * kc) * bk->esize;
   size_t b_bytes = (size_t)(round_up(min64(g0.n, bk->nc), bk->nr) * kc) * bk->esize;
@@ -286,7 +292,7 @@ bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm
       (nb >= (int64_t)threads * SPLIT_BATCH_MIN_PER_THREAD || flops < SPLIT_BATCH_MAX_FLOPS);
   if (threads == 1 || split) {
     if (!slots_take(ctx, &slots, threads, a_bytes, b_bytes)) return false;
-    batch_job job = {s, bk, &slots};
+    batch_job job = {s, bk, simd, &slots};
     lt__cpu_parallel_upto(ctx, threads, nb, work_of(flops * (double)nb), batch_task, &job);
     slots_free(ctx, &slots);
     return true;
@@ -299,7 +305,7 @@ bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm
     return false;
   }
   for (int64_t b = 0; b < nb; b++) {
-    gemm_problem g = problem_of(s, bk, b);
+    gemm_problem g = problem_of(s, bk, simd, b);
     gemm_shared(ctx, &g, &slots, b_buf, threads);
   }
   slots_free(ctx, &slots);
