@@ -37,7 +37,7 @@ case "$mode" in
   # test_opencl exercises PoCL's LLVM compiler, which memcheck slows past any timeout; the
   # ASan build covers it. Everything else runs on the CPU backend here. valgrind hides AVX-512
   # from the program, so the *_isa_avx2 entries would repeat the plain ones: they are left out.
-  LT_TEST_DEVICES=cpu ctest --test-dir build --output-on-failure -T memcheck -R '^test_' \
+  LT_TEST_DEVICES=cpu LT_TEST_MEMCHECK=1 ctest --test-dir build --output-on-failure -T memcheck -R '^test_' \
     -E '^test_opencl$|_isa_avx2$' \
     --overwrite MemoryCheckCommand="$(command -v valgrind)" \
     --overwrite MemoryCheckCommandOptions="--leak-check=full --error-exitcode=1 --suppressions=$(pwd)/tests/valgrind.supp"

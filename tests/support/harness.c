@@ -8,6 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+bool lt_test_under_memcheck(void) {
+  const char *v = getenv("LT_TEST_MEMCHECK");
+  return v && strcmp(v, "1") == 0;
+}
+
 int lt_test_devices(const char *out[8]) {
   static char list[256];
   const char *env = getenv("LT_TEST_DEVICES");
