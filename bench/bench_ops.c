@@ -270,6 +270,11 @@ int main(int argc, char **argv) {
   if (getenv("LT_BENCH_N")) N = strtoll(getenv("LT_BENCH_N"), NULL, 10);
   if (getenv("LT_BENCH_REPS")) REPS = atoi(getenv("LT_BENCH_REPS"));
   if (REPS < 1 || REPS > 64) REPS = 5;
+  if (argc > 1 && argv[1][0] == '-') { /* an option, not a CSV path: say how to call */
+    printf("usage: bench_ops [results.csv]\n(env: LT_BENCH_N elements, LT_BENCH_REPS runs, "
+           "LT_BENCH_ONLY=permutation|reduction|binary)\n");
+    return argv[1][1] == 'h' || strcmp(argv[1], "--help") == 0 ? 0 : 2;
+  }
   if (argc > 1) csv = fopen(argv[1], "w");
   check(lt_context_create("cpu", &ctx), "context");
   THREADS = lt_context_num_threads(ctx);
