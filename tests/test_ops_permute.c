@@ -236,8 +236,9 @@ static void run_bitcopy(lt_context *ctx, lt_dtype dtype, int rank, const int64_t
  * strides, 2-, 4- and 8-byte elements, one- and two-dim tile groups. Run under LT_CPU_ISA =
  * baseline / avx2 / (default) by the ctest entries, so every kernel is checked. */
 static void test_streamed_bitcopies(void **state) {
-  /* Streaming starts at 32 MiB outputs: hours under memcheck, which also hides AVX-512. */
-  if (lt_test_under_memcheck()) skip();
+  /* Streaming starts at 32 MiB outputs: minutes under memcheck (which also hides AVX-512) and
+   * TSan, for a test with one thread's worth of logic per tile. */
+  if (lt_test_instrumented()) skip();
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
   struct {

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-bool lt_test_under_memcheck(void) {
-  const char *v = getenv("LT_TEST_MEMCHECK");
+bool lt_test_instrumented(void) {
+  const char *v = getenv("LT_TEST_INSTRUMENTED");
   return v && strcmp(v, "1") == 0;
 }
 

@@ -36,9 +36,9 @@
 /* Device strings to test: "cpu" always, "opencl" if a context opens (LT_TEST_DEVICES overrides
  * with a comma-separated list). Returns the count. */
 int lt_test_devices(const char *out[8]);
-/* True under `tools/test.sh --valgrind` (LT_TEST_MEMCHECK=1): tests whose point needs sizes
- * memcheck makes too slow skip, and say so; the ASan run covers them. */
-bool lt_test_under_memcheck(void);
+/* True under `tools/test.sh --valgrind` or `--tsan` (LT_TEST_INSTRUMENTED=1): tests whose point
+ * needs sizes those tools make too slow skip, and say so; the ASan run covers them. */
+bool lt_test_instrumented(void);
 
 /* ---- random numbers (fixed, printed seed; LT_TEST_SEED overrides) ---- */
 
