@@ -46,6 +46,41 @@ static void blas_view(int64_t rs, int64_t cs, int64_t cols, int64_t rows, bool *
   *ld = (blasint)(l < need ? (need > 1 ? need : 1) : l);
 }
 
+/* y = alpha * op(M) x + beta * y for a row-major M of rows x cols (leading dimension ld). */
+static void blas_gemv(lt_dtype dtype, bool trans, int64_t rows, int64_t cols, double alpha,
+                      const void *m, int64_t ld, const void *x, int64_t incx, double beta, void *y,
+                      int64_t incy) {
+  enum CBLAS_TRANSPOSE t = trans ? CblasTrans : CblasNoTrans;
+  if (dtype == LT_F32)
+    cblas_sgemv(CblasRowMajor, t, (blasint)rows, (blasint)cols, (float)alpha, m, (blasint)ld, x,
+                (blasint)incx, (float)beta, y, (blasint)incy);
+  else
+    cblas_dgemv(CblasRowMajor, t, (blasint)rows, (blasint)cols, alpha, m, (blasint)ld, x,
+                (blasint)incx, beta, y, (blasint)incy);
+}
+
+/* A product with one output row or column is a matrix-vector product: memory-bound, so BLAS's
+ * gemv, which streams the matrix once, beats packing it for a GEMM kernel. The operands are
+ * in gemm_one's row-major view: A (m x k) with column stride acs, B (k x n) with row stride
+ * brs; false when a vector's stride is no BLAS increment. */
+static bool gemv_one(const lt__gemm_step *s, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
+                     blasint lda, blasint ldb, int64_t acs, int64_t brs, const void *pa,
+                     const void *pb, void *pc, int64_t ldc) {
+  if (n == 1) { /* y[m] = op(A) x, x = B's column */
+    int64_t incx = k == 1 ? 1 : brs, incy = m == 1 ? 1 : ldc;
+    if (incx < 1 || incy < 1) return false;
+    blas_gemv(s->dtype, ta, ta ? k : m, ta ? m : k, s->alpha, pa, lda, pb, incx, s->beta, pc, incy);
+    return true;
+  }
+  if (m == 1) { /* y[n] = op(B)^T x, x = A's row */
+    int64_t incx = k == 1 ? 1 : acs;
+    if (incx < 1) return false;
+    blas_gemv(s->dtype, !tb, tb ? n : k, tb ? k : n, s->alpha, pb, ldb, pa, incx, s->beta, pc, 1);
+    return true;
+  }
+  return false;
+}
+
 static void gemm_one(const lt__gemm_step *s, int64_t oa, int64_t ob, int64_t oc) {
   /* C stored column-major (rs == 1): compute C^T = B^T A^T, which is row-major. */
   bool col = s->c.cs != 1;
@@ -59,19 +94,23 @@ static void gemm_one(const lt__gemm_step *s, int64_t oa, int64_t ob, int64_t oc)
   blasint lda, ldb;
   blas_view(ars, acs, k, m, &ta, &lda);
   blas_view(brs, bcs, n, k, &tb, &ldb);
-  if (s->dtype == LT_F32) {
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                (blasint)m, (blasint)n, (blasint)k, (float)s->alpha,
-                (const float *)a->mem + (col ? ob : oa), lda,
-                (const float *)b->mem + (col ? oa : ob), ldb, (float)s->beta,
-                (float *)s->c.mem + oc, (blasint)ldc);
-  } else {
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                (blasint)m, (blasint)n, (blasint)k, s->alpha,
-                (const double *)a->mem + (col ? ob : oa), lda,
-                (const double *)b->mem + (col ? oa : ob), ldb, s->beta, (double *)s->c.mem + oc,
+  int64_t es = (int64_t)lt_dtype_size(s->dtype);
+  const char *pa = (const char *)a->mem + (col ? ob : oa) * es;
+  const char *pb = (const char *)b->mem + (col ? oa : ob) * es;
+  char *pc = (char *)s->c.mem + oc * es;
+  /* k == 0 stays with gemm: gemv's quick return would skip y = beta * y. */
+  if ((m == 1 || n == 1) && k > 0 &&
+      gemv_one(s, m, n, k, ta, tb, lda, ldb, acs, brs, pa, pb, pc, ldc))
+    return;
+  enum CBLAS_TRANSPOSE opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
+  if (s->dtype == LT_F32)
+    cblas_sgemm(CblasRowMajor, opa, opb, (blasint)m, (blasint)n, (blasint)k, (float)s->alpha,
+                (const float *)pa, lda, (const float *)pb, ldb, (float)s->beta, (float *)pc,
                 (blasint)ldc);
-  }
+  else
+    cblas_dgemm(CblasRowMajor, opa, opb, (blasint)m, (blasint)n, (blasint)k, s->alpha,
+                (const double *)pa, lda, (const double *)pb, ldb, s->beta, (double *)pc,
+                (blasint)ldc);
 }
 
 static void gemm_range(const lt__gemm_step *s, int64_t first, int64_t last) {
@@ -122,11 +161,13 @@ static bool openblas_runs_avx512(void) {
   return v != 0;
 }
 
-/* The packed kernels unless OpenBLAS has AVX-512 kernels too and the step is a few large
- * BLAS-layout GEMMs (where it is as fast); batches of small GEMMs and strided matrices are
- * ours either way, as they avoid OpenBLAS's per-call overhead and copies. */
-static bool use_packed(int64_t nb, bool blas_ok, int threads) {
+/* The packed kernels unless the step is a matrix-vector product in a BLAS layout (gemv), or
+ * OpenBLAS has AVX-512 kernels too and the step is a few large BLAS-layout GEMMs (where it is
+ * as fast); batches of small GEMMs and strided matrices are ours either way, as they avoid
+ * OpenBLAS's per-call overhead and copies. */
+static bool use_packed(const lt__gemm_step *s, int64_t nb, bool blas_ok, int threads) {
   if (!lt__cpu_has_avx512()) return false;
+  if (blas_ok && (s->m == 1 || s->n == 1) && s->k > 0) return false; /* gemv: see gemv_one */
   return !blas_ok || !openblas_runs_avx512() || nb >= 2 * (int64_t)threads;
 }
 
@@ -136,7 +177,7 @@ lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
   bool blas_ok = blas_layout(&s->a, s->m, s->k) && blas_layout(&s->b, s->k, s->n) &&
                  blas_layout(&s->c, s->m, s->n);
   const lt__gemm_blocking *bk =
-      use_packed(nb, blas_ok, lt__cpu_threads(ctx)) ? lt__gemm_blocking_avx512(s->dtype) : NULL;
+      use_packed(s, nb, blas_ok, lt__cpu_threads(ctx)) ? lt__gemm_blocking_avx512(s->dtype) : NULL;
   if (bk && lt__cpu_gemm_packed(ctx, s, bk)) return LT_OK;
   if (!blas_ok) {
     /* Planned for the AVX-512 path (or its packing buffers are out): the portable kernels. */
