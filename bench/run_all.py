@@ -155,14 +155,16 @@ def cases(quick, limits):
 
 
 def measure(case, reps):
-    """(libtensor figure, NumPy figure) in the case's unit; NaN where libtensor cannot run it."""
-    def figure(fn):
-        try:
-            return case["work"] / median_seconds(lambda: fn(*case["arrays"]), reps) / 1e9
-        except (NotImplementedError, lt.LibtensorError) as exc:
-            print(f"  {case['name']}: libtensor n/a ({exc})", file=sys.stderr)
-            return float("nan")
-    return figure(case["ours"]), figure(case["numpy"])
+    """(libtensor figure, NumPy figure) in the case's unit, their samples taken alternately so
+    that load from elsewhere hits both; NaN where libtensor cannot run it."""
+    ours = lambda: case["ours"](*case["arrays"])  # noqa: E731
+    theirs = lambda: case["numpy"](*case["arrays"])  # noqa: E731
+    try:
+        t_ours, t_numpy = bench_timing.median_pair_seconds(ours, theirs, reps, 0.05)
+    except (NotImplementedError, lt.LibtensorError) as exc:
+        print(f"  {case['name']}: libtensor n/a ({exc})", file=sys.stderr)
+        return float("nan"), case["work"] / median_seconds(theirs, reps) / 1e9
+    return case["work"] / t_ours / 1e9, case["work"] / t_numpy / 1e9
 
 
 def write_chart(path, results, limits):
