@@ -241,12 +241,23 @@ static void test_gemm_blocking(void **state) {
   }
 }
 
+/* What is under test is the CPU backend's dispatch, so the CPU alone; the instrumented runs
+ * (valgrind, TSan) skip it, as it repeats two whole tests and ASan covers it. */
 static void test_isa_switch_between_plan_and_run(void **state) {
   if (getenv("LT_CPU_ISA")) skip(); /* the variant under test is the plan-time default */
+  if (lt_test_instrumented()) skip();
+  const char *devices = getenv("LT_TEST_DEVICES");
+  char saved[256];
+  snprintf(saved, sizeof saved, "%s", devices ? devices : "");
+  setenv("LT_TEST_DEVICES", "cpu", 1);
   execute_isa = "baseline";
   test_gemm_blocking(state);
   test_random_contractions(state);
   execute_isa = NULL;
+  if (devices)
+    setenv("LT_TEST_DEVICES", saved, 1);
+  else
+    unsetenv("LT_TEST_DEVICES");
 }
 
 static void test_invalid(void **state) {
