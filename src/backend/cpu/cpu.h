@@ -20,6 +20,11 @@ typedef struct lt__cpu_state {
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *step);
+/* GEMMs in a step's batch, and the element offsets of A, B and C for linear batch index b
+ * (row-major over batch_shape); shared by the OpenBLAS and the packed paths. */
+int64_t lt__cpu_gemm_batch_count(const lt__gemm_step *step);
+void lt__cpu_gemm_batch_offsets(const lt__gemm_step *step, int64_t b, int64_t *oa, int64_t *ob,
+                                int64_t *oc);
 /* Whether plans should hand gemm matrices with no unit stride (true where the packed AVX-512
  * path runs; gemm still runs them on any CPU). */
 bool lt__cpu_gemm_takes_any_strides(lt_context *ctx);

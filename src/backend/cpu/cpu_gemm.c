@@ -17,16 +17,15 @@
 /* Below this many flops in total, starting threads costs more than it saves. */
 #define SPLIT_BATCH_MIN_TOTAL_FLOPS (4.0e6)
 
-static int64_t batch_count(const lt__gemm_step *s) {
+int64_t lt__cpu_gemm_batch_count(const lt__gemm_step *s) {
   int64_t nb = 1;
   for (int d = 0; d < s->batch_rank; d++)
     nb *= s->batch_shape[d];
   return nb;
 }
 
-/* Element offsets of A, B and C for linear batch index b (row-major over batch_shape). */
-static void batch_offsets(const lt__gemm_step *s, int64_t b, int64_t *oa, int64_t *ob,
-                          int64_t *oc) {
+void lt__cpu_gemm_batch_offsets(const lt__gemm_step *s, int64_t b, int64_t *oa, int64_t *ob,
+                                int64_t *oc) {
   *oa = s->a.offset, *ob = s->b.offset, *oc = s->c.offset;
   for (int d = s->batch_rank - 1; d >= 0; d--) {
     int64_t i = b % s->batch_shape[d];
@@ -116,7 +115,7 @@ static void gemm_one(const lt__gemm_step *s, int64_t oa, int64_t ob, int64_t oc)
 static void gemm_range(const lt__gemm_step *s, int64_t first, int64_t last) {
   for (int64_t b = first; b < last; b++) {
     int64_t oa, ob, oc;
-    batch_offsets(s, b, &oa, &ob, &oc);
+    lt__cpu_gemm_batch_offsets(s, b, &oa, &ob, &oc);
     gemm_one(s, oa, ob, oc);
   }
 }
@@ -172,7 +171,7 @@ static bool use_packed(const lt__gemm_step *s, int64_t nb, bool blas_ok, int thr
 }
 
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
-  int64_t nb = batch_count(s);
+  int64_t nb = lt__cpu_gemm_batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
   bool blas_ok = blas_layout(&s->a, s->m, s->k) && blas_layout(&s->b, s->k, s->n) &&
                  blas_layout(&s->c, s->m, s->n);

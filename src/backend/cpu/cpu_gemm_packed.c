@@ -45,25 +45,12 @@ typedef struct gemm_slots {
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-static int64_t batch_count(const lt__gemm_step *s) {
-  int64_t nb = 1;
-  for (int d = 0; d < s->batch_rank; d++)
-    nb *= s->batch_shape[d];
-  return nb;
-}
-
 /* The problem of batch index b (row-major over batch_shape), transposed (C^T = B^T A^T) when C
  * is row-major, so that the micro-kernel's vector direction runs along C's unit stride. */
 static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *bk,
                                lt__cpu_simd simd, int64_t b) {
-  int64_t oa = s->a.offset, ob = s->b.offset, oc = s->c.offset;
-  for (int d = s->batch_rank - 1; d >= 0; d--) {
-    int64_t i = b % s->batch_shape[d];
-    b /= s->batch_shape[d];
-    oa += i * s->a.batch_strides[d];
-    ob += i * s->b.batch_strides[d];
-    oc += i * s->c.batch_strides[d];
-  }
+  int64_t oa, ob, oc;
+  lt__cpu_gemm_batch_offsets(s, b, &oa, &ob, &oc);
   int64_t es = (int64_t)bk->esize;
   gemm_problem g = {.bk = bk,
                     .m = s->m,
@@ -275,7 +262,7 @@ static bool slots_take(lt_context *ctx, gemm_slots *slots, int count, size_t a_b
 }
 
 bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm_blocking *bk) {
-  int64_t nb = batch_count(s);
+  int64_t nb = lt__cpu_gemm_batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return true;
   lt__cpu_simd simd = lt__cpu_simd_level();
   gemm_problem g0 = problem_of(s, bk, simd, 0);
