@@ -23,6 +23,7 @@
 #define STREAM_P_TILE LT__CPU_TILE_MAX /* streamed tiles: output rows per tile */
 #define STREAM_Q_TASK 64               /* streamed tiles: input rows per task */
 #define SMALL_BLOCK 32768              /* streamed tiles: next task's input prefetched up to this */
+#define SHORT_ROW_BYTES 512            /* bit-copy rows up to this long go a plane per call */
 
 typedef struct map_job {
   const lt__map_step *step;
@@ -157,6 +158,27 @@ static void run_rows(void *arg, int64_t lo, int64_t hi) {
     }
   }
   if (j->stream) lt__cpu_stream_fence();
+}
+
+/* Short bit-copy rows, a plane of them per task: the per-row bookkeeping of run_rows (odometer,
+ * operand set-up) would cost more than copying a few dozen bytes. */
+static void run_planes(void *arg, int64_t lo, int64_t hi) {
+  const map_job *j = arg;
+  const lt__cpu_nest *nest = &j->nest;
+  int r = nest->rank;
+  int64_t rows = nest->shape[r - 2], len = nest->shape[r - 1], es = (int64_t)j->esize;
+  const int64_t *si = nest->strides[0], *so = nest->strides[1];
+  char *out = j->step->out.mem;
+  const char *in = j->step->in[0].mem;
+  bool onto_itself = in == out && si[r - 2] == so[r - 2] && si[r - 1] == so[r - 1];
+  lt__cpu_odometer it;
+  lt__cpu_odometer_seek(&it, nest, j->n_outer, lo);
+  for (int64_t t = lo; t < hi; t++, lt__cpu_odometer_next(&it)) {
+    if (onto_itself && it.off[0] == it.off[1]) continue; /* an in-place copy onto itself */
+    for (int64_t i = 0; i < rows; i++)
+      lt__cpu_copy_strided(out + (it.off[1] + i * so[r - 2]) * es, so[r - 1],
+                           in + (it.off[0] + i * si[r - 2]) * es, si[r - 1], len, es);
+  }
 }
 
 /* Tiles. The nest is arranged as [outer dims][p group][q group]: the q group is the output's
@@ -428,6 +450,11 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
     return LT_OK;
   }
   int64_t len = nest->rank ? nest->shape[nest->rank - 1] : 1;
+  if (j.bitcopy && nest->rank >= 2 && len * (int64_t)j.esize <= SHORT_ROW_BYTES) {
+    j.n_outer = nest->rank - 2;
+    lt__cpu_parallel(ctx, lt__cpu_nest_count(nest, j.n_outer), numel, run_planes, &j);
+    return LT_OK;
+  }
   j.n_outer = nest->rank ? nest->rank - 1 : 0;
   j.n_blocks = (len + ROW_BLOCK - 1) / ROW_BLOCK;
   lt__cpu_parallel(ctx, lt__cpu_nest_count(nest, j.n_outer) * j.n_blocks, numel, run_rows, &j);

@@ -134,7 +134,7 @@ static void transpose_rows(char *const *drow, const char *const *srow, int64_t n
   else
     lt__cpu_transpose_blocks_avx2(drow, srow, np, nq, esize, stream);
 #endif
-  int64_t pb = np - np % b, qb = nq - nq % b;
+  int64_t pb = np - np % (16 / (int64_t)esize), qb = nq - nq % b; /* see the header */
   rows_scalar(drow, srow, pb, np, 0, nq, esize);
   rows_scalar(drow, srow, 0, pb, qb, nq, esize);
 }

@@ -32,9 +32,11 @@ void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds
                             int64_t nq, size_t esize, lt__cpu_simd simd);
 
 /* The vector kernels (cpu_transpose_avx2.c, cpu_transpose_avx512.c; call them only where
- * lt__cpu_simd_level() allows): the same transpose restricted to the whole b x b blocks,
- * p < np - np % b and q < nq - nq % b, b = lt__cpu_transpose_block(simd, esize). With `stream`
- * every destination row starts on a 64-byte boundary and nq - nq % b elements are whole lines. */
+ * lt__cpu_simd_level() allows): the same transpose restricted to q < nq - nq % b,
+ * b = lt__cpu_transpose_block(simd, esize), and p < np - np % (16 / esize): whole b x b blocks,
+ * then partial blocks of 16-byte column groups (short source rows, e.g. extents of 12, still
+ * run in vectors). With `stream` every destination row starts on a 64-byte boundary and
+ * nq - nq % b elements are whole lines. */
 int64_t lt__cpu_transpose_block(lt__cpu_simd simd, size_t esize);
 void lt__cpu_transpose_blocks_avx2(char *const *drow, const char *const *srow, int64_t np,
                                    int64_t nq, size_t esize, bool stream);

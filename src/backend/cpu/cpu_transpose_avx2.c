@@ -60,10 +60,11 @@ static void columns_f64(const char *const *srow, int64_t p, int64_t q, int a, __
 
 /* `width` (1 or 2) blocks side by side along q, so that with two each destination row gets a
  * whole 64-byte line in two consecutive stores (streamed half lines would leave the
- * write-combining buffers one at a time, each a memory round trip). */
+ * write-combining buffers one at a time, each a memory round trip); of each block the first
+ * 4 * groups (f32) or 2 * groups (f64) columns, groups <= 2. */
 static void block_f32(char *const *drow, const char *const *srow, int64_t p, int64_t q, int width,
-                      bool stream) {
-  for (int a = 0; a < 2; a++) {
+                      int groups, bool stream) {
+  for (int a = 0; a < groups; a++) {
     __m256 col[2][4];
     for (int w = 0; w < width; w++)
       columns_f32(srow, p, q + 8 * w, a, col[w]);
@@ -74,8 +75,8 @@ static void block_f32(char *const *drow, const char *const *srow, int64_t p, int
 }
 
 static void block_f64(char *const *drow, const char *const *srow, int64_t p, int64_t q, int width,
-                      bool stream) {
-  for (int a = 0; a < 2; a++) {
+                      int groups, bool stream) {
+  for (int a = 0; a < groups; a++) {
     __m256d col[2][2];
     for (int w = 0; w < width; w++)
       columns_f64(srow, p, q + 4 * w, a, col[w]);
@@ -85,24 +86,38 @@ static void block_f64(char *const *drow, const char *const *srow, int64_t p, int
   }
 }
 
+/* Rows of blocks along q for the columns p.. of `groups` groups. */
+static void block_row_f32(char *const *drow, const char *const *srow, int64_t p, int64_t nq,
+                          int groups, bool stream) {
+  int64_t q = 0;
+  for (; q + 16 <= nq; q += 16)
+    block_f32(drow, srow, p, q, 2, groups, stream);
+  if (q + 8 <= nq) block_f32(drow, srow, p, q, 1, groups, stream);
+}
+
+static void block_row_f64(char *const *drow, const char *const *srow, int64_t p, int64_t nq,
+                          int groups, bool stream) {
+  int64_t q = 0;
+  for (; q + 8 <= nq; q += 8)
+    block_f64(drow, srow, p, q, 2, groups, stream);
+  if (q + 4 <= nq) block_f64(drow, srow, p, q, 1, groups, stream);
+}
+
+/* Whole blocks, then a last group of 4 (2) columns through partial blocks. */
 static void blocks_f32(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
                        bool stream) {
-  for (int64_t p = 0; p + 8 <= np; p += 8) {
-    int64_t q = 0;
-    for (; q + 16 <= nq; q += 16)
-      block_f32(drow, srow, p, q, 2, stream);
-    if (q + 8 <= nq) block_f32(drow, srow, p, q, 1, stream);
-  }
+  int64_t p = 0;
+  for (; p + 8 <= np; p += 8)
+    block_row_f32(drow, srow, p, nq, 2, stream);
+  if (p + 4 <= np) block_row_f32(drow, srow, p, nq, 1, stream);
 }
 
 static void blocks_f64(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
                        bool stream) {
-  for (int64_t p = 0; p + 4 <= np; p += 4) {
-    int64_t q = 0;
-    for (; q + 8 <= nq; q += 8)
-      block_f64(drow, srow, p, q, 2, stream);
-    if (q + 4 <= nq) block_f64(drow, srow, p, q, 1, stream);
-  }
+  int64_t p = 0;
+  for (; p + 4 <= np; p += 4)
+    block_row_f64(drow, srow, p, nq, 2, stream);
+  if (p + 2 <= np) block_row_f64(drow, srow, p, nq, 1, stream);
 }
 
 void lt__cpu_transpose_blocks_avx2(char *const *drow, const char *const *srow, int64_t np,

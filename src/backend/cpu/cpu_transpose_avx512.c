@@ -41,11 +41,12 @@ static inline void store_pd(char *row, __m512d v, bool stream) {
     _mm512_storeu_pd((double *)row, v);
 }
 
-/* One 16x16 block: for each group of four columns 4a..4a+3, v[i] lane k = row 4k+i of those
- * columns; the in-lane 4x4 transposes of v[0..3] give the columns, 16 rows each. */
-static void block_f32(char *const *drow, const char *const *srow, int64_t p, int64_t q,
-                      bool stream) {
-  for (int a = 0; a < 4; a++) {
+/* One 16x16 block, or its first 4 * groups columns: for each group of four columns 4a..4a+3,
+ * v[i] lane k = row 4k+i of those columns; the in-lane 4x4 transposes of v[0..3] give the
+ * columns, 16 rows each. */
+static inline void block_f32(char *const *drow, const char *const *srow, int64_t p, int64_t q,
+                             int groups, bool stream) {
+  for (int a = 0; a < groups; a++) {
     int64_t off = (p + 4 * a) * 4;
     __m512 v[4];
     for (int i = 0; i < 4; i++)
@@ -62,10 +63,11 @@ static void block_f32(char *const *drow, const char *const *srow, int64_t p, int
   }
 }
 
-/* One 8x8 block: for each column pair 2a, 2a+1, v[i] lane k = row 2k+i of the pair. */
-static void block_f64(char *const *drow, const char *const *srow, int64_t p, int64_t q,
-                      bool stream) {
-  for (int a = 0; a < 4; a++) {
+/* One 8x8 block, or its first 2 * groups columns: for each column pair 2a, 2a+1, v[i] lane k =
+ * row 2k+i of the pair. */
+static inline void block_f64(char *const *drow, const char *const *srow, int64_t p, int64_t q,
+                             int groups, bool stream) {
+  for (int a = 0; a < groups; a++) {
     int64_t off = (p + 2 * a) * 8;
     __m512d v0 = gather_lanes_pd(srow + q, off), v1 = gather_lanes_pd(srow + q + 1, off);
     store_pd(drow[p + 2 * a] + q * 8, _mm512_unpacklo_pd(v0, v1), stream);
@@ -73,18 +75,27 @@ static void block_f64(char *const *drow, const char *const *srow, int64_t p, int
   }
 }
 
+/* Whole blocks, then the last p < 16 (8) rows in groups of 4 (2) through partial blocks. */
 static void blocks_f32(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
                        bool stream) {
-  for (int64_t p = 0; p + 16 <= np; p += 16)
+  int64_t p = 0;
+  for (; p + 16 <= np; p += 16)
     for (int64_t q = 0; q + 16 <= nq; q += 16)
-      block_f32(drow, srow, p, q, stream);
+      block_f32(drow, srow, p, q, 4, stream);
+  int groups = (int)((np - p) / 4);
+  for (int64_t q = 0; groups > 0 && q + 16 <= nq; q += 16)
+    block_f32(drow, srow, p, q, groups, stream);
 }
 
 static void blocks_f64(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
                        bool stream) {
-  for (int64_t p = 0; p + 8 <= np; p += 8)
+  int64_t p = 0;
+  for (; p + 8 <= np; p += 8)
     for (int64_t q = 0; q + 8 <= nq; q += 8)
-      block_f64(drow, srow, p, q, stream);
+      block_f64(drow, srow, p, q, 4, stream);
+  int groups = (int)((np - p) / 2);
+  for (int64_t q = 0; groups > 0 && q + 8 <= nq; q += 8)
+    block_f64(drow, srow, p, q, groups, stream);
 }
 
 void lt__cpu_transpose_blocks_avx512(char *const *drow, const char *const *srow, int64_t np,
