@@ -302,6 +302,73 @@ static void test_invalid(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* C may be D itself (accumulation in place), small (direct) and large (GEMM); an output that
+ * shares memory with A or B, or with C in another arrangement, is refused at execution. */
+static void aliasing_on(lt_context *ctx) {
+  int32_t ma[2] = {0, 1}, mb[2] = {1, 2}, md[2] = {0, 2}, mt[2] = {2, 0};
+  int64_t sizes[2] = {3, 300};
+  for (int k = 0; k < 2; k++) {
+    int64_t n = sizes[k], s[2] = {n, n};
+    lt_tensor *a = lt_test_random_tensor(ctx, LT_F64, 2, s, LT_LAYOUT_CONTIGUOUS);
+    lt_tensor *b = lt_test_random_tensor(ctx, LT_F64, 2, s, LT_LAYOUT_TRANSPOSED);
+    lt_tensor *d = lt_test_random_tensor(ctx, LT_F64, 2, s, LT_LAYOUT_CONTIGUOUS);
+    double *da = lt_test_read_all(a), *db = lt_test_read_all(b), *dd = lt_test_read_all(d);
+    lt_plan *plan;
+    LT_CHECK(lt_plan_contraction(a, ma, b, mb, d, md, d, md, NULL, &plan));
+    const lt_tensor *ins[3] = {a, b, d};
+    double sc[2] = {1.5, -2.5};
+    LT_CHECK(lt_plan_execute(plan, ins, 3, sc, 2, d));
+    double *want = malloc(sizeof(double) * (size_t)(n * n));
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t j = 0; j < n; j++) {
+        double acc = 0;
+        for (int64_t l = 0; l < n; l++)
+          acc += da[i * n + l] * db[l * n + j];
+        want[i * n + j] = 1.5 * acc - 2.5 * dd[i * n + j];
+      }
+    double *got = lt_test_read_all(d);
+    lt_test_assert_close(got, want, n * n, lt_test_tolerance(LT_F64, n), "C = D in place");
+    lt_plan_destroy(plan);
+    /* D = A, D = B, and C = D transposed: each refused, D left as it was. */
+    LT_CHECK(lt_plan_contraction(a, ma, b, mb, NULL, NULL, a, md, NULL, &plan));
+    LT_CHECK_FAILS(lt_plan_execute(plan, ins, 2, NULL, 0, a), LT_ERR_ALIASING);
+    lt_test_check_unchanged(a, da);
+    lt_plan_destroy(plan);
+    LT_CHECK(lt_plan_contraction(a, ma, b, mb, NULL, NULL, b, md, NULL, &plan));
+    LT_CHECK_FAILS(lt_plan_execute(plan, ins, 2, NULL, 0, b), LT_ERR_ALIASING);
+    lt_test_check_unchanged(b, db);
+    lt_plan_destroy(plan);
+    lt_tensor *dt;
+    LT_CHECK(lt_view_transpose(d, 0, 1, &dt));
+    LT_CHECK(lt_plan_contraction(a, ma, b, mb, dt, mt, d, md, NULL, &plan));
+    LT_CHECK_FAILS(lt_plan_execute(plan, (const lt_tensor *[]){a, b, dt}, 3, sc, 2, d),
+                   LT_ERR_ALIASING);
+    lt_test_check_unchanged(d, got);
+    lt_plan_destroy(plan);
+    lt_tensor_destroy(dt);
+    free(want);
+    free(got);
+    free(da);
+    free(db);
+    free(dd);
+    lt_tensor_destroy(a);
+    lt_tensor_destroy(b);
+    lt_tensor_destroy(d);
+  }
+}
+
+static void test_aliasing(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed());
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    aliasing_on(ctx);
+    lt_context_destroy(ctx);
+  }
+}
+
 /* Unary transforms on A, B and C reach every lowering (direct, elementwise, GEMM packs). */
 static void test_unary_operands(void **state) {
   use_unary = true;
@@ -316,6 +383,7 @@ int main(void) {
       cmocka_unit_test(test_gemm_blocking),
       cmocka_unit_test(test_isa_switch_between_plan_and_run),
       cmocka_unit_test(test_invalid),
+      cmocka_unit_test(test_aliasing),
       cmocka_unit_test(test_unary_operands),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,8 +76,23 @@ static void align_to_d(lt__mview *c, const lt__mview *d) {
   *c = aligned;
 }
 
+/* D may not share memory with A or B (they are read after D is written); C may be D itself,
+ * element for element (accumulation in place), but may not overlap it otherwise. */
+static lt_status check_aliasing(const lt_tensor *const *inputs, int n_inputs, const lt_tensor *d) {
+  for (int i = 0; i < 2; i++)
+    LT_RETURN_IF(lt__tensor_overlap(d, inputs[i]) != LT__OVERLAP_NONE, LT_ERR_ALIASING,
+                 "lt_plan_execute: the output D overlaps input %s of the contraction",
+                 i ? "B" : "A");
+  LT_RETURN_IF(n_inputs > 2 && lt__tensor_overlap(d, inputs[2]) == LT__OVERLAP_PARTIAL,
+               LT_ERR_ALIASING,
+               "lt_plan_execute: the output D overlaps C in a different arrangement (C may be D "
+               "itself)");
+  return LT_OK;
+}
+
 static lt_status contraction_run(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
                                  const double *scalars, lt_tensor *d) {
+  LT_TRY(check_aliasing(inputs, n_inputs, d));
   contraction_impl *impl = plan->impl;
   return lt__program_run(&impl->prog, plan->ctx, inputs, scalars, d);
 }
