@@ -51,6 +51,8 @@ static const bad_case bad_cases[] = {
     {"ij", 2, {2, 1}, {{2, 3}, {4}}, LT_ERR_PARSE, "1 operand term but 2 inputs were given"},
     {"i,i,i", 2, {1, 1}, {{2}, {2}}, LT_ERR_PARSE, "3 operand terms but 2 inputs"},
     {"i->j", 1, {1}, {{2}}, LT_ERR_PARSE, "output label 'j' does not appear in any input"},
+    {"ij->jj", 1, {2}, {{2, 2}}, LT_ERR_PARSE, "output label 'j' appears more than once"},
+    {"ij,jk->kik", 2, {2, 2}, {{2, 3}, {3, 2}}, LT_ERR_PARSE, "label 'k' appears more than once"},
     {"ij->ij->", 1, {2}, {{2, 3}}, LT_ERR_PARSE, "position 6"},
     {"...i->i", 1, {2}, {{2, 3}}, LT_ERR_PARSE, "no '...' to receive them"},
     {"...,...",
@@ -101,6 +103,9 @@ static void test_invalid_expressions(void **state) {
   const int32_t *modes[1] = {m0};
   LT_CHECK_FAILS(lt_einsum_modes(1, one, modes, 1, mbad, NULL, &out), LT_ERR_INVALID_ARGUMENT);
   LT_CHECK_FAILS(lt_einsum_modes(1, one, NULL, 1, m0, NULL, &out), LT_ERR_NULL_POINTER);
+  int32_t mtwice[2] = {5, 5};
+  LT_CHECK_FAILS(lt_einsum_modes(1, one, modes, 2, mtwice, NULL, &out), LT_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(lt_last_error(), "output label 5 appears more than once"));
   lt_tensor_destroy(v);
   lt_tensor_destroy(w);
   lt_context_destroy(ctx);

@@ -82,19 +82,12 @@ static lt_status build_output(const lt__einsum_expr *e, const lt_tensor *d, lt__
     }
     v->dtype = d->dtype;
   } else {
-    /* Repeated output labels multiply the rank: the sizes must fit before strides exist. */
+    /* The sizes must fit before strides exist (broadcast extents multiply). */
     LT_TRY(lt__check_shape(e->rank_out, out_shape, LT_F64, NULL));
     lt__contiguous_strides(e->rank_out, out_shape, strides);
   }
-  for (int a = 0; a < e->rank_out; a++) {
-    int id = find_or_add(c, e->labels_out[a]), slot = -1;
-    for (int i = 0; i < v->rank; i++)
-      if (v->mode[i] == id) slot = i;
-    if (slot >= 0) {
-      v->stride[slot] += strides[a];
-      c->out_diagonal = true;
-      continue;
-    }
+  for (int a = 0; a < e->rank_out; a++) { /* output labels are distinct (parse.c) */
+    int id = find_or_add(c, e->labels_out[a]);
     v->mode[v->rank] = id;
     v->stride[v->rank++] = strides[a];
   }
@@ -106,7 +99,6 @@ lt_status lt__einsum_canonicalize(const lt__einsum_expr *e, const lt_tensor *con
   int owner[LT__EINSUM_MAX_LABELS];
   c->n_labels = 0;
   c->n_inputs = e->n_inputs;
-  c->out_diagonal = false;
   for (int k = 0; k < e->n_inputs; k++)
     LT_TRY(add_input(e, k, inputs[k], c, owner));
   /* Operand axes of extent 1 under a longer label broadcast with stride 0. */

@@ -39,8 +39,7 @@ typedef struct lt__einsum_canon {
   int64_t extent[LT__EINSUM_MAX_LABELS];
   int n_inputs;
   lt__mview in[LT__EINSUM_MAX_OPERANDS]; /* unique modes; diagonals and broadcasts in strides */
-  lt__mview out;                         /* D over unique modes (a diagonal view if repeated) */
-  bool out_diagonal;                     /* output repeats a label: zero D before writing */
+  lt__mview out;                         /* D, one mode per output dimension */
 } lt__einsum_canon;
 
 /* Resolves extents (size-1 broadcasting across operands, equal extents within one) and

@@ -114,6 +114,9 @@ static lt_status explicit_output(const term *out, const term *terms, int n, int 
         seen |= terms[k].label[a] == out->label[i];
     LT_RETURN_IF(!seen, LT_ERR_PARSE, "einsum: output label '%c' does not appear in any input",
                  label_letter(out->label[i]));
+    for (int j = 0; j < i; j++) /* as NumPy: an output label names one output dimension */
+      LT_RETURN_IF(out->label[j] == out->label[i], LT_ERR_PARSE,
+                   "einsum: output label '%c' appears more than once", label_letter(out->label[i]));
   }
   /* An ellipsis-free output also takes no broadcast dims (ell_rank is then 0). */
   expand_input(out, out->n + (out->ellipsis_at >= 0 ? ell_rank : 0), ell_rank, e->labels_out);
@@ -180,6 +183,10 @@ lt_status lt__einsum_from_modes(int n_inputs, const int *ranks, const int32_t *c
         seen |= modes[k][a] == modes_out[i];
     LT_RETURN_IF(!seen, LT_ERR_INVALID_ARGUMENT,
                  "einsum: output label %d does not appear in any input", (int)modes_out[i]);
+    for (int j = 0; j < i; j++)
+      LT_RETURN_IF(modes_out[j] == modes_out[i], LT_ERR_INVALID_ARGUMENT,
+                   "einsum: output label %d appears more than once (output dims %d and %d)",
+                   (int)modes_out[i], j, i);
   }
   e->rank_out = rank_out;
   if (rank_out > 0) memcpy(e->labels_out, modes_out, sizeof(int32_t) * (size_t)rank_out);

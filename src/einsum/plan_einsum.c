@@ -104,30 +104,6 @@ static double view_size(const lt__einsum_canon *c, const lt__mview *v) {
 
 /* ---- lowering ---- */
 
-/* Output label repeated (i->ii): D = beta*D everywhere first, then the diagonal view gets
- * the result with beta = 1. */
-static lt_status lower_zero_output(einsum_build *b, const lt_tensor *d, lt__program *prog) {
-  lt__step *s = lt__program_add(prog, LT__STEP_MAP);
-  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-  lt__map_step *m = &s->u.map;
-  m->rank = b->expr.rank_out;
-  memcpy(m->shape, b->out_shape, sizeof(int64_t) * (size_t)m->rank);
-  int64_t strides[LT_MAX_RANK];
-  if (d)
-    memcpy(strides, d->strides, sizeof(int64_t) * (size_t)m->rank);
-  else
-    lt__contiguous_strides(m->rank, b->out_shape, strides);
-  m->out.dtype = m->in[0].dtype = b->out_dtype;
-  memcpy(m->out.strides, strides, sizeof(int64_t) * (size_t)m->rank);
-  memcpy(m->in[0].strides, strides, sizeof(int64_t) * (size_t)m->rank);
-  m->n_in = 1;
-  m->compute = b->compute;
-  s->buf[0] = s->buf[3] = (lt__bufref){LT__BUF_OUTPUT, 0};
-  s->scalar[0] = LT__SCALAR_BETA;
-  s->drop_last_if_beta_zero = true;
-  return LT_OK;
-}
-
 /* One operand: a reduction over the labels D lacks, or a permuting map. */
 static lt_status lower_single(einsum_build *b, lt__program *prog, lt__scalar_role beta) {
   const lt__mview *a = &b->canon.in[0], *d = &b->canon.out;
@@ -279,10 +255,6 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
   plan->destroy_impl = einsum_destroy;
   lt__program_init(&impl->prog, plan->ctx);
   lt__scalar_role beta = LT__SCALAR_BETA;
-  if (b->canon.out_diagonal) {
-    LT_TRY(lower_zero_output(b, d, &impl->prog));
-    beta = LT__SCALAR_ONE;
-  }
   say(b, "einsum '%s': %d operand%s, compute %s, output %s\n", text, n, n == 1 ? "" : "s",
       lt_dtype_name(b->compute), lt_dtype_name(b->out_dtype));
   if (n == 1) {
