@@ -131,10 +131,41 @@ static void test_plan_metadata(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* Failing constructors set their out-parameter to NULL whatever failed, and messages name the
+ * public function the caller used, not an internal helper. */
+static void test_outputs_and_names_on_failure(void **state) {
+  int64_t s[2] = {3, 4};
+  lt_tensor *t = (lt_tensor *)s;
+  LT_CHECK_FAILS(lt_tensor_zeros(NULL, LT_F32, 2, s, &t), LT_ERR_NULL_POINTER);
+  assert_null(t);
+  expect_message("context (ctx) is NULL");
+  t = (lt_tensor *)s;
+  LT_CHECK_FAILS(lt_plan_create_output(NULL, &t), LT_ERR_NULL_POINTER);
+  assert_null(t);
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  lt_tensor *a = lt_test_random_tensor(ctx, LT_F64, 2, s, LT_LAYOUT_CONTIGUOUS);
+  t = (lt_tensor *)s;
+  LT_CHECK_FAILS(lt_argmax(a, 5, &t), LT_ERR_OUT_OF_RANGE);
+  assert_null(t);
+  expect_message("lt_argmax");
+  LT_CHECK_FAILS(lt_reduce(LT_REDUCE_ARGMIN, a, -1, NULL, false, &t), LT_ERR_INVALID_ARGUMENT);
+  expect_message("lt_reduce: argmax and argmin take exactly one axis, not 2");
+  int32_t m[2] = {1, 2};
+  lt_plan *plan = (lt_plan *)s;
+  LT_CHECK_FAILS(lt_plan_permutation(a, m, a, m, NULL, NULL), LT_ERR_NULL_POINTER);
+  expect_message("plan pointer (out) is NULL");
+  LT_CHECK_FAILS(lt_plan_permutation(NULL, m, a, m, NULL, &plan), LT_ERR_NULL_POINTER);
+  assert_null(plan);
+  lt_tensor_destroy(a);
+  lt_context_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plan_errors),
       cmocka_unit_test(test_plan_metadata),
+      cmocka_unit_test(test_outputs_and_names_on_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

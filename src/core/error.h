@@ -29,5 +29,10 @@ void lt__error_prefix(const char *prefix);
 
 #define LT_CHECK_NULL(ptr, what)                                                                   \
   LT_RETURN_IF((ptr) == NULL, LT_ERR_NULL_POINTER, "%s: %s is NULL", __func__, what)
+/* The same for helpers shared by several public functions: their own name would mislead, so the
+ * message names the argument under the given prefix ("einsum", ...) or alone (prefix ""). */
+#define LT_CHECK_ARG_NULL(ptr, prefix, what)                                                       \
+  LT_RETURN_IF((ptr) == NULL, LT_ERR_NULL_POINTER, "%s%s%s is NULL", prefix,                       \
+               *(prefix) ? ": " : "", what)
 
 #endif

@@ -140,9 +140,9 @@ lt_status lt__tensor_wrap_storage(lt__storage *storage, lt_dtype dtype, int rank
 
 lt_status lt__tensor_new(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                          lt_tensor **out) {
-  LT_CHECK_NULL(ctx, "ctx");
-  LT_CHECK_NULL(out, "out");
+  LT_CHECK_ARG_NULL(out, "", "the output pointer (out)");
   *out = NULL;
+  LT_CHECK_ARG_NULL(ctx, "", "the context (ctx)");
   int64_t numel;
   LT_TRY(lt__check_shape(rank, shape, dtype, &numel));
   size_t bytes = (size_t)numel * lt_dtype_size(dtype);

@@ -118,7 +118,7 @@ static lt_status run_cached(key_buf *k, lt__plan_builder build, const build_args
 static lt_status check_args(int n, const lt_tensor *const *inputs) {
   LT_RETURN_IF(n < 1 || n > LT__EINSUM_MAX_OPERANDS, LT_ERR_INVALID_ARGUMENT,
                "einsum: %d inputs is outside [1, %d]", n, LT__EINSUM_MAX_OPERANDS);
-  LT_CHECK_NULL(inputs, "inputs");
+  LT_CHECK_ARG_NULL(inputs, "einsum", "inputs");
   for (int i = 0; i < n; i++)
     LT_RETURN_IF(inputs[i] == NULL, LT_ERR_NULL_POINTER, "einsum: input %d is NULL", i);
   return LT_OK;
@@ -126,7 +126,7 @@ static lt_status check_args(int n, const lt_tensor *const *inputs) {
 
 static lt_status einsum_expr(const char *expr, int n, const lt_tensor *const *inputs,
                              const lt_plan_options *opts, lt_tensor *d, lt_tensor **out) {
-  LT_CHECK_NULL(expr, "expr");
+  LT_CHECK_ARG_NULL(expr, "einsum", "expr");
   LT_TRY(check_args(n, inputs));
   key_buf k;
   key_init(&k, inputs[0]->storage->ctx);

@@ -283,7 +283,7 @@ static lt_status check_inputs(int n_inputs, const lt_tensor *const *inputs, cons
                               lt_context **ctx) {
   LT_RETURN_IF(n_inputs < 1 || n_inputs > LT__EINSUM_MAX_OPERANDS, LT_ERR_INVALID_ARGUMENT,
                "einsum: %d inputs is outside [1, %d]", n_inputs, LT__EINSUM_MAX_OPERANDS);
-  LT_CHECK_NULL(inputs, "inputs");
+  LT_CHECK_ARG_NULL(inputs, "einsum", "inputs");
   for (int k = 0; k < n_inputs; k++) {
     LT_RETURN_IF(inputs[k] == NULL, LT_ERR_NULL_POINTER, "einsum: input %d is NULL", k);
     LT_RETURN_IF(inputs[k]->storage->ctx != inputs[0]->storage->ctx, LT_ERR_CONTEXT_MISMATCH,

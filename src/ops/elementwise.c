@@ -65,7 +65,7 @@ static lt_status build_map_plan(lt__plan_kind kind, int n_in, const lt_tensor *c
                                 const int32_t *const *modes, lt_binary_op op_ab,
                                 lt_binary_op op_abc, const lt_tensor *d, const int32_t *modes_d,
                                 const lt_plan_options *opts, lt_plan **out) {
-  LT_CHECK_NULL(out, "out");
+  LT_CHECK_ARG_NULL(out, "", "the plan pointer (out)");
   *out = NULL;
   for (int k = 0; k < n_in; k++)
     LT_TRY(lt__modes_check(ins[k], modes[k], operand_names[k]));

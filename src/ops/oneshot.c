@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "ops/plan.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Result dtype of a binary op: the shared dtype, else F64 if either is F64, else F32. */
@@ -102,7 +103,8 @@ lt_status lt_unary(lt_unary_op op, const lt_tensor *a, lt_tensor **out) {
 }
 
 /* Marks the reduced axes of a rank-`rank` tensor; -1 axes means all. */
-static lt_status reduced_axes(int rank, int n_axes, const int *axes, bool *reduced) {
+static lt_status reduced_axes(const char *api, int rank, int n_axes, const int *axes,
+                              bool *reduced) {
   memset(reduced, 0, sizeof(bool) * LT_MAX_RANK);
   if (n_axes == -1) {
     for (int i = 0; i < rank; i++)
@@ -110,25 +112,33 @@ static lt_status reduced_axes(int rank, int n_axes, const int *axes, bool *reduc
     return LT_OK;
   }
   LT_RETURN_IF(n_axes < 0 || n_axes > rank, LT_ERR_INVALID_ARGUMENT,
-               "lt_reduce: %d axes requested for a rank-%d tensor", n_axes, rank);
-  LT_RETURN_IF(n_axes > 0 && axes == NULL, LT_ERR_NULL_POINTER, "lt_reduce: axes is NULL");
+               "%s: %d axes requested for a rank-%d tensor", api, n_axes, rank);
+  LT_RETURN_IF(n_axes > 0 && axes == NULL, LT_ERR_NULL_POINTER, "%s: axes is NULL", api);
   for (int i = 0; i < n_axes; i++) {
     int ax;
-    LT_TRY(lt__normalize_axis(axes[i], rank, "lt_reduce", &ax));
-    LT_RETURN_IF(reduced[ax], LT_ERR_INVALID_ARGUMENT, "lt_reduce: axis %d is repeated", axes[i]);
+    LT_TRY(lt__normalize_axis(axes[i], rank, api, &ax));
+    LT_RETURN_IF(reduced[ax], LT_ERR_INVALID_ARGUMENT, "%s: axis %d is repeated", api, axes[i]);
     reduced[ax] = true;
   }
   return LT_OK;
 }
 
-lt_status lt_reduce(lt_reduce_op op, const lt_tensor *a, int n_axes, const int *axes, bool keepdims,
-                    lt_tensor **out) {
-  LT_CHECK_NULL(out, "out");
+/* lt_reduce and its argmax/argmin forms; `api` names the public function in messages. */
+static lt_status reduce_axes(const char *api, lt_reduce_op op, const lt_tensor *a, int n_axes,
+                             const int *axes, bool keepdims, lt_tensor **out) {
+  LT_RETURN_IF(out == NULL, LT_ERR_NULL_POINTER, "%s: out is NULL", api);
   *out = NULL;
-  LT_TRY(lt__check_tensor(a, "lt_reduce: a"));
+  char what[64];
+  snprintf(what, sizeof what, "%s: a", api);
+  LT_TRY(lt__check_tensor(a, what));
   bool reduced[LT_MAX_RANK];
-  LT_TRY(reduced_axes(a->rank, n_axes, axes, reduced));
+  LT_TRY(reduced_axes(api, a->rank, n_axes, axes, reduced));
   bool arg = op == LT_REDUCE_ARGMAX || op == LT_REDUCE_ARGMIN;
+  int n_reduced = 0;
+  for (int i = 0; i < a->rank; i++)
+    n_reduced += reduced[i];
+  LT_RETURN_IF(arg && n_reduced != 1, LT_ERR_INVALID_ARGUMENT,
+               "%s: argmax and argmin take exactly one axis, not %d", api, n_reduced);
   int32_t ma[LT_MAX_RANK], md[LT_MAX_RANK];
   int64_t kept_shape[LT_MAX_RANK], full_shape[LT_MAX_RANK];
   int kept = 0;
@@ -164,12 +174,17 @@ lt_status lt_reduce(lt_reduce_op op, const lt_tensor *a, int n_axes, const int *
   return LT_OK;
 }
 
+lt_status lt_reduce(lt_reduce_op op, const lt_tensor *a, int n_axes, const int *axes, bool keepdims,
+                    lt_tensor **out) {
+  return reduce_axes("lt_reduce", op, a, n_axes, axes, keepdims, out);
+}
+
 lt_status lt_argmax(const lt_tensor *a, int axis, lt_tensor **out) {
-  return lt_reduce(LT_REDUCE_ARGMAX, a, 1, &axis, false, out);
+  return reduce_axes("lt_argmax", LT_REDUCE_ARGMAX, a, 1, &axis, false, out);
 }
 
 lt_status lt_argmin(const lt_tensor *a, int axis, lt_tensor **out) {
-  return lt_reduce(LT_REDUCE_ARGMIN, a, 1, &axis, false, out);
+  return reduce_axes("lt_argmin", LT_REDUCE_ARGMIN, a, 1, &axis, false, out);
 }
 
 lt_status lt_permute(const lt_tensor *a, const int *axes, lt_tensor **out) {

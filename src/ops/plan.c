@@ -177,6 +177,8 @@ lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, i
 }
 
 lt_status lt_plan_create_output(const lt_plan *plan, lt_tensor **out) {
+  LT_CHECK_NULL(out, "out");
+  *out = NULL;
   LT_CHECK_NULL(plan, "plan");
   return lt__tensor_new(plan->ctx, plan->output.dtype, plan->output.rank, plan->output.shape, out);
 }
