@@ -452,6 +452,18 @@ static void test_wrap_host(void **state) {
   int64_t neg[2] = {3, -2};
   LT_CHECK_FAILS(lt_tensor_wrap_host(ctx, LT_F64, 2, neg, NULL, buf, log_release, &log, &t),
                  LT_ERR_INVALID_ARGUMENT);
+  /* A misaligned address: refused (element loads there are undefined behaviour), with a
+   * pointer to the copying alternative, which accepts it and whose byte span is checked. */
+  LT_CHECK_FAILS(
+      lt_tensor_wrap_host(ctx, LT_F64, 2, small, NULL, (char *)buf + 1, log_release, &log, &t),
+      LT_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(lt_last_error(), "not aligned to 8 bytes"));
+  assert_null(t);
+  LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 2, small, NULL, (char *)buf + 1, &t));
+  lt_tensor_destroy(t);
+  int64_t max_stride[2] = {INT64_MAX / 4, 1};
+  LT_CHECK_FAILS(lt_tensor_from_host(ctx, LT_F64, 2, small, max_stride, buf, &t), LT_ERR_OVERFLOW);
+  assert_null(t);
   assert_int_equal(log.calls, 0);
   /* Allocation failures inside wrap_host: OOM, no release, nothing leaked. */
   for (int budget = 0; budget < 8; budget++) {

@@ -1,5 +1,6 @@
 /* Materialisation and transfers: contiguous copies, copy with broadcasting, host and
  * cross-context copies. Every copy is one map step of the backend. */
+#include "core/checked.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/object.h"
@@ -128,6 +129,9 @@ lt_status lt_tensor_from_host(lt_context *ctx, lt_dtype dtype, int rank, const i
     int64_t lo, hi;
     LT_TRY(lt__check_shape(rank, shape, dtype, NULL));
     LT_TRY(lt__check_layout_span("lt_tensor_from_host", rank, shape, strides, 0, &lo, &hi));
+    int64_t es = (int64_t)lt_dtype_size(dtype), bytes;
+    LT_RETURN_IF(lt__mul_overflow(lo, es, &bytes) || lt__mul_overflow(hi, es, &bytes),
+                 LT_ERR_OVERFLOW, "lt_tensor_from_host: the layout spans more than 2^63 bytes");
   }
   LT_TRY(lt__tensor_new(ctx, dtype, rank, shape, out));
   lt_tensor *t = *out;

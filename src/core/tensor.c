@@ -194,15 +194,21 @@ void lt_tensor_destroy(lt_tensor *t) {
 lt_status lt_tensor_wrap_host(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                               const int64_t *strides, void *data, lt_release_fn release, void *user,
                               lt_tensor **out) {
-  LT_CHECK_NULL(ctx, "ctx");
   LT_CHECK_NULL(out, "out");
   *out = NULL;
+  LT_CHECK_NULL(ctx, "ctx");
   LT_RETURN_IF(strcmp(ctx->device, "cpu") != 0, LT_ERR_UNSUPPORTED,
                "lt_tensor_wrap_host: context '%s' is not a CPU context; use lt_tensor_from_host",
                ctx->device);
   int64_t numel;
   LT_TRY(lt__check_shape(rank, shape, dtype, &numel));
   LT_RETURN_IF(data == NULL && numel > 0, LT_ERR_NULL_POINTER, "lt_tensor_wrap_host: data is NULL");
+  /* The kernels load whole elements: a misaligned one is undefined behaviour in C. */
+  size_t align = lt_dtype_size(dtype);
+  LT_RETURN_IF(numel > 0 && (uintptr_t)data % align != 0, LT_ERR_INVALID_ARGUMENT,
+               "lt_tensor_wrap_host: data %p is not aligned to %zu bytes (one %s element); "
+               "lt_tensor_from_host copies from any address",
+               data, align, lt_dtype_name(dtype));
   int64_t cstrides[LT_MAX_RANK];
   if (strides == NULL) {
     lt__contiguous_strides(rank, shape, cstrides);
