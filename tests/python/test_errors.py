@@ -60,3 +60,51 @@ def test_plan_layout_mismatch():
         plan(np.ones((4, 3)))
     with pytest.raises(ValueError):
         plan(a, a)
+
+
+def test_integers_beyond_c_ranges_raise_instead_of_wrapping():
+    # ctypes would truncate these silently (2**64 + 5 reaching C as 5).
+    t = lt.tensor(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(OverflowError):
+        t[2**70]
+    with pytest.raises(OverflowError):
+        lt.zeros((2**64 + 5,))
+    with pytest.raises(OverflowError):
+        t[::2**70]
+    with pytest.raises(OverflowError):
+        t.reshape(2**63)
+    ctx = lt.Context("cpu")
+    threads = ctx.num_threads
+    with pytest.raises(OverflowError):
+        ctx.num_threads = 2**32 + 3
+    assert ctx.num_threads == threads
+
+
+def test_wrong_argument_types_raise_type_error():
+    a = lt.tensor(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(TypeError):
+        lt.einsum(5, a)
+    with pytest.raises(TypeError):
+        lt.Context(3)
+    with pytest.raises(TypeError):
+        lt.argmax(a, axis=(0, 1))
+    with pytest.raises(TypeError):
+        lt.sum(a, axis=1.0)
+    with pytest.raises(TypeError):
+        lt.Context("cpu").num_threads = "x"
+
+
+def test_nul_inside_a_string_is_refused():
+    a = lt.tensor(np.ones((2, 3)))
+    with pytest.raises(ValueError):
+        lt.einsum("ij\0->ji", a)
+
+
+def test_misaligned_numpy_array_is_copied():
+    # The library refuses to wrap a misaligned address; the binding copies instead.
+    arr = np.frombuffer(bytearray(8 * 8 + 1), dtype=np.float64, count=8, offset=1)
+    arr[:] = np.arange(8.0) - 2.5
+    assert not arr.flags.aligned
+    t = lt.from_numpy(arr)
+    np.testing.assert_array_equal(t.numpy(), arr)
+    assert float(lt.sum(arr)) == arr.sum()

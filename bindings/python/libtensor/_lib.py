@@ -8,6 +8,7 @@ loaded library does not export yet are simply absent: `has(name)` tells, `fn(nam
 import ctypes
 import ctypes.util
 import glob
+import operator
 import os
 
 c_int64_p = ctypes.POINTER(ctypes.c_int64)
@@ -143,6 +144,64 @@ def _load():
                       "file or its folder)" + ("; tried " + "; ".join(errors) if errors else ""))
 
 
+# ctypes truncates Python integers silently (2**64 + 5 would reach C as 5): every integer
+# argument is checked against its C type's range first.
+_INT_RANGES = {
+    ctypes.c_int: (-2**31, 2**31 - 1),
+    ctypes.c_int32: (-2**31, 2**31 - 1),
+    ctypes.c_int64: (-2**63, 2**63 - 1),
+    ctypes.c_size_t: (0, 2**64 - 1),
+}
+
+
+def as_int(value, bits=64, what="value"):
+    """`value` as a Python int that fits a signed C integer of `bits` bits, else TypeError
+    (not an integer: floats, tuples, strings) or OverflowError."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"libtensor: {what} must be an integer, not "
+                        f"{type(value).__name__}") from None
+    if not -2**(bits - 1) <= v < 2**(bits - 1):
+        raise OverflowError(f"libtensor: {what} {v} does not fit in a {bits}-bit integer")
+    return v
+
+
+def cstr(value, what):
+    """`value` (a str) as NUL-terminated UTF-8 bytes; TypeError for other types, ValueError for an
+    embedded NUL, which would silently end the string in C."""
+    if not isinstance(value, str):
+        raise TypeError(f"libtensor: {what} must be a str, not {type(value).__name__}")
+    if "\0" in value:
+        raise ValueError(f"libtensor: {what} contains a NUL character")
+    return value.encode()
+
+
+def _range_checked(name, f, argtypes):
+    checks = [(i, _INT_RANGES[t]) for i, t in enumerate(argtypes) if t in _INT_RANGES]
+    if not checks:
+        return f
+
+    def call(*args):
+        args = list(args)
+        for i, (lo, hi) in checks:
+            v = args[i]
+            if isinstance(v, ctypes._SimpleCData):
+                continue
+            try:
+                v = operator.index(v)
+            except TypeError:
+                raise TypeError(f"libtensor: {name}: argument {i + 1} must be an integer, not "
+                                f"{type(args[i]).__name__}") from None
+            if not lo <= v <= hi:
+                raise OverflowError(f"libtensor: {name}: argument {i + 1} ({v}) is outside "
+                                    f"[{lo}, {hi}]")
+            args[i] = v
+        return f(*args)
+    call.__name__ = name
+    return call
+
+
 lib, path = _load()
 _bound = {}
 for _name, (_res, _args) in _SIGNATURES.items():
@@ -150,7 +209,7 @@ for _name, (_res, _args) in _SIGNATURES.items():
     if _f is not None:
         _f.restype = _res
         _f.argtypes = _args
-        _bound[_name] = _f
+        _bound[_name] = _range_checked(_name, _f, _args)
 
 
 def has(name):
@@ -166,13 +225,13 @@ def fn(name):
     return f
 
 
-def int64_array(values):
-    values = list(values)
+def int64_array(values, what="value"):
+    values = [as_int(v, 64, what) for v in values]
     return (ctypes.c_int64 * max(len(values), 1))(*values)
 
 
-def int_array(values):
-    values = list(values)
+def int_array(values, what="value"):
+    values = [as_int(v, 32, what) for v in values]
     return (ctypes.c_int * max(len(values), 1))(*values)
 
 

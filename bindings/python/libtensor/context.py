@@ -42,8 +42,8 @@ class Context:
 
     def __init__(self, device=None):
         out = ctypes.c_void_p()
-        check(_lib.fn("lt_context_create")(None if device is None else device.encode(),
-                                           ctypes.byref(out)))
+        name = None if device is None else _lib.cstr(device, "device")
+        check(_lib.fn("lt_context_create")(name, ctypes.byref(out)))
         self._handle = out.value
         self._device = _lib.fn("lt_context_device")(self._handle).decode()
 
@@ -68,6 +68,7 @@ class Context:
 
     @num_threads.setter
     def num_threads(self, threads):
+        threads = _lib.as_int(threads, 32, "num_threads")
         check(_lib.fn("lt_context_set_num_threads")(self.handle, threads))
 
     def synchronize(self):

@@ -98,10 +98,10 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
     if out is not None:
         target = _wrap_out(out, ctx)
         if target is not None:
-            check(_lib.fn("lt_einsum_into")(expr.encode(), len(tensors), handles, opts.handle,
+            check(_lib.fn("lt_einsum_into")(_lib.cstr(expr, "einsum expression"), len(tensors), handles, opts.handle,
                                             target.handle))
             return out
-    t = _new("lt_einsum", ctx, expr.encode(), len(tensors), handles, opts.handle)
+    t = _new("lt_einsum", ctx, _lib.cstr(expr, "einsum expression"), len(tensors), handles, opts.handle)
     if out is None:
         return _to_numpy(t, arrays, dtype) if numpy_out else t
     np.copyto(out, np.asarray(_to_numpy(t, arrays, dtype)), casting="unsafe")
@@ -121,7 +121,7 @@ class EinsumPlan:
         self.n_inputs = len(tensors)
         opts = _options(optimize, dtype, memory_limit)
         out = ctypes.c_void_p()
-        check(_lib.fn("lt_plan_einsum")(expr.encode(), len(tensors),
+        check(_lib.fn("lt_plan_einsum")(_lib.cstr(expr, "einsum expression"), len(tensors),
                                         _lib.handle_array(t.handle for t in tensors), None,
                                         opts.handle, ctypes.byref(out)))
         self.handle = out.value

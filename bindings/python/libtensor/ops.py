@@ -99,7 +99,7 @@ def _axes(axis, ndim):
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     out = []
     for a in axes:
-        a = int(a)
+        a = _lib.as_int(a, 32, "axis")  # as NumPy: 1.0 or (0, 1) inside a tuple is a TypeError
         if not -ndim <= a < ndim:
             from .errors import OutOfRangeError
             raise OutOfRangeError(f"libtensor: axis {a} is out of range for {ndim} axes", -5)
@@ -133,6 +133,7 @@ def _arg(fn_name, a, axis, keepdims):
         if keepdims:
             t = t.reshape([1] * ta.ndim)
     else:
+        axis = _lib.as_int(axis, 32, "axis")  # one axis: argmax over several is not defined
         t = _new(fn_name, ta.context, ta.handle, axis)
         if keepdims:
             t = t.unsqueeze(axis % ta.ndim)

@@ -1,6 +1,7 @@
 """Tensors: NumPy interop (zero-copy both ways on the CPU), views, copies and .npy files."""
 import ctypes
 import itertools
+import os
 import operator
 import threading
 
@@ -232,7 +233,7 @@ class Tensor:
 
     def save(self, path):
         """Writes a .npy file."""
-        check(_lib.fn("lt_npy_save")(self._handle, str(path).encode()))
+        check(_lib.fn("lt_npy_save")(self._handle, _lib.cstr(os.fspath(path), "path")))
 
     # ---- views (zero-copy, share storage)
     def _view(self, fn_name, *args):
@@ -433,8 +434,8 @@ def from_numpy(arr, device=None, dtype=None, copy=False):
     code = _NP_TO_LT[arr.dtype]
     address = arr.__array_interface__["data"][0]
     strides = _element_strides(arr, address)
-    if strides is None:
-        arr = np.ascontiguousarray(arr)
+    if strides is None:  # strides of partial elements or a misaligned address: a fresh copy
+        arr = np.array(arr, order="C", copy=True)
         address = arr.__array_interface__["data"][0]
         strides = _element_strides(arr, address)
     shape = _lib.int64_array(arr.shape)
