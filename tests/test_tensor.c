@@ -899,6 +899,7 @@ static void test_copy_into_errors(void **state) {
   LT_CHECK_FAILS(lt_tensor_copy_into(dst, wrong), LT_ERR_SHAPE_MISMATCH);
   assert_non_null(strstr(lt_last_error(), "broadcast"));
   LT_CHECK_FAILS(lt_tensor_copy_into(dst, other), LT_ERR_CONTEXT_MISMATCH);
+  assert_non_null(strstr(lt_last_error(), "dst and src belong to two different 'cpu' contexts"));
   LT_CHECK_FAILS(lt_tensor_copy_into(wrong, dst), LT_ERR_SHAPE_MISMATCH);
   lt_tensor *small = NULL;
   LT_CHECK(lt_tensor_full(ctx, LT_F32, 2, row, 1.0, &small));

@@ -61,6 +61,17 @@ lt_status lt_context_create(const char *device, lt_context **out) {
   return lt_context_create_with_allocator(device, NULL, NULL, NULL, out);
 }
 
+lt_status lt__context_mismatch(const char *call, const char *a, const lt_context *ca, const char *b,
+                               const lt_context *cb) {
+  if (strcmp(ca->device, cb->device) != 0)
+    return lt__error(LT_ERR_CONTEXT_MISMATCH, "%s: %s lives on '%s' but %s on '%s'", call, a,
+                     ca->device, b, cb->device);
+  return lt__error(LT_ERR_CONTEXT_MISMATCH,
+                   "%s: %s and %s belong to two different '%s' contexts; the objects of one call "
+                   "must share one context",
+                   call, a, b, ca->device);
+}
+
 void lt__context_retain(lt_context *ctx) { atomic_fetch_add(&ctx->refcount, 1); }
 
 void lt__context_release(lt_context *ctx) {

@@ -56,9 +56,9 @@ lt_status lt_tensor_reshape(const lt_tensor *t, int rank, const int64_t *shape, 
 lt_status lt_tensor_copy_into(lt_tensor *dst, const lt_tensor *src) {
   LT_TRY(lt__check_tensor(dst, "lt_tensor_copy_into: dst"));
   LT_TRY(lt__check_tensor(src, "lt_tensor_copy_into: src"));
-  LT_RETURN_IF(dst->storage->ctx != src->storage->ctx, LT_ERR_CONTEXT_MISMATCH,
-               "lt_tensor_copy_into: dst is on '%s' and src on '%s'; use lt_tensor_to_context",
-               dst->storage->ctx->device, src->storage->ctx->device);
+  if (dst->storage->ctx != src->storage->ctx) /* lt_tensor_to_context moves between them */
+    return lt__context_mismatch("lt_tensor_copy_into", "dst", dst->storage->ctx, "src",
+                                src->storage->ctx);
   LT_RETURN_IF(lt__tensor_self_overlaps(dst), LT_ERR_ALIASING,
                "lt_tensor_copy_into: dst has overlapping elements (zero or clashing strides)");
   lt_tensor *view;

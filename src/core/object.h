@@ -47,6 +47,11 @@ struct lt_tensor {
 /* Worker threads when the context sets none: LT_NUM_THREADS, else the online cores. */
 int lt__default_threads(void);
 
+/* LT_ERR_CONTEXT_MISMATCH for objects `a` and `b` of one call on different contexts, with a
+ * message that tells them apart even when both are, say, 'cpu' contexts. */
+lt_status lt__context_mismatch(const char *call, const char *a, const lt_context *ca, const char *b,
+                               const lt_context *cb);
+
 /* Context references (tensors, storages and plans hold one). */
 void lt__context_retain(lt_context *ctx);
 void lt__context_release(lt_context *ctx);

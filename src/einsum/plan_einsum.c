@@ -286,17 +286,19 @@ static lt_status check_inputs(int n_inputs, const lt_tensor *const *inputs, cons
   LT_CHECK_ARG_NULL(inputs, "einsum", "inputs");
   for (int k = 0; k < n_inputs; k++) {
     LT_RETURN_IF(inputs[k] == NULL, LT_ERR_NULL_POINTER, "einsum: input %d is NULL", k);
-    LT_RETURN_IF(inputs[k]->storage->ctx != inputs[0]->storage->ctx, LT_ERR_CONTEXT_MISMATCH,
-                 "einsum: input %d lives on '%s' but input 0 on '%s'", k,
-                 inputs[k]->storage->ctx->device, inputs[0]->storage->ctx->device);
+    if (inputs[k]->storage->ctx != inputs[0]->storage->ctx) {
+      char what[32];
+      snprintf(what, sizeof what, "input %d", k);
+      return lt__context_mismatch("einsum", what, inputs[k]->storage->ctx, "input 0",
+                                  inputs[0]->storage->ctx);
+    }
     LT_RETURN_IF(!lt__dtype_valid(inputs[k]->dtype), LT_ERR_DTYPE,
                  "einsum: input %d has an invalid dtype", k);
   }
   *ctx = inputs[0]->storage->ctx;
   if (d) {
-    LT_RETURN_IF(d->storage->ctx != *ctx, LT_ERR_CONTEXT_MISMATCH,
-                 "einsum: the output lives on '%s' but the inputs on '%s'", d->storage->ctx->device,
-                 (*ctx)->device);
+    if (d->storage->ctx != *ctx)
+      return lt__context_mismatch("einsum", "the output", d->storage->ctx, "the inputs", *ctx);
     LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
                  "einsum: the output has overlapping elements (zero or clashing strides)");
   }

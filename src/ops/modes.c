@@ -47,11 +47,11 @@ bool lt__aligned_like(const lt_tensor *t, const int64_t *strides, const lt_tenso
   return true;
 }
 
-lt_status lt__same_context(int n, const lt_tensor *const *ts, const char *const *names) {
+lt_status lt__same_context(const char *call, int n, const lt_tensor *const *ts,
+                           const char *const *names) {
   for (int i = 1; i < n; i++)
-    if (ts[i])
-      LT_RETURN_IF(ts[i]->storage->ctx != ts[0]->storage->ctx, LT_ERR_CONTEXT_MISMATCH,
-                   "%s lives on '%s' but %s on '%s'", names[i], ts[i]->storage->ctx->device,
-                   names[0], ts[0]->storage->ctx->device);
+    if (ts[i] && ts[i]->storage->ctx != ts[0]->storage->ctx)
+      return lt__context_mismatch(call, names[i], ts[i]->storage->ctx, names[0],
+                                  ts[0]->storage->ctx);
   return LT_OK;
 }

@@ -19,6 +19,7 @@ lt_status lt__modes_align(const lt_tensor *t, const int32_t *modes, const char *
  * order as d (same dtype; strides equal wherever d's extent exceeds 1): safe in place. */
 bool lt__aligned_like(const lt_tensor *t, const int64_t *strides, const lt_tensor *d);
 /* Checks that every tensor lives on the context of the first. */
-lt_status lt__same_context(int n, const lt_tensor *const *ts, const char *const *names);
+lt_status lt__same_context(const char *call, int n, const lt_tensor *const *ts,
+                           const char *const *names);
 
 #endif

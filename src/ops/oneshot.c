@@ -53,9 +53,8 @@ lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b, lt_
   trailing_modes(rank, a->rank, ma);
   trailing_modes(rank, b->rank, mb);
   lt_tensor *o;
-  LT_RETURN_IF(a->storage->ctx != b->storage->ctx, LT_ERR_CONTEXT_MISMATCH,
-               "lt_binary: a lives on '%s' but b on '%s'", a->storage->ctx->device,
-               b->storage->ctx->device);
+  if (a->storage->ctx != b->storage->ctx)
+    return lt__context_mismatch("lt_binary", "a", a->storage->ctx, "b", b->storage->ctx);
   LT_TRY(lt__tensor_new(a->storage->ctx, binary_result_dtype(a->dtype, b->dtype), rank, shape, &o));
   lt_plan *plan;
   lt_status st = lt_plan_binary(a, ma, b, mb, op, o, md, NULL, &plan);

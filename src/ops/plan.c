@@ -165,14 +165,16 @@ lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, i
       snprintf(what, sizeof what, "input %d", i);
       LT_TRY(check_layout(inputs[i], &plan->inputs[i], what));
     }
-    LT_RETURN_IF(inputs[i]->storage->ctx != plan->ctx, LT_ERR_CONTEXT_MISMATCH,
-                 "lt_plan_execute: input %d lives on '%s' but the plan on '%s'", i,
-                 inputs[i]->storage->ctx->device, plan->ctx->device);
+    if (inputs[i]->storage->ctx != plan->ctx) {
+      snprintf(what, sizeof what, "input %d", i);
+      return lt__context_mismatch("lt_plan_execute", what, inputs[i]->storage->ctx, "the plan",
+                                  plan->ctx);
+    }
   }
   LT_TRY(check_layout(d, &plan->output, "output"));
-  LT_RETURN_IF(d->storage->ctx != plan->ctx, LT_ERR_CONTEXT_MISMATCH,
-               "lt_plan_execute: the output lives on '%s' but the plan on '%s'",
-               d->storage->ctx->device, plan->ctx->device);
+  if (d->storage->ctx != plan->ctx)
+    return lt__context_mismatch("lt_plan_execute", "the output", d->storage->ctx, "the plan",
+                                plan->ctx);
   return plan->run(plan, inputs, n_inputs, scalars ? scalars : plan->default_scalars, d);
 }
 

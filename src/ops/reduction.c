@@ -96,7 +96,7 @@ lt_status lt_plan_reduction(const lt_tensor *a, const int32_t *modes_a, const lt
   LT_TRY(lt__modes_check(d, modes_d, "D"));
   const lt_tensor *all[3] = {d, a, c};
   const char *names[3] = {"D", "A", "C"};
-  LT_TRY(lt__same_context(3, all, names));
+  LT_TRY(lt__same_context("lt_plan_reduction", 3, all, names));
   LT_RETURN_IF((int)op < LT_REDUCE_SUM || (int)op > LT_REDUCE_ARGMIN, LT_ERR_INVALID_ARGUMENT,
                "unknown reduce op code %d", (int)op);
   LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
