@@ -1012,6 +1012,9 @@ static void test_size_checks(void **state) {
   LT_CHECK_FAILS(lt_tensor_full(ctx, LT_F64, 1, s3, 1.0, &t), LT_ERR_OVERFLOW);
   int64_t s4[3] = {0, INT64_C(1) << 40, INT64_C(1) << 40};
   LT_CHECK_FAILS(lt_tensor_empty(ctx, LT_F32, 3, s4, &t), LT_ERR_OVERFLOW);
+  int64_t s4b[2] = {0, INT64_MAX}; /* empty: the message must not claim 2^63 elements */
+  LT_CHECK_FAILS(lt_tensor_empty(ctx, LT_F32, 2, s4b, &t), LT_ERR_OVERFLOW);
+  assert_non_null(strstr(lt_last_error(), "the tensor is empty, but the strides"));
   int64_t s5[2] = {3, -1};
   LT_CHECK_FAILS(lt_tensor_empty(ctx, LT_F32, 2, s5, &t), LT_ERR_INVALID_ARGUMENT);
   assert_non_null(strstr(lt_last_error(), "negative"));

@@ -39,9 +39,13 @@ lt_status lt__check_shape(int rank, const int64_t *shape, lt_dtype dtype, int64_
                  "shape overflows: the product of extents exceeds 2^63 at axis %d", i);
   }
   int64_t bytes;
-  LT_RETURN_IF(lt__mul_overflow(n, (int64_t)lt_dtype_size(dtype), &bytes), LT_ERR_OVERFLOW,
-               "shape overflows: %lld elements of %s exceed 2^63 bytes", (long long)n,
-               lt_dtype_name(dtype));
+  bool too_big = lt__mul_overflow(n, (int64_t)lt_dtype_size(dtype), &bytes);
+  LT_RETURN_IF(too_big && empty, LT_ERR_OVERFLOW,
+               "shape overflows: the tensor is empty, but the strides of a contiguous %s layout "
+               "would exceed 2^63 bytes (product of the nonzero extents: %lld)",
+               lt_dtype_name(dtype), (long long)n);
+  LT_RETURN_IF(too_big, LT_ERR_OVERFLOW, "shape overflows: %lld elements of %s exceed 2^63 bytes",
+               (long long)n, lt_dtype_name(dtype));
   if (numel) *numel = empty ? 0 : n;
   return LT_OK;
 }
