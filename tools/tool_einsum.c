@@ -66,10 +66,20 @@ static int parse_args(int argc, char **argv, einsum_args *a) {
     usage(stdout);
     return 0;
   }
+  bool operands_only = false; /* after "--": an expression like "-..." is not an option */
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     bool has_value = i + 1 < argc;
-    if (strcmp(arg, "--describe") == 0) {
+    if (operands_only) {
+      if (a->expr == NULL)
+        a->expr = arg;
+      else if (a->n_inputs == MAX_INPUTS)
+        return usage_error("more than %d input files", MAX_INPUTS);
+      else
+        a->inputs[a->n_inputs++] = arg;
+    } else if (strcmp(arg, "--") == 0) {
+      operands_only = true;
+    } else if (strcmp(arg, "--describe") == 0) {
       a->describe = true;
     } else if (strcmp(arg, "--device") == 0 || strcmp(arg, "--dtype") == 0 ||
                strcmp(arg, "--path") == 0 || strcmp(arg, "-o") == 0) {
@@ -99,6 +109,7 @@ static int parse_args(int argc, char **argv, einsum_args *a) {
     usage(stderr);
     return 2;
   }
+  if (a->n_inputs == 0) return usage_error("'%s' needs at least one input file (IN.npy)", a->expr);
   return -1;
 }
 

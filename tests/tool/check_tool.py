@@ -133,6 +133,10 @@ def check_einsum(tmp):
     check_one_line_error(["einsum", "--device", "nosuch", "ij", a], "nosuch")
     check_one_line_error(["einsum", "--path", "fastest", "ij", a], "fastest")
     check_one_line_error(["einsum", "--dtype", "f16", "ij", a], "f16")
+    check_one_line_error(["einsum", "ij->ji"], "needs at least one input file")
+    check(run("einsum", "ij->ji")[0] == 2, "no input file: a usage error (exit 2)")
+    rc, out, err = run("einsum", "--", "ij->ji", a)
+    check(rc == 0 and "[[" in out, f"'--' ends the options: {rc} {err!r}")
 
 
 with tempfile.TemporaryDirectory() as tmp:
