@@ -357,17 +357,7 @@ static void aliasing_on(lt_context *ctx) {
   }
 }
 
-static void test_aliasing(void **state) {
-  const char *devs[8];
-  int ndev = lt_test_devices(devs);
-  lt_test_rng_reset(lt_test_seed());
-  for (int dv = 0; dv < ndev; dv++) {
-    lt_context *ctx;
-    LT_CHECK(lt_context_create(devs[dv], &ctx));
-    aliasing_on(ctx);
-    lt_context_destroy(ctx);
-  }
-}
+static void test_aliasing(void **state) { lt_test_on_each_device(aliasing_on); }
 
 /* Unary transforms on A, B and C reach every lowering (direct, elementwise, GEMM packs). */
 static void test_unary_operands(void **state) {

@@ -31,6 +31,18 @@ int lt_test_devices(const char *out[8]) {
   return n;
 }
 
+void lt_test_on_each_device(void (*fn)(lt_context *ctx)) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed());
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    fn(ctx);
+    lt_context_destroy(ctx);
+  }
+}
+
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
 uint64_t lt_test_seed(void) {
