@@ -148,16 +148,20 @@ static void test_large_streaming(void **state) {
 
 /* ---- bit copies past the streaming threshold, in every layout the tile kernels meet ---- */
 
-typedef enum { PLAIN, FLIPPED, SHIFTED } bitcopy_layout;
+typedef enum { PLAIN, FLIPPED, SHIFTED, STEPPED, INPUT_FLIPPED } bitcopy_layout;
 
 /* A tensor of `shape` whose elements are distinct nonzero bit patterns: FLIPPED is a view with
  * every axis reversed (negative strides), SHIFTED a view starting one element into each row of
- * a buffer one element wider (rows off the 64-byte grid). */
+ * a buffer one element wider (rows off the 64-byte grid), STEPPED every other element of rows
+ * twice as long. INPUT_FLIPPED: A flipped, D plain (A's contiguous dim then runs backwards). */
 static lt_tensor *pattern_tensor(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                                  bitcopy_layout layout, unsigned fill) {
   int64_t wide[LT_MAX_RANK];
   for (int i = 0; i < rank; i++)
-    wide[i] = shape[i] + (layout == SHIFTED && i == rank - 1);
+    wide[i] = i < rank - 1        ? shape[i]
+              : layout == SHIFTED ? shape[i] + 1
+              : layout == STEPPED ? 2 * shape[i]
+                                  : shape[i];
   size_t es = lt_dtype_size(dtype), n = (size_t)lt_test_numel(rank, wide);
   unsigned char *bytes = malloc(n * es);
   for (size_t i = 0; i < n * es; i++)
@@ -168,6 +172,8 @@ static lt_tensor *pattern_tensor(lt_context *ctx, lt_dtype dtype, int rank, cons
   if (layout == PLAIN) return base;
   if (layout == SHIFTED) {
     LT_CHECK(lt_view_slice(base, rank - 1, 1, wide[rank - 1], 1, &view));
+  } else if (layout == STEPPED) {
+    LT_CHECK(lt_view_slice(base, rank - 1, 0, wide[rank - 1], 2, &view));
   } else {
     view = base;
     for (int i = 0; i < rank; i++) {
@@ -201,8 +207,10 @@ static void run_bitcopy(lt_context *ctx, lt_dtype dtype, int rank, const int64_t
     modes_d[i] = perm[i];
     shape_d[i] = shape_a[perm[i]];
   }
-  lt_tensor *a = pattern_tensor(ctx, dtype, rank, shape_a, layout, 0);
-  lt_tensor *d = pattern_tensor(ctx, dtype, rank, shape_d, layout, 0xa5);
+  bitcopy_layout la = layout == INPUT_FLIPPED ? FLIPPED : layout;
+  bitcopy_layout ld = layout == INPUT_FLIPPED ? PLAIN : layout;
+  lt_tensor *a = pattern_tensor(ctx, dtype, rank, shape_a, la, 0);
+  lt_tensor *d = pattern_tensor(ctx, dtype, rank, shape_d, ld, 0xa5);
   lt_plan *plan;
   LT_CHECK(lt_plan_permutation(a, modes_a, d, modes_d, NULL, &plan));
   LT_CHECK(lt_plan_execute(plan, (const lt_tensor *const *)&a, 1, NULL, 0, d));
@@ -253,7 +261,7 @@ static void test_streamed_bitcopies(void **state) {
       {LT_F64, 3, {5, 520, 1624}, {2, 0, 1}},  {LT_F16, 2, {4100, 4097, 1}, {1, 0, 0}},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-    for (int layout = PLAIN; layout <= SHIFTED; layout++)
+    for (int layout = PLAIN; layout <= INPUT_FLIPPED; layout++)
       run_bitcopy(ctx, cases[c].dtype, cases[c].rank, cases[c].shape, cases[c].perm,
                   (bitcopy_layout)layout);
   lt_context_destroy(ctx);

@@ -222,19 +222,23 @@ static void map_tile(const map_job *j, int64_t in_base, int64_t out_base, const 
                      const int64_t *in_q, int64_t p0, int64_t np, int64_t q0, int64_t nq) {
   const lt__map_step *s = j->step;
   int64_t ps = j->tile_ps, qs = j->tile_qs;
-  if (j->bitcopy && ps == 1 && qs == 1) {
+  if (j->bitcopy) { /* bits moved as they are, in tiles of up to LT__CPU_TILE_MAX rows */
     char *drow[LT__CPU_TILE_MAX];
     const char *srow[LT__CPU_TILE_MAX];
     char *out = (char *)s->out.mem;
     const char *in = s->in[0].mem;
     int64_t es = (int64_t)j->esize;
     for (int64_t ip = 0; ip < np; ip++)
-      drow[ip] = out + (out_base + out_p[ip] + q0) * es;
+      drow[ip] = out + (out_base + out_p[ip] + q0 * qs) * es;
     for (int64_t iq = 0; iq < nq; iq++)
-      srow[iq] = in + (in_base + in_q[iq] + p0) * es;
-    lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->simd, j->stream);
+      srow[iq] = in + (in_base + in_q[iq] + p0 * ps) * es;
+    if (ps == 1 && qs == 1)
+      lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->simd, j->stream);
+    else /* reversed or stepped rows: scalar */
+      lt__cpu_transpose_rows_strided(drow, qs, srow, ps, np, nq, j->esize);
     return;
   }
+  /* Arithmetic: through the TILE x TILE buffers (only cached_task's tiles come here). */
   const lt__cpu_kernels *k = j->k;
   int64_t ks = (int64_t)k->size;
   _Alignas(64) double a[TILE * TILE], b[TILE * TILE];

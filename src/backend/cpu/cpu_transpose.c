@@ -12,17 +12,18 @@
 #endif
 
 /* Scalar kernels, one per element size: copy_u16/u32/u64, rows_u16/u32/u64 (rows_* transposes
- * the sub-tile p in [p0, np), q in [q0, nq)). */
+ * the sub-tile p in [p0, np), q in [q0, nq), elements ds apart in destination rows and ss
+ * apart in source rows). */
 #define LT_DEFINE_SCALAR(S, name)                                                                  \
   static void copy_##name(S *d, int64_t ds, const S *s, int64_t ss, int64_t n) {                   \
     for (int64_t i = 0; i < n; i++)                                                                \
       d[i * ds] = s[i * ss];                                                                       \
   }                                                                                                \
-  static void rows_##name(char *const *drow, const char *const *srow, int64_t p0, int64_t np,      \
-                          int64_t q0, int64_t nq) {                                                \
+  static inline void rows_##name(char *const *drow, int64_t ds, const char *const *srow,           \
+                                 int64_t ss, int64_t p0, int64_t np, int64_t q0, int64_t nq) {     \
     for (int64_t p = p0; p < np; p++)                                                              \
       for (int64_t q = q0; q < nq; q++)                                                            \
-        ((S *)drow[p])[q] = ((const S *)srow[q])[p];                                               \
+        ((S *)drow[p])[q * ds] = ((const S *)srow[q])[p * ss];                                     \
   }
 LT_DEFINE_SCALAR(uint16_t, u16)
 LT_DEFINE_SCALAR(uint32_t, u32)
@@ -57,8 +58,8 @@ static void rows_f32_sse(char *const *drow, const char *const *srow, int64_t np,
       _mm_storeu_ps((float *)drow[p + 2] + q, r2);
       _mm_storeu_ps((float *)drow[p + 3] + q, r3);
     }
-  rows_u32(drow, srow, p4, np, 0, nq);
-  rows_u32(drow, srow, 0, p4, q4, nq);
+  rows_u32(drow, 1, srow, 1, p4, np, 0, nq);
+  rows_u32(drow, 1, srow, 1, 0, p4, q4, nq);
 }
 
 static void rows_f64_sse(char *const *drow, const char *const *srow, int64_t np, int64_t nq) {
@@ -70,8 +71,8 @@ static void rows_f64_sse(char *const *drow, const char *const *srow, int64_t np,
       _mm_storeu_pd((double *)drow[p] + q, _mm_unpacklo_pd(r0, r1));
       _mm_storeu_pd((double *)drow[p + 1] + q, _mm_unpackhi_pd(r0, r1));
     }
-  rows_u64(drow, srow, p2, np, 0, nq);
-  rows_u64(drow, srow, 0, p2, q2, nq);
+  rows_u64(drow, 1, srow, 1, p2, np, 0, nq);
+  rows_u64(drow, 1, srow, 1, 0, p2, q2, nq);
 }
 #endif
 
@@ -97,9 +98,9 @@ int64_t lt__cpu_transpose_block(lt__cpu_simd simd, size_t esize) {
 static void rows_scalar(char *const *drow, const char *const *srow, int64_t p0, int64_t np,
                         int64_t q0, int64_t nq, size_t esize) {
   switch (esize) {
-  case 2: rows_u16(drow, srow, p0, np, q0, nq); break;
-  case 4: rows_u32(drow, srow, p0, np, q0, nq); break;
-  default: rows_u64(drow, srow, p0, np, q0, nq); break;
+  case 2: rows_u16(drow, 1, srow, 1, p0, np, q0, nq); break;
+  case 4: rows_u32(drow, 1, srow, 1, p0, np, q0, nq); break;
+  default: rows_u64(drow, 1, srow, 1, p0, np, q0, nq); break;
   }
 }
 
@@ -173,6 +174,15 @@ void lt__cpu_transpose_rows(char *const *drow, const char *const *srow, int64_t 
     transpose_rows(brow, scol, n, nq, esize, simd, false);
     for (int64_t p = 0; p < n; p++)
       lt__cpu_copy_stream(drow[p0 + p], brow[p], row);
+  }
+}
+
+void lt__cpu_transpose_rows_strided(char *const *drow, int64_t ds, const char *const *srow,
+                                    int64_t ss, int64_t np, int64_t nq, size_t esize) {
+  switch (esize) {
+  case 2: rows_u16(drow, ds, srow, ss, 0, np, 0, nq); break;
+  case 4: rows_u32(drow, ds, srow, ss, 0, np, 0, nq); break;
+  default: rows_u64(drow, ds, srow, ss, 0, np, 0, nq); break;
   }
 }
 

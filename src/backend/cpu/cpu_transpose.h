@@ -27,6 +27,11 @@ void lt__cpu_copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, in
  * than the caches: no read-for-ownership traffic). */
 void lt__cpu_transpose_rows(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
                             size_t esize, lt__cpu_simd simd, bool stream);
+/* The same for rows whose elements are ds (destination) and ss (source) elements apart, any
+ * signs: element q*ds of destination row p is element p*ss of source row q. Scalar; bits are
+ * copied exactly, NaN payloads included. */
+void lt__cpu_transpose_rows_strided(char *const *drow, int64_t ds, const char *const *srow,
+                                    int64_t ss, int64_t np, int64_t nq, size_t esize);
 /* Strided form of the same: dst[p*ldd + q] = src[q*lds + p]. */
 void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t np,
                             int64_t nq, size_t esize, lt__cpu_simd simd);
