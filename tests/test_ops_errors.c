@@ -161,11 +161,50 @@ static void test_outputs_and_names_on_failure(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* Two tensors wrapping the same host memory alias as views of one storage do: an output
+ * overlapping its input in another arrangement is refused, the same arrangement is in place. */
+static void test_aliasing_across_wraps(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  double buf[65];
+  for (int i = 0; i < 65; i++)
+    buf[i] = i + 0.5;
+  int64_t s[2] = {8, 8}, s1[1] = {64};
+  int32_t m[2] = {1, 2}, mt[2] = {2, 1}, mi[1] = {1};
+  lt_tensor *a, *d, *head, *tail;
+  LT_CHECK(lt_tensor_wrap_host(ctx, LT_F64, 2, s, NULL, buf, NULL, NULL, &a));
+  LT_CHECK(lt_tensor_wrap_host(ctx, LT_F64, 2, s, NULL, buf, NULL, NULL, &d));
+  lt_plan *plan;
+  LT_CHECK(lt_plan_permutation(a, m, d, mt, NULL, &plan));
+  LT_CHECK_FAILS(lt_plan_execute(plan, (const lt_tensor *const *)&a, 1, NULL, 0, d),
+                 LT_ERR_ALIASING);
+  lt_plan_destroy(plan);
+  assert_true(buf[1] == 1.5 && buf[8] == 8.5);            /* untouched */
+  LT_CHECK(lt_plan_permutation(a, m, d, m, NULL, &plan)); /* same arrangement: in place */
+  double two[1] = {2.0};
+  LT_CHECK(lt_plan_execute(plan, (const lt_tensor *const *)&a, 1, two, 1, d));
+  assert_true(buf[9] == 19.0);
+  lt_plan_destroy(plan);
+  /* Shifted by one element: D[i] = 2 A[i] would read what it already wrote. */
+  LT_CHECK(lt_tensor_wrap_host(ctx, LT_F64, 1, s1, NULL, buf, NULL, NULL, &head));
+  LT_CHECK(lt_tensor_wrap_host(ctx, LT_F64, 1, s1, NULL, buf + 1, NULL, NULL, &tail));
+  LT_CHECK(lt_plan_permutation(head, mi, tail, mi, NULL, &plan));
+  LT_CHECK_FAILS(lt_plan_execute(plan, (const lt_tensor *const *)&head, 1, two, 1, tail),
+                 LT_ERR_ALIASING);
+  lt_plan_destroy(plan);
+  lt_tensor_destroy(head);
+  lt_tensor_destroy(tail);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(d);
+  lt_context_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plan_errors),
       cmocka_unit_test(test_plan_metadata),
       cmocka_unit_test(test_outputs_and_names_on_failure),
+      cmocka_unit_test(test_aliasing_across_wraps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,13 +95,16 @@ lt_status lt__check_tensor(const lt_tensor *t, const char *what);
 /* Normalises a possibly negative axis against rank (axis in [-rank, rank)). */
 lt_status lt__normalize_axis(int axis, int rank, const char *what, int *out);
 
-/* Overlap analysis between the memory of two tensors. */
+/* Overlap analysis between the memory of two tensors: views of one storage, or host memory
+ * wrapped by several storages (compared by address). */
 typedef enum lt__overlap {
-  LT__OVERLAP_NONE = 0,   /* disjoint memory (or different storage) */
-  LT__OVERLAP_SAME = 1,   /* identical layout: same offset, shape, strides, dtype */
+  LT__OVERLAP_NONE = 0,   /* disjoint memory */
+  LT__OVERLAP_SAME = 1,   /* identical layout: same first element, shape, strides, dtype */
   LT__OVERLAP_PARTIAL = 2 /* may share elements in a different arrangement */
 } lt__overlap;
 lt__overlap lt__tensor_overlap(const lt_tensor *a, const lt_tensor *b);
+/* True if a and b start at the same element of the same memory. */
+bool lt__tensor_same_start(const lt_tensor *a, const lt_tensor *b);
 /* True if two different indices of t address the same element (zero or clashing strides). */
 bool lt__tensor_self_overlaps(const lt_tensor *t);
 

@@ -4,28 +4,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void byte_range(const lt_tensor *t, int64_t *lo, int64_t *hi) {
+/* Bytes [lo, hi] that t can touch, from `base` (its storage's address, or 0). */
+static void byte_range(const lt_tensor *t, int64_t base, int64_t *lo, int64_t *hi) {
   int64_t l, h;
   lt__layout_extent(t->rank, t->shape, t->strides, &l, &h);
   int64_t es = (int64_t)lt_dtype_size(t->dtype);
-  *lo = (t->offset + l) * es;
-  *hi = (t->offset + h) * es + es - 1;
+  *lo = base + (t->offset + l) * es;
+  *hi = base + (t->offset + h) * es + es - 1;
 }
 
-static bool same_layout(const lt_tensor *a, const lt_tensor *b) {
-  if (a->dtype != b->dtype || a->offset != b->offset || a->rank != b->rank) return false;
+static bool same_layout(const lt_tensor *a, int64_t abase, const lt_tensor *b, int64_t bbase) {
+  int64_t es = (int64_t)lt_dtype_size(a->dtype);
+  if (a->dtype != b->dtype || abase + a->offset * es != bbase + b->offset * es ||
+      a->rank != b->rank)
+    return false;
   for (int i = 0; i < a->rank; i++)
     if (a->shape[i] != b->shape[i] || (a->shape[i] > 1 && a->strides[i] != b->strides[i]))
       return false;
   return true;
 }
 
+/* Host memory: two storages there may wrap the same bytes (lt_tensor_wrap_host twice), so
+ * their addresses are compared. Device buffers of different storages never share bytes. */
+static bool host_memory(const lt__storage *s) { return strcmp(s->ctx->device, "cpu") == 0; }
+
+/* The storage addresses to compare a and b in one space (0, 0 within one storage); false when
+ * they cannot share bytes. */
+static bool common_space(const lt_tensor *a, const lt_tensor *b, int64_t *abase, int64_t *bbase) {
+  *abase = *bbase = 0;
+  if (a->storage == b->storage) return true;
+  if (!host_memory(a->storage) || !host_memory(b->storage)) return false;
+  *abase = (int64_t)(intptr_t)a->storage->mem;
+  *bbase = (int64_t)(intptr_t)b->storage->mem;
+  return true;
+}
+
+bool lt__tensor_same_start(const lt_tensor *a, const lt_tensor *b) {
+  int64_t abase, bbase;
+  return common_space(a, b, &abase, &bbase) &&
+         abase + a->offset * (int64_t)lt_dtype_size(a->dtype) ==
+             bbase + b->offset * (int64_t)lt_dtype_size(b->dtype);
+}
+
 lt__overlap lt__tensor_overlap(const lt_tensor *a, const lt_tensor *b) {
-  if (a->storage != b->storage || a->numel == 0 || b->numel == 0) return LT__OVERLAP_NONE;
-  if (same_layout(a, b)) return LT__OVERLAP_SAME;
+  if (a->numel == 0 || b->numel == 0) return LT__OVERLAP_NONE;
+  int64_t abase, bbase;
+  if (!common_space(a, b, &abase, &bbase)) return LT__OVERLAP_NONE;
+  if (same_layout(a, abase, b, bbase)) return LT__OVERLAP_SAME;
   int64_t alo, ahi, blo, bhi;
-  byte_range(a, &alo, &ahi);
-  byte_range(b, &blo, &bhi);
+  byte_range(a, abase, &alo, &ahi);
+  byte_range(b, bbase, &blo, &bhi);
   if (ahi < blo || bhi < alo) return LT__OVERLAP_NONE;
   return LT__OVERLAP_PARTIAL;
 }

@@ -30,7 +30,7 @@ static void map_impl_destroy(void *impl) {
 static lt_status check_aliasing(const map_impl *m, const lt_tensor *in, int k, const lt_tensor *d) {
   lt__overlap ov = lt__tensor_overlap(d, in);
   if (ov == LT__OVERLAP_NONE) return LT_OK;
-  bool same = in->offset == d->offset && m->in_place_ok[k] && in->storage == d->storage;
+  bool same = m->in_place_ok[k] && lt__tensor_same_start(in, d);
   LT_RETURN_IF(!same, LT_ERR_ALIASING,
                "lt_plan_execute: the output D overlaps input %s in a different arrangement; "
                "use a separate output (only identical layouts may be updated in place)",
