@@ -53,7 +53,16 @@ typedef float real_t;
 
 /* Converters, one pair per dtype: lt_load_f16 lt_load_bf16 lt_load_f32 lt_load_f64 lt_load_i64
  * and lt_store_f16 lt_store_bf16 lt_store_f32 lt_store_f64 lt_store_i64. Stores round as the
- * CPU backend does: through float for f16/bf16 (nearest even), saturating for i64 (NaN -> 0). */
+ * CPU backend does: f16/bf16 once to nearest even (from double through a float rounded to odd,
+ * which leaves the second rounding exact), saturating for i64 (NaN -> 0). */
+#ifdef LT_COMPUTE_F64
+inline float lt_half_source(double v) {
+  float f = convert_float_rtz(v);
+  return ((double)f == v || isnan(v)) ? f : as_float(as_uint(f) | 1u);
+}
+#else
+inline float lt_half_source(float v) { return v; }
+#endif
 #define LT_LOAD(dt, p, i) LT_CAT(lt_load_, dt)(p, i)
 #define LT_STORE(dt, p, i, v) LT_CAT(lt_store_, dt)(p, i, v)
 
@@ -61,13 +70,13 @@ inline real_t lt_load_f16(global const ushort *p, long i) {
   return (real_t)vload_half(i, (global const half *)p);
 }
 inline void lt_store_f16(global ushort *p, long i, real_t v) {
-  vstore_half_rte((float)v, i, (global half *)p);
+  vstore_half_rte(lt_half_source(v), i, (global half *)p);
 }
 inline real_t lt_load_bf16(global const ushort *p, long i) {
   return (real_t)as_float((uint)p[i] << 16);
 }
 inline void lt_store_bf16(global ushort *p, long i, real_t v) {
-  uint u = as_uint((float)v);
+  uint u = as_uint(lt_half_source(v));
   if ((u & 0x7fffffffu) > 0x7f800000u) {
     p[i] = (ushort)((u >> 16) | 0x40u); /* quiet NaN */
     return;

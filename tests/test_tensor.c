@@ -69,11 +69,29 @@ static uint16_t ref_to_bf16(float x) {
   return sign | r;
 }
 
-/* The value v becomes when stored as dtype (stores go through float for f16/bf16). */
+/* Nearest bf16 to a double, ties to even: between the largest bf16 at most |x| (the bf16
+ * truncation of the largest float at most |x|) and the next one up; the differences are exact
+ * (Sterbenz). */
+static uint16_t ref_double_to_bf16(double x) {
+  if (isnan(x)) return 0x7fc0;
+  uint16_t sign = signbit(x) ? 0x8000 : 0;
+  double a = fabs(x);
+  if (a >= ldexp(1.0, 128)) return sign | 0x7f80;
+  float f = (float)a;
+  if ((double)f > a) f = nextafterf(f, 0.0f);
+  uint16_t t = (uint16_t)(float_to_bits(f) >> 16);
+  double vlo = bits_to_float((uint32_t)t << 16);
+  double vhi = t + 1 == 0x7f80 ? ldexp(1.0, 128) : bits_to_float((uint32_t)(t + 1) << 16);
+  double dlo = a - vlo, dhi = vhi - a;
+  uint16_t r = dlo < dhi ? t : dhi < dlo ? (uint16_t)(t + 1) : (t & 1) ? (uint16_t)(t + 1) : t;
+  return sign | r;
+}
+
+/* The value v becomes when stored as dtype: f16/bf16 rounded once from the double. */
 static double stored_value(lt_dtype dtype, double v) {
   switch (dtype) {
-  case LT_F16: return ref_f16_value(ref_to_f16((float)v));
-  case LT_BF16: return bits_to_float((uint32_t)ref_to_bf16((float)v) << 16);
+  case LT_F16: return ref_f16_value(ref_to_f16(v));
+  case LT_BF16: return bits_to_float((uint32_t)ref_double_to_bf16(v) << 16);
   case LT_F32: return (float)v;
   case LT_I64: return isnan(v) ? 0.0 : trunc(v);
   default: return v;
@@ -724,6 +742,57 @@ static void test_contiguous_conversions(void **state) {
   }
 }
 
+/* f64 -> f16 / bf16 rounds once, to nearest even: values a hair past a halfway point between
+ * two halves are where rounding through float first goes wrong. */
+static void check_f64_to_half(lt_context *ctx, lt_dtype dtype, const double *v, int64_t n) {
+  lt_tensor *src, *c;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 1, &n, NULL, v, &src));
+  LT_CHECK(lt_tensor_contiguous(src, dtype, &c));
+  double *out = ref_all(c);
+  for (int64_t k = 0; k < n; k++)
+    if (out[k] != stored_value(dtype, v[k]) && !(isnan(out[k]) && isnan(v[k])))
+      fail_msg("%s: f64 %.17g -> %s %.9g, expected %.9g", lt_context_device(ctx), v[k],
+               lt_dtype_name(dtype), out[k], stored_value(dtype, v[k]));
+  free(out);
+  lt_tensor_destroy(c);
+  lt_tensor_destroy(src);
+}
+
+static void f64_to_half_on(lt_context *ctx) {
+  enum { N = 1 << 16 };
+  double *v = malloc(sizeof(double) * N);
+  int64_t n = 0;
+  for (int k = 0; k < 2; k++) { /* f16: halfway at 2^-11 relative; bf16: at 2^-8 */
+    double half_ulp = k ? ldexp(1.0, -8) : ldexp(1.0, -11), tiny = ldexp(1.0, -40);
+    double probes[] = {1 + half_ulp + tiny, 1 + 3 * half_ulp - tiny, -(1 + half_ulp + tiny),
+                       1 + half_ulp,        1 + 3 * half_ulp,        1 + half_ulp - tiny};
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++)
+      v[n++] = probes[i];
+  }
+  double specials[] = {0.0,
+                       -0.0,
+                       INFINITY,
+                       -INFINITY,
+                       NAN,
+                       65519.999,
+                       65520.0,
+                       1e300,
+                       1e-300,
+                       ldexp(1.0, -25),
+                       ldexp(1.0, -25) + ldexp(1.0, -70),
+                       3.4e38,
+                       3.3961e38};
+  for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++)
+    v[n++] = specials[i];
+  while (n < N) /* random magnitudes across both formats' ranges */
+    v[n++] = lt_test_rand_double(-1, 1) * ldexp(1.0, (int)lt_test_rand_int(-30, 20));
+  check_f64_to_half(ctx, LT_F16, v, n);
+  check_f64_to_half(ctx, LT_BF16, v, n);
+  free(v);
+}
+
+static void test_f64_to_half_rounds_once(void **state) { lt_test_on_each_device(f64_to_half_on); }
+
 /* int64 copies keep all 64 bits (no detour through double) in every layout. */
 static void test_i64_copies_exact(void **state) {
   const char *devs[MAX_DEVICES];
@@ -1260,6 +1329,7 @@ int main(void) {
       cmocka_unit_test(test_get_set),
       cmocka_unit_test(test_properties),
       cmocka_unit_test(test_contiguous_conversions),
+      cmocka_unit_test(test_f64_to_half_rounds_once),
       cmocka_unit_test(test_i64_copies_exact),
       cmocka_unit_test(test_copy_into_broadcast),
       cmocka_unit_test(test_copy_into_overlap),

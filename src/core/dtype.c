@@ -2,6 +2,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 
+#include <math.h>
 #include <string.h>
 
 static const struct {
@@ -80,6 +81,20 @@ uint16_t lt_f32_to_f16(float value) {
   uint32_t rounded = absu + 0xfffu + ((absu >> 13) & 1u);
   return (uint16_t)(sign | (((rounded - 0x38000000u) >> 13) & 0x7fffu));
 }
+
+/* f64 -> f32 rounded to odd: truncated, with the last bit set when inexact. Rounding that on
+ * to f16 or bf16 (13 or 16 bits shorter) gives the correctly rounded result. */
+static float f64_to_f32_odd(double d) {
+  float f = (float)d;
+  if ((double)f == d || d != d) return f;
+  uint32_t u = float_bits(f);
+  if (fabs((double)f) > fabs(d)) u -= 1; /* rounded away from zero: its truncated neighbour */
+  return bits_float(u | 1u);
+}
+
+uint16_t lt__f64_to_f16(double v) { return lt_f32_to_f16(f64_to_f32_odd(v)); }
+
+uint16_t lt__f64_to_bf16(double v) { return lt_f32_to_bf16(f64_to_f32_odd(v)); }
 
 float lt_f16_to_f32(uint16_t bits) {
   uint32_t sign = (uint32_t)(bits & 0x8000u) << 16;

@@ -18,6 +18,11 @@ static inline double lt__load_f64(const void *base, lt_dtype dtype, int64_t i) {
   }
 }
 
+/* Doubles to f16 / bf16, rounded once to nearest even (not through the nearest float first,
+ * which is off by one unit in rare halfway cases). */
+uint16_t lt__f64_to_f16(double v);
+uint16_t lt__f64_to_bf16(double v);
+
 /* Converts a double to int64 the way a saturating cast would (NaN -> 0). */
 static inline int64_t lt__f64_to_i64(double v) {
   if (v != v) return 0;
@@ -29,8 +34,8 @@ static inline int64_t lt__f64_to_i64(double v) {
 /* Writes `v` converted to `dtype` as element `i` of a buffer. */
 static inline void lt__store_f64(void *base, lt_dtype dtype, int64_t i, double v) {
   switch (dtype) {
-  case LT_F16: ((uint16_t *)base)[i] = lt_f32_to_f16((float)v); break;
-  case LT_BF16: ((uint16_t *)base)[i] = lt_f32_to_bf16((float)v); break;
+  case LT_F16: ((uint16_t *)base)[i] = lt__f64_to_f16(v); break;
+  case LT_BF16: ((uint16_t *)base)[i] = lt__f64_to_bf16(v); break;
   case LT_F32: ((float *)base)[i] = (float)v; break;
   case LT_F64: ((double *)base)[i] = v; break;
   case LT_I64: ((int64_t *)base)[i] = lt__f64_to_i64(v); break;
