@@ -178,13 +178,13 @@ def cstr(value, what):
 
 
 def _range_checked(name, f, argtypes):
-    checks = [(i, _INT_RANGES[t]) for i, t in enumerate(argtypes) if t in _INT_RANGES]
+    checks = tuple((i, *_INT_RANGES[t]) for i, t in enumerate(argtypes) if t in _INT_RANGES)
     if not checks:
         return f
 
-    def call(*args):
+    def convert(args):
         args = list(args)
-        for i, (lo, hi) in checks:
+        for i, lo, hi in checks:
             v = args[i]
             if isinstance(v, ctypes._SimpleCData):
                 continue
@@ -197,6 +197,13 @@ def _range_checked(name, f, argtypes):
                 raise OverflowError(f"libtensor: {name}: argument {i + 1} ({v}) is outside "
                                     f"[{lo}, {hi}]")
             args[i] = v
+        return f(*args)
+
+    def call(*args):
+        for i, lo, hi in checks:  # the common case, plain ints in range, stays cheap
+            v = args[i]
+            if type(v) is not int or not lo <= v <= hi:
+                return convert(args)
         return f(*args)
     call.__name__ = name
     return call
