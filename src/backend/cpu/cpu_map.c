@@ -175,9 +175,14 @@ static void run_planes(void *arg, int64_t lo, int64_t hi) {
   lt__cpu_odometer_seek(&it, nest, j->n_outer, lo);
   for (int64_t t = lo; t < hi; t++, lt__cpu_odometer_next(&it)) {
     if (onto_itself && it.off[0] == it.off[1]) continue; /* an in-place copy onto itself */
-    for (int64_t i = 0; i < rows; i++)
-      lt__cpu_copy_strided(out + (it.off[1] + i * so[r - 2]) * es, so[r - 1],
-                           in + (it.off[0] + i * si[r - 2]) * es, si[r - 1], len, es);
+    for (int64_t i = 0; i < rows; i++) {
+      char *dst = out + (it.off[1] + i * so[r - 2]) * es;
+      const char *src = in + (it.off[0] + i * si[r - 2]) * es;
+      if (so[r - 1] == 1 && si[r - 1] != 1)
+        lt__cpu_copy_gather(dst, src, si[r - 1], len, (size_t)es, j->simd);
+      else
+        lt__cpu_copy_strided(dst, so[r - 1], src, si[r - 1], len, (size_t)es);
+    }
   }
 }
 

@@ -43,6 +43,20 @@ void lt__cpu_copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, in
   }
 }
 
+void lt__cpu_copy_gather(void *dst, const void *src, int64_t ss, int64_t n, size_t esize,
+                         lt__cpu_simd simd) {
+#if defined(LT_HAVE_X86_ISA_KERNELS)
+  if (simd == LT__CPU_SIMD_AVX512 && (esize == 4 || esize == 8) && ss < INT32_MAX / 16 &&
+      ss > -(INT32_MAX / 16)) {
+    lt__cpu_gather_avx512(dst, src, ss, n, esize);
+    return;
+  }
+#else
+  (void)simd;
+#endif
+  lt__cpu_copy_strided(dst, 1, src, ss, n, esize);
+}
+
 #if defined(__SSE2__)
 static void rows_f32_sse(char *const *drow, const char *const *srow, int64_t np, int64_t nq) {
   int64_t p4 = np - np % 4, q4 = nq - nq % 4;

@@ -21,6 +21,10 @@ lt__cpu_simd lt__cpu_simd_level(void);
 /* dst[i*ds] = src[i*ss] for i < n, elements of esize bytes (2, 4 or 8). */
 void lt__cpu_copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n,
                           size_t esize);
+/* dst[i] = src[i*ss] for i < n: the same into a contiguous row, through vector gathers where
+ * `simd` has them (AVX-512, 4- and 8-byte elements). */
+void lt__cpu_copy_gather(void *dst, const void *src, int64_t ss, int64_t n, size_t esize,
+                         lt__cpu_simd simd);
 /* Tile transpose over row pointers: element q of destination row p is element p of source
  * row q, for p < np, q < nq (both <= LT__CPU_TILE_MAX). With `stream`, destination rows that
  * cover whole aligned cache lines are written with non-temporal stores (for outputs far larger
@@ -45,6 +49,8 @@ void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds
 int64_t lt__cpu_transpose_block(lt__cpu_simd simd, size_t esize);
 void lt__cpu_transpose_blocks_avx2(char *const *drow, const char *const *srow, int64_t np,
                                    int64_t nq, size_t esize, bool stream);
+/* lt__cpu_copy_gather's AVX-512 kernel: esize 4 or 8, 15 * |ss| < 2^31. */
+void lt__cpu_gather_avx512(void *dst, const void *src, int64_t ss, int64_t n, size_t esize);
 void lt__cpu_transpose_blocks_avx512(char *const *drow, const char *const *srow, int64_t np,
                                      int64_t nq, size_t esize, bool stream);
 /* memcpy with non-temporal stores for the whole aligned 64-byte lines. */

@@ -98,6 +98,30 @@ static void blocks_f64(char *const *drow, const char *const *srow, int64_t np, i
     block_f64(drow, srow, p, q, groups, stream);
 }
 
+/* Masked lanes are not read, so the last, partial vector stays inside the source. */
+void lt__cpu_gather_avx512(void *dst, const void *src, int64_t ss, int64_t n, size_t esize) {
+  if (esize == 4) {
+    const __m512i idx =
+        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                           _mm512_set1_epi32((int)ss));
+    const float *s = src;
+    float *d = dst;
+    for (int64_t i = 0; i < n; i += 16, s += 16 * ss) {
+      __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+      _mm512_mask_storeu_ps(d + i, m, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, s, 4));
+    }
+  } else {
+    const __m256i idx =
+        _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)ss));
+    const double *s = src;
+    double *d = dst;
+    for (int64_t i = 0; i < n; i += 8, s += 8 * ss) {
+      __mmask8 m = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1);
+      _mm512_mask_storeu_pd(d + i, m, _mm512_mask_i32gather_pd(_mm512_setzero_pd(), m, idx, s, 8));
+    }
+  }
+}
+
 void lt__cpu_transpose_blocks_avx512(char *const *drow, const char *const *srow, int64_t np,
                                      int64_t nq, size_t esize, bool stream) {
   if (esize == 4)
