@@ -157,25 +157,21 @@ static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype,
   lt_tensor_destroy(cc);
 }
 
-static void test_random_contractions(void **state) {
-  const char *devs[8];
-  int ndev = lt_test_devices(devs);
-  lt_test_rng_reset(lt_test_seed());
-  for (int dv = 0; dv < ndev; dv++) {
-    lt_context *ctx;
-    LT_CHECK(lt_context_create(devs[dv], &ctx));
-    for (int it = 0; it < 300; it++) {
-      contraction_case c;
-      bool big = it % 3 == 0;
-      random_case(&c, big, !big);
-      lt_dtype dtype = it % 2 ? LT_F32 : LT_F64;
-      bool with_c = lt_test_rand_int(0, 2) == 0;
-      double alpha = lt_test_rand_double(-2, 2);
-      double beta = lt_test_rand_int(0, 2) == 0 ? 0.0 : lt_test_rand_double(-2, 2);
-      run_case(ctx, &c, dtype, with_c, alpha, beta);
-    }
-    lt_context_destroy(ctx);
+static void random_contractions_on(lt_context *ctx) {
+  for (int it = 0; it < 300; it++) {
+    contraction_case c;
+    bool big = it % 3 == 0;
+    random_case(&c, big, !big);
+    lt_dtype dtype = it % 2 ? LT_F32 : LT_F64;
+    bool with_c = lt_test_rand_int(0, 2) == 0;
+    double alpha = lt_test_rand_double(-2, 2);
+    double beta = lt_test_rand_int(0, 2) == 0 ? 0.0 : lt_test_rand_double(-2, 2);
+    run_case(ctx, &c, dtype, with_c, alpha, beta);
   }
+}
+
+static void test_random_contractions(void **state) {
+  lt_test_on_each_device(random_contractions_on);
 }
 
 /* Plain matrix products in every transposition hit the no-copy GEMM path. */

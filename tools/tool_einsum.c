@@ -59,6 +59,17 @@ static bool parse_path(const char *s, lt_path_algo *out) {
   return false;
 }
 
+/* The expression, then the input files; false when there are too many. */
+static bool add_operand(einsum_args *a, const char *arg) {
+  if (a->expr == NULL)
+    a->expr = arg;
+  else if (a->n_inputs == MAX_INPUTS)
+    return false;
+  else
+    a->inputs[a->n_inputs++] = arg;
+  return true;
+}
+
 /* Parses argv; returns -1 to continue, else the exit status (usage errors, --help). */
 static int parse_args(int argc, char **argv, einsum_args *a) {
   *a = (einsum_args){.path = LT_PATH_AUTO};
@@ -71,12 +82,7 @@ static int parse_args(int argc, char **argv, einsum_args *a) {
     const char *arg = argv[i];
     bool has_value = i + 1 < argc;
     if (operands_only) {
-      if (a->expr == NULL)
-        a->expr = arg;
-      else if (a->n_inputs == MAX_INPUTS)
-        return usage_error("more than %d input files", MAX_INPUTS);
-      else
-        a->inputs[a->n_inputs++] = arg;
+      if (!add_operand(a, arg)) return usage_error("more than %d input files", MAX_INPUTS);
     } else if (strcmp(arg, "--") == 0) {
       operands_only = true;
     } else if (strcmp(arg, "--describe") == 0) {
@@ -97,12 +103,8 @@ static int parse_args(int argc, char **argv, einsum_args *a) {
       }
     } else if (arg[0] == '-' && arg[1] == '-') {
       return usage_error("unknown option '%s'", arg);
-    } else if (a->expr == NULL) {
-      a->expr = arg;
-    } else if (a->n_inputs == MAX_INPUTS) {
+    } else if (!add_operand(a, arg)) {
       return usage_error("more than %d input files", MAX_INPUTS);
-    } else {
-      a->inputs[a->n_inputs++] = arg;
     }
   }
   if (a->expr == NULL) {

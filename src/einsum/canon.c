@@ -82,7 +82,7 @@ static lt_status build_output(const lt__einsum_expr *e, const lt_tensor *d, lt__
     }
     v->dtype = d->dtype;
   } else {
-    /* The sizes must fit before strides exist (broadcast extents multiply). */
+    /* The sizes must fit before strides exist (an outer product's extents multiply). */
     LT_TRY(lt__check_shape(e->rank_out, out_shape, LT_F64, NULL));
     lt__contiguous_strides(e->rank_out, out_shape, strides);
   }

@@ -105,7 +105,7 @@ static double view_size(const lt__einsum_canon *c, const lt__mview *v) {
 /* ---- lowering ---- */
 
 /* One operand: a reduction over the labels D lacks, or a permuting map. */
-static lt_status lower_single(einsum_build *b, lt__program *prog, lt__scalar_role beta) {
+static lt_status lower_single(einsum_build *b, lt__program *prog) {
   const lt__mview *a = &b->canon.in[0], *d = &b->canon.out;
   int32_t red[LT_MAX_RANK];
   int nr = 0;
@@ -126,14 +126,14 @@ static lt_status lower_single(einsum_build *b, lt__program *prog, lt__scalar_rol
     m->in[0].dtype = a->dtype;
     m->in[1].dtype = m->out.dtype = d->dtype;
     m->in[1].offset = m->out.offset = d->offset;
-    m->n_in = beta == LT__SCALAR_ZERO ? 1 : 2;
+    m->n_in = 2; /* + beta*D, dropped at execution when beta is 0 */
     m->op_ab = LT_BINARY_ADD;
     m->compute = b->compute;
     s->buf[0] = a->buf;
     s->buf[1] = s->buf[3] = d->buf;
     s->scalar[0] = LT__SCALAR_ALPHA;
-    s->scalar[1] = beta;
-    s->drop_last_if_beta_zero = beta == LT__SCALAR_BETA;
+    s->scalar[1] = LT__SCALAR_BETA;
+    s->drop_last_if_beta_zero = true;
     return LT_OK;
   }
   lt__reduce_step *r = &s->u.reduce;
@@ -157,7 +157,7 @@ static lt_status lower_single(einsum_build *b, lt__program *prog, lt__scalar_rol
   s->buf[0] = a->buf;
   s->buf[1] = d->buf;
   s->scalar[0] = LT__SCALAR_ALPHA;
-  s->scalar[1] = beta;
+  s->scalar[1] = LT__SCALAR_BETA;
   return LT_OK;
 }
 
@@ -182,8 +182,7 @@ static lt_status result_modes(const einsum_build *b, const lt__mview *list, int 
   return LT_OK;
 }
 
-static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog,
-                            lt__scalar_role beta) {
+static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog) {
   static _Thread_local lt__mview list[LT__EINSUM_MAX_OPERANDS];
   int n = b->canon.n_inputs;
   memcpy(list, b->canon.in, sizeof(lt__mview) * (size_t)n);
@@ -201,7 +200,7 @@ static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog,
       LT_TRY(result_modes(b, list, n, i, j, &p.d));
     p.compute = b->compute;
     p.alpha = last ? LT__SCALAR_ALPHA : LT__SCALAR_ONE;
-    p.beta = last ? beta : LT__SCALAR_ZERO;
+    p.beta = last ? LT__SCALAR_BETA : LT__SCALAR_ZERO;
     char ta[160], tb[160], td[160];
     modes_text(b, &p.a, ta, sizeof ta);
     modes_text(b, &p.b, tb, sizeof tb);
@@ -254,11 +253,10 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
   plan->impl = impl;
   plan->destroy_impl = einsum_destroy;
   lt__program_init(&impl->prog, plan->ctx);
-  lt__scalar_role beta = LT__SCALAR_BETA;
   say(b, "einsum '%s': %d operand%s, compute %s, output %s\n", text, n, n == 1 ? "" : "s",
       lt_dtype_name(b->compute), lt_dtype_name(b->out_dtype));
   if (n == 1) {
-    LT_TRY(lower_single(b, &impl->prog, beta));
+    LT_TRY(lower_single(b, &impl->prog));
     say(b, "  step 1: %s\n",
         impl->prog.steps[impl->prog.n_steps - 1].kind == LT__STEP_REDUCE ? "reduction"
                                                                          : "permutation");
@@ -270,7 +268,7 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
         "elements\n",
         b->path.naive_flops, b->path.flops,
         b->path.flops > 0 ? b->path.naive_flops / b->path.flops : 1.0, b->path.largest);
-    LT_TRY(lower_path(plan->ctx, b, &impl->prog, beta));
+    LT_TRY(lower_path(plan->ctx, b, &impl->prog));
   }
   say(b, "  workspace %zu bytes\n", impl->prog.ws_bytes);
   LT_RETURN_IF(b->text_oom, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory describing the plan");

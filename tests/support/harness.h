@@ -37,7 +37,7 @@
  * with a comma-separated list). Returns the count. */
 int lt_test_devices(const char *out[8]);
 /* Runs fn on a fresh context of each device of lt_test_devices, the random generator reset to
- * the test seed first. */
+ * the test seed once, before the first device. */
 void lt_test_on_each_device(void (*fn)(lt_context *ctx));
 /* True under `tools/test.sh --valgrind` or `--tsan` (LT_TEST_INSTRUMENTED=1): tests whose point
  * needs sizes those tools make too slow skip, and say so; the ASan run covers them. */

@@ -109,13 +109,18 @@ int64_t lt__cpu_transpose_block(lt__cpu_simd simd, size_t esize) {
   return 0;
 }
 
+static inline void rows_sized(char *const *drow, int64_t ds, const char *const *srow, int64_t ss,
+                              int64_t p0, int64_t np, int64_t q0, int64_t nq, size_t esize) {
+  switch (esize) {
+  case 2: rows_u16(drow, ds, srow, ss, p0, np, q0, nq); break;
+  case 4: rows_u32(drow, ds, srow, ss, p0, np, q0, nq); break;
+  default: rows_u64(drow, ds, srow, ss, p0, np, q0, nq); break;
+  }
+}
+
 static void rows_scalar(char *const *drow, const char *const *srow, int64_t p0, int64_t np,
                         int64_t q0, int64_t nq, size_t esize) {
-  switch (esize) {
-  case 2: rows_u16(drow, 1, srow, 1, p0, np, q0, nq); break;
-  case 4: rows_u32(drow, 1, srow, 1, p0, np, q0, nq); break;
-  default: rows_u64(drow, 1, srow, 1, p0, np, q0, nq); break;
-  }
+  rows_sized(drow, 1, srow, 1, p0, np, q0, nq, esize);
 }
 
 /* The portable kernels: SSE2 where the build has it, else scalar. */
@@ -193,11 +198,7 @@ void lt__cpu_transpose_rows(char *const *drow, const char *const *srow, int64_t 
 
 void lt__cpu_transpose_rows_strided(char *const *drow, int64_t ds, const char *const *srow,
                                     int64_t ss, int64_t np, int64_t nq, size_t esize) {
-  switch (esize) {
-  case 2: rows_u16(drow, ds, srow, ss, 0, np, 0, nq); break;
-  case 4: rows_u32(drow, ds, srow, ss, 0, np, 0, nq); break;
-  default: rows_u64(drow, ds, srow, ss, 0, np, 0, nq); break;
-  }
+  rows_sized(drow, ds, srow, ss, 0, np, 0, nq, esize);
 }
 
 void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t np,

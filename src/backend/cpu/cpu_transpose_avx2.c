@@ -86,24 +86,48 @@ static void block_f64(char *const *drow, const char *const *srow, int64_t p, int
   }
 }
 
-/* A row of blocks along q for the columns p.. of `groups` groups; b: block edge (8 floats or
- * 4 doubles, one 32-byte vector). */
-static void block_row(char *const *drow, const char *const *srow, int64_t p, int64_t nq, int groups,
-                      size_t esize, bool stream) {
-  int64_t b = 32 / (int64_t)esize, q = 0;
-  for (; q + 2 * b <= nq; q += 2 * b)
-    (esize == 4 ? block_f32 : block_f64)(drow, srow, p, q, 2, groups, stream);
-  if (q + b <= nq) (esize == 4 ? block_f32 : block_f64)(drow, srow, p, q, 1, groups, stream);
+/* Rows of blocks along q for the columns p.. of `groups` groups. One function per element size,
+ * with the block sizes as constants: a shared one taking the size as a parameter measured 12%
+ * slower on streamed permutations (LT_CPU_ISA=avx2). */
+static void block_row_f32(char *const *drow, const char *const *srow, int64_t p, int64_t nq,
+                          int groups, bool stream) {
+  int64_t q = 0;
+  for (; q + 16 <= nq; q += 16)
+    block_f32(drow, srow, p, q, 2, groups, stream);
+  if (q + 8 <= nq) block_f32(drow, srow, p, q, 1, groups, stream);
 }
 
-/* Whole blocks, then a last group of b / 2 columns through partial blocks. */
+static void block_row_f64(char *const *drow, const char *const *srow, int64_t p, int64_t nq,
+                          int groups, bool stream) {
+  int64_t q = 0;
+  for (; q + 8 <= nq; q += 8)
+    block_f64(drow, srow, p, q, 2, groups, stream);
+  if (q + 4 <= nq) block_f64(drow, srow, p, q, 1, groups, stream);
+}
+
+/* Whole blocks, then a last group of 4 (2) columns through partial blocks. */
+static void blocks_f32(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
+                       bool stream) {
+  int64_t p = 0;
+  for (; p + 8 <= np; p += 8)
+    block_row_f32(drow, srow, p, nq, 2, stream);
+  if (p + 4 <= np) block_row_f32(drow, srow, p, nq, 1, stream);
+}
+
+static void blocks_f64(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
+                       bool stream) {
+  int64_t p = 0;
+  for (; p + 4 <= np; p += 4)
+    block_row_f64(drow, srow, p, nq, 2, stream);
+  if (p + 2 <= np) block_row_f64(drow, srow, p, nq, 1, stream);
+}
+
 void lt__cpu_transpose_blocks_avx2(char *const *drow, const char *const *srow, int64_t np,
                                    int64_t nq, size_t esize, bool stream) {
-  if (esize != 4 && esize != 8) return;
-  int64_t b = 32 / (int64_t)esize, p = 0;
-  for (; p + b <= np; p += b)
-    block_row(drow, srow, p, nq, 2, esize, stream);
-  if (p + b / 2 <= np) block_row(drow, srow, p, nq, 1, esize, stream);
+  if (esize == 4)
+    blocks_f32(drow, srow, np, nq, stream);
+  else if (esize == 8)
+    blocks_f64(drow, srow, np, nq, stream);
 }
 
 #endif

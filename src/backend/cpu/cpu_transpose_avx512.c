@@ -75,7 +75,8 @@ static inline void block_f64(char *const *drow, const char *const *srow, int64_t
   }
 }
 
-/* Whole blocks, then the last p < 16 (8) rows in groups of 4 (2) through partial blocks. */
+/* Whole blocks, then the last p < 16 (8) rows in groups of 4 (2) through partial blocks. Kept
+ * per element size with constant block sizes: one shared walk measured 3-6% slower. */
 static void blocks_f32(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
                        bool stream) {
   int64_t p = 0;
