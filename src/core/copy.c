@@ -127,7 +127,7 @@ lt_status lt_tensor_from_host(lt_context *ctx, lt_dtype dtype, int rank, const i
   if (strides != NULL) {
     /* The gather below walks the caller's layout: its offsets must fit in int64. */
     int64_t lo, hi;
-    LT_TRY(lt__check_shape(rank, shape, dtype, NULL));
+    LT_TRY_PREFIXED(lt__check_shape(rank, shape, dtype, NULL), "lt_tensor_from_host");
     LT_TRY(lt__check_layout_span("lt_tensor_from_host", rank, shape, strides, 0, &lo, &hi));
     int64_t es = (int64_t)lt_dtype_size(dtype), bytes;
     LT_RETURN_IF(lt__mul_overflow(lo, es, &bytes) || lt__mul_overflow(hi, es, &bytes),

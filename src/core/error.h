@@ -20,6 +20,16 @@ void lt__error_prefix(const char *prefix);
     if (lt__try_status != LT_OK) return lt__try_status;                                            \
   } while (0)
 
+/* Like LT_TRY for a shared check whose message does not know the public call: names it. */
+#define LT_TRY_PREFIXED(call, prefix)                                                              \
+  do {                                                                                             \
+    lt_status lt__try_status = (call);                                                             \
+    if (lt__try_status != LT_OK) {                                                                 \
+      lt__error_prefix(prefix);                                                                    \
+      return lt__try_status;                                                                       \
+    }                                                                                              \
+  } while (0)
+
 /* Like LT_TRY but jumps to a cleanup label with the status stored in `st`. */
 #define LT_TRY_GOTO(st, call, label)                                                               \
   do {                                                                                             \

@@ -158,9 +158,10 @@ lt_status lt_view_slice(const lt_tensor *t, int axis, int64_t start, int64_t sto
   int64_t offset = t->offset;
   if (count > 0 && t->numel > 0) offset += start * t->strides[a];
   shape[a] = count;
-  /* With at most one element left the stride is never used; keeping it avoids a spurious
-   * overflow for huge steps (x[0:1:2**62] is valid). */
-  if (count > 1)
+  /* The stride is never used with at most one element left (x[0:1:2**62] is valid), nor in an
+   * empty tensor, whose strides are arbitrary and may be as wide as INT64_MIN, which flip could
+   * not negate. With elements present and two kept, |stride * step| lies inside the old span. */
+  if (count > 1 && t->numel > 0)
     LT_RETURN_IF(lt__mul_overflow(t->strides[a], step, &strides[a]), LT_ERR_OVERFLOW,
                  "lt_view_slice: stride %lld times step %lld overflows", (long long)t->strides[a],
                  (long long)step);
@@ -195,7 +196,7 @@ lt_status lt_view_broadcast_to(const lt_tensor *t, int rank, const int64_t *shap
                "lt_view_broadcast_to: cannot broadcast rank %d to rank %d", t->rank, rank);
   LT_RETURN_IF(rank > 0 && shape == NULL, LT_ERR_NULL_POINTER,
                "lt_view_broadcast_to: shape is NULL");
-  LT_TRY(lt__check_shape(rank, shape, t->dtype, NULL));
+  LT_TRY_PREFIXED(lt__check_shape(rank, shape, t->dtype, NULL), "lt_view_broadcast_to");
   int64_t strides[LT_MAX_RANK];
   int lead = rank - t->rank;
   for (int i = 0; i < rank; i++) {
@@ -303,7 +304,7 @@ lt_status lt_view_as_strided(const lt_tensor *t, int rank, const int64_t *shape,
                              const int64_t *strides, int64_t offset, lt_tensor **out) {
   VIEW_BEGIN("lt_view_as_strided");
   int64_t numel;
-  LT_TRY(lt__check_shape(rank, shape, t->dtype, &numel));
+  LT_TRY_PREFIXED(lt__check_shape(rank, shape, t->dtype, &numel), "lt_view_as_strided");
   LT_RETURN_IF(rank > 0 && strides == NULL, LT_ERR_NULL_POINTER,
                "lt_view_as_strided: strides is NULL");
   int64_t capacity = (int64_t)(t->storage->nbytes / lt_dtype_size(t->dtype));

@@ -356,9 +356,15 @@ static void op_broadcast(state *s, fuzz_input *in) {
       shape[d] = e;
     if (d >= lead && shape[d] != e && e != 1) compatible = false;
   }
+  /* Like NumPy, a shape is refused when its nonzero extents need more than 2^63 bytes, even
+   * when another extent is 0 (high ranks of extent 4 reach that). */
+  __int128 bytes = (__int128)lt_dtype_size(s->dtype);
+  for (int d = 0; d < nrank; d++)
+    if (shape[d] > 0 && bytes <= INT64_MAX) bytes *= shape[d];
   lt_tensor *out = NULL;
   lt_status st = lt_view_broadcast_to(s->cur, nrank, shape, &out);
   if (!compatible) return expect(st, false, LT_ERR_SHAPE_MISMATCH, 0, out, "broadcast_to");
+  if (bytes > INT64_MAX) return expect(st, false, LT_ERR_OVERFLOW, 0, out, "broadcast_to");
   expect(st, true, 0, 0, out, "broadcast_to");
   model *nm = scratch();
   nm->rank = nrank;
