@@ -273,6 +273,53 @@ static void test_large_broadcast(void **state) {
   }
 }
 
+/* Outputs of at least 32 MiB are streamed from an L1 buffer with non-temporal stores: rows that
+ * start off the 64-byte grid (a column-sliced output), and an output dtype other than the
+ * compute dtype (F16 computed in F32). The slice's outside columns must stay untouched. */
+static void test_streamed_rows(void **state) {
+  if (lt_test_instrumented()) skip(); /* 17M-element outputs: minutes under memcheck */
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  struct {
+    lt_dtype dtype;
+    int64_t rows;
+  } cases[] = {{LT_F32, 34}, {LT_F16, 66}};
+  for (int c = 0; c < 2; c++) {
+    int64_t sa[3] = {cases[c].rows, 257, 1000}, sbase[3] = {cases[c].rows, 257, 1002};
+    int32_t ma[3] = {0, 1, 2}, mb[2] = {0, 1};
+    lt_tensor *a = lt_test_random_tensor(ctx, cases[c].dtype, 3, sa, LT_LAYOUT_CONTIGUOUS);
+    lt_tensor *b = lt_test_random_tensor(ctx, cases[c].dtype, 2, sa, LT_LAYOUT_NEGATIVE);
+    lt_tensor *base, *d;
+    LT_CHECK(lt_tensor_full(ctx, cases[c].dtype, 3, sbase, 7.0, &base));
+    LT_CHECK(lt_view_slice(base, 2, 1, 1001, 1, &d));
+    lt_plan *plan;
+    LT_CHECK(lt_plan_binary(a, ma, b, mb, LT_BINARY_SUB, d, ma, NULL, &plan));
+    const lt_tensor *ins[2] = {a, b};
+    LT_CHECK(lt_plan_execute(plan, ins, 2, NULL, 0, d));
+    double *va = lt_test_read_all(a), *vb = lt_test_read_all(b), *got = lt_test_read_all(base);
+    int64_t n = lt_test_numel(3, sa);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t row = i / 1000, col = i % 1000;
+      double want = lt_test_round_to(cases[c].dtype, va[i] - vb[row]);
+      if (got[row * 1002 + col + 1] != want)
+        fail_msg("%s element %lld: %g, expected %g", lt_dtype_name(cases[c].dtype), (long long)i,
+                 got[row * 1002 + col + 1], want);
+      if (col == 0 && (got[row * 1002] != 7.0 || got[row * 1002 + 1001] != 7.0))
+        fail_msg("%s row %lld: a column outside the slice was written",
+                 lt_dtype_name(cases[c].dtype), (long long)row);
+    }
+    free(va);
+    free(vb);
+    free(got);
+    lt_plan_destroy(plan);
+    lt_tensor_destroy(d);
+    lt_tensor_destroy(base);
+    lt_tensor_destroy(a);
+    lt_tensor_destroy(b);
+  }
+  lt_context_destroy(ctx);
+}
+
 /* NumPy-style shortcuts: trailing alignment, result dtype, unary. */
 static void test_oneshot(void **state) {
   const char *devs[8];
@@ -328,7 +375,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_binary),          cmocka_unit_test(test_trinary),
       cmocka_unit_test(test_in_place),        cmocka_unit_test(test_zero_scalar_not_read),
-      cmocka_unit_test(test_large_broadcast), cmocka_unit_test(test_oneshot),
+      cmocka_unit_test(test_large_broadcast), cmocka_unit_test(test_streamed_rows),
+      cmocka_unit_test(test_oneshot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
