@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLUSH_ROWS 64   /* outer walk: rows accumulated in the compute type before a flush */
-#define SPLIT_MIN 65536 /* inner walk: reduced elements per piece when splitting one output */
+#define FLUSH_ROWS 64       /* outer walk: rows accumulated in the compute type before a flush */
+#define SPLIT_MIN 65536     /* inner walk: reduced elements per piece when splitting one output */
+#define PREFETCH_AHEAD 8192 /* inner walk: bytes prefetched ahead in a contiguous reduced space */
 
 enum { IN = 0, OUT = 1, C = 2 };
 
@@ -95,6 +96,11 @@ static void reduce_range(const reduce_job *j, int64_t base, int64_t lo, int64_t 
   _Alignas(64) double buf[LT__CPU_CHUNK];
   lt__cpu_odometer it;
   lt__cpu_odometer_seek(&it, red, red->rank ? inner : 0, lo / len);
+  /* One contiguous stream per output (and often from one output to the next): software
+   * prefetch a fixed distance ahead. The hardware prefetchers alone left summing 2 KB rows at 0.7
+   * of a plain read loop; 8 KB ahead brought it to 1.0-1.1. Rows apart from each other are not
+   * prefetched past their end: that cost 10% on a reduction over the outer and inner dims. */
+  int64_t ahead = red->rank == 1 && st == 1 ? PREFETCH_AHEAD : 0;
   int64_t col = lo % len, pos = lo;
   while (pos < hi) {
     int64_t n = len - col;
@@ -104,7 +110,7 @@ static void reduce_range(const reduce_job *j, int64_t base, int64_t lo, int64_t 
     if (j->is_arg)
       j->k->arg(v, n, pos, j->step->op == LT_REDUCE_ARGMAX, &r->value, &r->index, &r->nan);
     else
-      r->value = fold(j->kind, r->value, j->k->reduce(v, n, j->kind));
+      r->value = fold(j->kind, r->value, j->k->reduce(v, n, j->kind, v == buf ? 0 : ahead));
     pos += n;
     col += n;
     if (col == len) {

@@ -30,7 +30,8 @@ typedef struct lt__cpu_kernels {
   /* dst[i] = a[i] op b[i]; dst may equal a or b. */
   void (*combine)(void *dst, const void *a, const void *b, int64_t n, lt_binary_op op);
   /* Reduces x[0..n) (blocked, several accumulators); MIN/MAX give NaN if any x is NaN. */
-  double (*reduce)(const void *x, int64_t n, lt__cpu_reduce_kind kind);
+  /* `ahead`: bytes past the data that will be read next, to prefetch (0: none). */
+  double (*reduce)(const void *x, int64_t n, lt__cpu_reduce_kind kind, int64_t ahead);
   /* acc[i] = acc[i] kind x[i] (elementwise accumulation for reductions over outer dims). */
   void (*accumulate)(void *acc, const void *x, int64_t n, lt__cpu_reduce_kind kind);
   /* Argmax/argmin over x[0..n) continuing a running (best, index, nan) state; base is the
@@ -40,7 +41,8 @@ typedef struct lt__cpu_kernels {
 } lt__cpu_kernels;
 
 /* The table for LT_F32 or LT_F64. Generated from cpu_typed.inc: load_f32, store_f32, fill_f32,
- * transform_f32, combine_f32, reduce_f32, accumulate_f32, arg_f32 and the same with _f64. */
+ * transform_f32, combine_f32, reduce_f32, accumulate_f32, arg_f32 (with the static helpers
+ * to_i64_f32 and reduce_lanes_f32) and the same with _f64. */
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute);
 /* The same kernels compiled for the widest instruction set the CPU runs (cpu_isa.h; reads the
  * environment, so once per operation): lt__cpu_kernels_avx512 / _avx2 (cpu_typed_avx*.c, only
