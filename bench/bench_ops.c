@@ -1,7 +1,10 @@
 /* Operations at memory speed: permutations, reductions and broadcast binary ops on 64M-element
  * float32 tensors, each printed as GB/s (bytes read + written) and as a ratio to a limit
- * measured in the same run with the same number of threads: copy (memcpy and a plain loop),
- * a read-only sum loop, and a STREAM triad. Medians of LT_BENCH_REPS runs (default 5).
+ * measured in the same run with the same number of threads, the better of a plain loop and a
+ * tuned one: copy (a plain loop, memcpy), a read-only sum (plain, with software prefetch) and a
+ * STREAM triad (plain, with non-temporal stores). The tuned loops use what the library's kernels
+ * use, so a ratio above 1 means a weak limit, not a fast kernel. Medians of LT_BENCH_REPS runs
+ * (default 5).
  * Each case's limit is re-measured before each of its runs and the ratio taken per pair (the
  * machine may be shared; a burst of load then hits both sides of a pair).
  *   usage: bench_ops [csv-file]   (LT_BENCH_N overrides the element count, LT_NUM_THREADS the
@@ -12,6 +15,9 @@
 
 #include <math.h>
 #include <pthread.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +32,12 @@ static FILE *csv;
 
 /* ---- machine limits: simple loops split across THREADS pthreads ---- */
 
-typedef enum { K_MEMCPY, K_COPY, K_SUM, K_TRIAD } limit_kind;
+/* Plain loops, then their tuned partners (partner_of). */
+typedef enum { K_COPY, K_SUM, K_TRIAD, K_MEMCPY, K_SUM_PREFETCH, K_TRIAD_STREAM } limit_kind;
+
+static limit_kind partner_of(limit_kind plain) {
+  return plain == K_COPY ? K_MEMCPY : plain == K_SUM ? K_SUM_PREFETCH : K_TRIAD_STREAM;
+}
 typedef struct limit_arg {
   limit_kind kind;
   float *a, *b, *c;
@@ -41,12 +52,18 @@ copy_loop(float *restrict d, const float *restrict s, int64_t n) {
     d[i] = s[i];
 }
 
-static double sum_loop(const float *restrict s, int64_t n) {
+/* `ahead`: bytes prefetched ahead of the loop, in bursts of 1 KB (0: none). */
+static double sum_loop(const float *restrict s, int64_t n, int64_t ahead) {
   float acc[16] = {0};
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    for (int j = 0; j < 16; j++)
-      acc[j] += s[i + j];
+  for (; i + 256 <= n; i += 256) {
+    if (ahead)
+      for (int b = 0; b < 1024; b += 64)
+        __builtin_prefetch((const char *)(s + i) + ahead + b);
+    for (int64_t k = i; k < i + 256; k += 16)
+      for (int j = 0; j < 16; j++)
+        acc[j] += s[k + j];
+  }
   double t = 0;
   for (int j = 0; j < 16; j++)
     t += acc[j];
@@ -61,14 +78,32 @@ static void triad_loop(float *restrict a, const float *restrict b, const float *
     a[i] = b[i] + 3.0f * c[i];
 }
 
+/* The triad with non-temporal stores: no read for ownership of the output. */
+static void triad_stream_loop(float *restrict a, const float *restrict b, const float *restrict c,
+                              int64_t n) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  for (; i < n && ((uintptr_t)(a + i) & 15) != 0; i++)
+    a[i] = b[i] + 3.0f * c[i];
+  __m128 three = _mm_set1_ps(3.0f);
+  for (; i + 4 <= n; i += 4)
+    _mm_stream_ps(a + i, _mm_add_ps(_mm_loadu_ps(b + i), _mm_mul_ps(three, _mm_loadu_ps(c + i))));
+  _mm_sfence();
+#endif
+  for (; i < n; i++)
+    a[i] = b[i] + 3.0f * c[i];
+}
+
 static void *limit_worker(void *p) {
   limit_arg *a = p;
   int64_t n = a->hi - a->lo;
   switch (a->kind) {
   case K_MEMCPY: memcpy(a->a + a->lo, a->b + a->lo, sizeof(float) * (size_t)n); break;
   case K_COPY: copy_loop(a->a + a->lo, a->b + a->lo, n); break;
-  case K_SUM: a->sink = sum_loop(a->b + a->lo, n); break;
+  case K_SUM: a->sink = sum_loop(a->b + a->lo, n, 0); break;
+  case K_SUM_PREFETCH: a->sink = sum_loop(a->b + a->lo, n, 8192); break;
   case K_TRIAD: triad_loop(a->a + a->lo, a->b + a->lo, a->c + a->lo, n); break;
+  case K_TRIAD_STREAM: triad_stream_loop(a->a + a->lo, a->b + a->lo, a->c + a->lo, n); break;
   }
   return NULL;
 }
@@ -121,9 +156,9 @@ static void check(lt_status st, const char *what) {
 }
 
 /* One case's figures: median seconds of a plan execution, and the medians of its per-run
- * ratios to the limit measured just before that run (paired, so that both see the same load
- * from the machine's other tenants). For copies `ratio` is against the better of memcpy and the
- * copy loop, `ratio_loop` against the copy loop alone. */
+ * ratios to the limits measured just before that run (paired, so that both see the same load
+ * from the machine's other tenants): `ratio` against the better of the plain loop and its tuned
+ * partner, `ratio_loop` against the plain loop alone. */
 typedef struct timing {
   double seconds, ratio, ratio_loop;
 } timing;
@@ -133,11 +168,8 @@ static timing time_plan(lt_plan *plan, const lt_tensor *const *ins, int n_in, lt
   double t[64], ratio[64], ratio_loop[64];
   check(lt_plan_execute(plan, ins, n_in, NULL, 0, out), "execute"); /* warm-up, faults D in */
   for (int r = 0; r < REPS; r++) {
-    double tl = run_limit(kind, la, lb, lc), tc = tl;
-    if (kind == K_MEMCPY) {
-      tc = run_limit(K_COPY, la, lb, lc);
-      tl = tc < tl ? tc : tl;
-    }
+    double tc = run_limit(kind, la, lb, lc), tl = run_limit(partner_of(kind), la, lb, lc);
+    tl = tc < tl ? tc : tl;
     double t0 = bench_now();
     check(lt_plan_execute(plan, ins, n_in, NULL, 0, out), "execute");
     t[r] = bench_now() - t0;
@@ -162,9 +194,8 @@ static bool wanted(const char *cat) {
 
 static void report(category *cat, const char *name, const char *detail, double bytes, timing tm) {
   double gbs = bytes / tm.seconds / 1e9;
-  printf("%-12s %-34s %8.2f GB/s  %5.2f of %s", cat->name, detail, gbs, tm.ratio, name);
-  if (strcmp(name, "copy") == 0) printf("  (%4.2f of the copy loop)", tm.ratio_loop);
-  printf("\n");
+  printf("%-12s %-34s %8.2f GB/s  %5.2f of %s  (%4.2f of the plain loop)\n", cat->name, detail, gbs,
+         tm.ratio, name, tm.ratio_loop);
   if (csv) fprintf(csv, "%s,%s,%.4f,%.4f\n", cat->name, detail, gbs, tm.ratio);
   cat->log_ratio_sum += log(tm.ratio);
   cat->min_ratio = cat->count == 0 || tm.ratio < cat->min_ratio ? tm.ratio : cat->min_ratio;
@@ -206,8 +237,8 @@ static void bench_permutation(category *cat, int rank, const int64_t *shape, con
   d = make(rank, dshape);
   lt_plan *plan;
   check(lt_plan_permutation(a, ma, d, md, NULL, &plan), "plan_permutation");
-  timing tm = time_plan(plan, (const lt_tensor *const *)&a, 1, d, K_MEMCPY, 8.0 * (double)N,
-                        8.0 * (double)N);
+  timing tm =
+      time_plan(plan, (const lt_tensor *const *)&a, 1, d, K_COPY, 8.0 * (double)N, 8.0 * (double)N);
   char detail[128];
   describe(detail, sizeof detail, rank, shape, perm, rank);
   report(cat, "copy", detail, 8.0 * (double)N, tm);
@@ -298,18 +329,22 @@ int main(int argc, char **argv) {
   double mcpy = limit_gbs(K_MEMCPY, a, b, c, 2 * bytes);
   double cpy = limit_gbs(K_COPY, a, b, c, 2 * bytes);
   double rd = limit_gbs(K_SUM, a, b, c, bytes);
+  double rd_pf = limit_gbs(K_SUM_PREFETCH, a, b, c, bytes);
   double triad = limit_gbs(K_TRIAD, a, b, c, 3 * bytes);
+  double triad_nt = limit_gbs(K_TRIAD_STREAM, a, b, c, 3 * bytes);
   la = a;
   lb = b;
   lc = c;
   printf("libtensor %s, %lld float32 elements, %d threads, median of %d runs\n", lt_version(),
          (long long)N, THREADS, REPS);
-  printf("limits: memcpy %.2f GB/s, copy loop %.2f GB/s, read-only sum %.2f GB/s, triad %.2f "
-         "GB/s\n",
-         mcpy, cpy, rd, triad);
+  printf("limits (GB/s, plain loop / tuned): copy %.2f / memcpy %.2f, read-only sum %.2f / "
+         "prefetched %.2f, triad %.2f / streamed %.2f\n",
+         cpy, mcpy, rd, rd_pf, triad, triad_nt);
   if (csv)
-    fprintf(csv, "limit,memcpy,%.4f,1\nlimit,copy,%.4f,1\nlimit,sum,%.4f,1\nlimit,triad,%.4f,1\n",
-            mcpy, cpy, rd, triad);
+    fprintf(csv,
+            "limit,memcpy,%.4f,1\nlimit,copy,%.4f,1\nlimit,sum,%.4f,1\nlimit,sum_prefetch,%.4f,1\n"
+            "limit,triad,%.4f,1\nlimit,triad_stream,%.4f,1\n",
+            mcpy, cpy, rd, rd_pf, triad, triad_nt);
 
   category perm = {"permutation", 0, 0, 0};
   int64_t r = (int64_t)llround(sqrt((double)N));
