@@ -23,6 +23,7 @@
 #define STREAM_P_TILE LT__CPU_TILE_MAX /* streamed tiles: output rows per tile */
 #define STREAM_Q_TASK 64               /* streamed tiles: input rows per task */
 #define SMALL_BLOCK 32768              /* streamed tiles: next task's input prefetched up to this */
+#define PREFETCH_AHEAD 8192            /* streamed rows: input bytes prefetched ahead */
 #define STREAM_MIN_ROW 256             /* computed rows streamed only from this length */
 #define SHORT_ROW_BYTES 512            /* bit-copy rows up to this long go a plane per call */
 
@@ -45,6 +46,11 @@ typedef struct map_job {
 
 static const void *element(const void *mem, size_t esize, int64_t off) {
   return (const char *)mem + off * (int64_t)esize;
+}
+
+static void prefetch_span(const void *p, int64_t bytes) {
+  for (int64_t x = 0; x < bytes; x += 64)
+    __builtin_prefetch((const char *)p + x);
 }
 
 /* Operand k's next `n` values in the compute type: in place when possible, else into buf. */
@@ -101,8 +107,15 @@ static void map_row(const map_job *j, const int64_t *off, int64_t len) {
     int64_t oo = off[n_in] + c0 * st[n_in];
     void *dst = direct ? (void *)((char *)s->out.mem + oo * (int64_t)k->size) : (void *)buf[3];
     int64_t o[3] = {0, 0, 0};
-    for (int q = 0; q < n_in; q++)
+    for (int q = 0; q < n_in; q++) {
       o[q] = off[q] + c0 * st[q];
+      /* As in the reductions: the hardware prefetchers alone leave 2 KB rows at 0.75 of a
+       * streamed triad; prefetching the inputs 8 KB ahead brings them to 0.9-1.0. */
+      size_t es = lt_dtype_size(s->in[q].dtype);
+      if (stream && st[q] == 1)
+        prefetch_span((const char *)element(s->in[q].mem, es, o[q]) + PREFETCH_AHEAD,
+                      n * (int64_t)es);
+    }
     if (n_in == 0) {
       k->fill(dst, n, s->scalars[0]);
     } else if (n_in == 1) {
@@ -142,9 +155,7 @@ static bool prefetch_next_rows(const map_job *j, int64_t len) {
 }
 
 static void prefetch_row(const map_job *j, int64_t off, int64_t len) {
-  const char *row = element(j->step->in[0].mem, j->esize, off);
-  for (int64_t x = 0; x < len * (int64_t)j->esize; x += 64)
-    __builtin_prefetch(row + x);
+  prefetch_span(element(j->step->in[0].mem, j->esize, off), len * (int64_t)j->esize);
 }
 
 static void run_rows(void *arg, int64_t lo, int64_t hi) {
