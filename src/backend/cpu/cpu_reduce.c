@@ -18,9 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLUSH_ROWS 64       /* outer walk: rows accumulated in the compute type before a flush */
-#define SPLIT_MIN 65536     /* inner walk: reduced elements per piece when splitting one output */
-#define PREFETCH_AHEAD 8192 /* inner walk: bytes prefetched ahead in a contiguous reduced space */
+#define FLUSH_ROWS 64        /* outer walk: rows accumulated in the compute type before a flush */
+#define SPLIT_MIN 65536      /* inner walk: reduced elements per piece when splitting one output */
+#define SHORT_ROW_BYTES 4096 /* inner walk: rows up to this long, apart, prefetched whole */
+#define NEXT_ROWS 2          /* ... this many rows ahead */
+#define PREFETCH_AHEAD 8192  /* inner walk: bytes prefetched ahead in a contiguous reduced space */
 
 enum { IN = 0, OUT = 1, C = 2 };
 
@@ -87,6 +89,25 @@ static const void *chunk_values(const reduce_job *j, int64_t off, int64_t stride
   return v;
 }
 
+/* Requests the input row at `later` (offset base) in whole, then steps `later` on: short rows
+ * apart from each other defeat the hardware prefetchers. */
+static void prefetch_row_ahead(const reduce_job *j, int64_t base, lt__cpu_odometer *later,
+                               int64_t bytes) {
+  size_t es = lt_dtype_size(j->step->in.dtype);
+  const char *row = (const char *)j->step->in.mem + (base + later->off[IN]) * (int64_t)es;
+  for (int64_t b = 0; b < bytes; b += 64)
+    __builtin_prefetch(row + b);
+  lt__cpu_odometer_next(later);
+}
+
+/* An odometer NEXT_ROWS rows past `it`. */
+static lt__cpu_odometer rows_ahead(const lt__cpu_odometer *it) {
+  lt__cpu_odometer later = *it;
+  for (int i = 0; i < NEXT_ROWS; i++)
+    lt__cpu_odometer_next(&later);
+  return later;
+}
+
 /* Reduces linear positions [lo, hi) of the reduced space starting from input offset base. */
 static void reduce_range(const reduce_job *j, int64_t base, int64_t lo, int64_t hi, partial *r) {
   if (lo >= hi) return; /* also an empty reduced space, whose extents may be 0 */
@@ -101,8 +122,13 @@ static void reduce_range(const reduce_job *j, int64_t base, int64_t lo, int64_t 
    * of a plain read loop; 8 KB ahead brought it to 1.0-1.1. Rows apart from each other are not
    * prefetched past their end: that cost 10% on a reduction over the outer and inner dims. */
   int64_t ahead = red->rank == 1 && st == 1 ? PREFETCH_AHEAD : 0;
+  /* Short rows apart from each other: the row NEXT_ROWS ahead is requested whole instead. */
+  size_t es = lt_dtype_size(j->step->in.dtype);
+  bool next_rows = red->rank > 1 && st == 1 && len * (int64_t)es <= SHORT_ROW_BYTES;
+  lt__cpu_odometer later = rows_ahead(&it);
   int64_t col = lo % len, pos = lo;
   while (pos < hi) {
+    if (next_rows && col == 0) prefetch_row_ahead(j, base, &later, len * (int64_t)es);
     int64_t n = len - col;
     if (n > hi - pos) n = hi - pos;
     if (n > LT__CPU_CHUNK) n = LT__CPU_CHUNK;
@@ -206,7 +232,12 @@ static void outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t 
   k->fill(acc, n, init);
   lt__cpu_odometer r;
   lt__cpu_odometer_seek(&r, &j->red, j->red.rank, rlo);
+  /* Each row is a short piece of a long one: request the row NEXT_ROWS ahead (as above). */
+  bool next_rows = kept->strides[IN][q] == 1;
+  lt__cpu_odometer later = rows_ahead(&r);
+  int64_t row_bytes = n * (int64_t)lt_dtype_size(j->step->in.dtype);
   for (int64_t i = rlo; i < rhi; i++) {
+    if (next_rows) prefetch_row_ahead(j, base, &later, row_bytes);
     k->accumulate(acc, chunk_values(j, base + r.off[IN], kept->strides[IN][q], n, buf), n, j->kind);
     if ((i + 1 - rlo) % FLUSH_ROWS == 0 || i + 1 == rhi) {
       k64->load(wide, acc, k->dtype, 0, 1, n);
