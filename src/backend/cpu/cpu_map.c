@@ -48,11 +48,6 @@ static const void *element(const void *mem, size_t esize, int64_t off) {
   return (const char *)mem + off * (int64_t)esize;
 }
 
-static void prefetch_span(const void *p, int64_t bytes) {
-  for (int64_t x = 0; x < bytes; x += 64)
-    __builtin_prefetch((const char *)p + x);
-}
-
 /* Operand k's next `n` values in the compute type: in place when possible, else into buf. */
 static const void *operand_values(const map_job *j, int k, int64_t off, int64_t stride, int64_t n,
                                   void *buf) {
@@ -113,8 +108,8 @@ static void map_row(const map_job *j, const int64_t *off, int64_t len) {
        * streamed triad; prefetching the inputs 8 KB ahead brings them to 0.9-1.0. */
       size_t es = lt_dtype_size(s->in[q].dtype);
       if (stream && st[q] == 1)
-        prefetch_span((const char *)element(s->in[q].mem, es, o[q]) + PREFETCH_AHEAD,
-                      n * (int64_t)es);
+        lt__cpu_prefetch_span((const char *)element(s->in[q].mem, es, o[q]) + PREFETCH_AHEAD,
+                              n * (int64_t)es);
     }
     if (n_in == 0) {
       k->fill(dst, n, s->scalars[0]);
@@ -155,7 +150,7 @@ static bool prefetch_next_rows(const map_job *j, int64_t len) {
 }
 
 static void prefetch_row(const map_job *j, int64_t off, int64_t len) {
-  prefetch_span(element(j->step->in[0].mem, j->esize, off), len * (int64_t)j->esize);
+  lt__cpu_prefetch_span(element(j->step->in[0].mem, j->esize, off), len * (int64_t)j->esize);
 }
 
 static void run_rows(void *arg, int64_t lo, int64_t hi) {
@@ -348,9 +343,8 @@ static bool prefetch_next_block(const map_job *j) {
 static void prefetch_block(const map_job *j, const int64_t *off, int64_t b) {
   int64_t x0 = b * STREAM_Q_TASK, nqt = min64(j->q_extent - x0, STREAM_Q_TASK);
   int64_t es = (int64_t)j->esize;
-  const char *first = (const char *)j->step->in[0].mem + (off[0] + x0 * j->p_extent) * es;
-  for (int64_t x = 0; x < nqt * j->p_extent * es; x += 64)
-    __builtin_prefetch(first + x);
+  lt__cpu_prefetch_span((const char *)j->step->in[0].mem + (off[0] + x0 * j->p_extent) * es,
+                        nqt * j->p_extent * es);
 }
 
 /* Task = (outer index, block of one group's positions); it walks every block of the other. */

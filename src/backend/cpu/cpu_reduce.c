@@ -94,9 +94,8 @@ static const void *chunk_values(const reduce_job *j, int64_t off, int64_t stride
 static void prefetch_row_ahead(const reduce_job *j, int64_t base, lt__cpu_odometer *later,
                                int64_t bytes) {
   size_t es = lt_dtype_size(j->step->in.dtype);
-  const char *row = (const char *)j->step->in.mem + (base + later->off[IN]) * (int64_t)es;
-  for (int64_t b = 0; b < bytes; b += 64)
-    __builtin_prefetch(row + b);
+  lt__cpu_prefetch_span((const char *)j->step->in.mem + (base + later->off[IN]) * (int64_t)es,
+                        bytes);
   lt__cpu_odometer_next(later);
 }
 

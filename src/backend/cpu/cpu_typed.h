@@ -40,6 +40,13 @@ typedef struct lt__cpu_kernels {
               bool *seen_nan);
 } lt__cpu_kernels;
 
+/* Requests [p, p + bytes) into the caches, one prefetch per 64-byte line. Prefetches never
+ * fault, so spans past the end of an array are safe. */
+static inline void lt__cpu_prefetch_span(const void *p, int64_t bytes) {
+  for (int64_t x = 0; x < bytes; x += 64)
+    __builtin_prefetch((const char *)p + x);
+}
+
 /* The table for LT_F32 or LT_F64. Generated from cpu_typed.inc: load_f32, store_f32, fill_f32,
  * transform_f32, combine_f32, reduce_f32, accumulate_f32, arg_f32 (with the static helpers
  * to_i64_f32 and reduce_lanes_f32) and the same with _f64. */
