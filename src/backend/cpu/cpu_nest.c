@@ -59,8 +59,12 @@ static bool more_inner(const lt__cpu_nest *nest, int key, int a, int b) {
 }
 
 void lt__cpu_nest_sort(lt__cpu_nest *nest, int key) {
+  lt__cpu_nest_sort_outer(nest, key, nest->rank);
+}
+
+void lt__cpu_nest_sort_outer(lt__cpu_nest *nest, int key, int n_dims) {
   /* Insertion sort: ranks are small and the order is stable. */
-  for (int i = 1; i < nest->rank; i++)
+  for (int i = 1; i < n_dims; i++)
     for (int j = i; j > 0 && more_inner(nest, key, j - 1, j); j--) {
       lt__cpu_nest_move(nest, j, j - 1);
     }

@@ -27,6 +27,8 @@ void lt__cpu_nest_flip_negative(lt__cpu_nest *nest, int key);
 /* Sorts dims by decreasing |stride| of operand `key` (ties: the other operands' strides),
  * so that `key` is walked in memory order with its smallest stride innermost. */
 void lt__cpu_nest_sort(lt__cpu_nest *nest, int key);
+/* The same for dims [0, n_dims) only, the others staying where they are. */
+void lt__cpu_nest_sort_outer(lt__cpu_nest *nest, int key, int n_dims);
 /* Merges dim d into d+1 wherever every operand has stride[d] == stride[d+1] * shape[d+1]. */
 void lt__cpu_nest_fuse(lt__cpu_nest *nest);
 /* Moves dim `from` to position `to`, shifting the dims between. */

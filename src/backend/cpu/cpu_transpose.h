@@ -53,8 +53,12 @@ void lt__cpu_transpose_blocks_avx2(char *const *drow, const char *const *srow, i
 void lt__cpu_gather_avx512(void *dst, const void *src, int64_t ss, int64_t n, size_t esize);
 void lt__cpu_transpose_blocks_avx512(char *const *drow, const char *const *srow, int64_t np,
                                      int64_t nq, size_t esize, bool stream);
-/* memcpy with non-temporal stores for the whole aligned 64-byte lines. */
-void lt__cpu_copy_stream(void *dst, const void *src, size_t bytes);
+/* memcpy with non-temporal stores for the whole aligned 64-byte lines, as wide as `simd`
+ * allows. */
+void lt__cpu_copy_stream(void *dst, const void *src, size_t bytes, lt__cpu_simd simd);
+/* Its vector kernels: `bytes` (a multiple of 64) from src to the 64-byte aligned dst. */
+void lt__cpu_stream_lines_avx2(char *dst, const char *src, size_t bytes);
+void lt__cpu_stream_lines_avx512(char *dst, const char *src, size_t bytes);
 /* Orders the non-temporal stores of this thread before what follows. */
 void lt__cpu_stream_fence(void);
 

@@ -130,4 +130,13 @@ void lt__cpu_transpose_blocks_avx2(char *const *drow, const char *const *srow, i
     blocks_f64(drow, srow, np, nq, stream);
 }
 
+void lt__cpu_stream_lines_avx2(char *dst, const char *src, size_t bytes) {
+  for (size_t i = 0; i < bytes; i += 64) {
+    __m256i lo = _mm256_loadu_si256((const __m256i *)(src + i));
+    __m256i hi = _mm256_loadu_si256((const __m256i *)(src + i + 32));
+    _mm256_stream_si256((__m256i *)(dst + i), lo);
+    _mm256_stream_si256((__m256i *)(dst + i + 32), hi);
+  }
+}
+
 #endif

@@ -131,4 +131,9 @@ void lt__cpu_transpose_blocks_avx512(char *const *drow, const char *const *srow,
     blocks_f64(drow, srow, np, nq, stream);
 }
 
+void lt__cpu_stream_lines_avx512(char *dst, const char *src, size_t bytes) {
+  for (size_t i = 0; i < bytes; i += 64)
+    _mm512_stream_si512((void *)(dst + i), _mm512_loadu_si512(src + i));
+}
+
 #endif
