@@ -259,6 +259,7 @@ static void test_streamed_bitcopies(void **state) {
       {LT_F32, 3, {3, 1024, 2755}, {2, 1, 0}}, /* ragged edges, a two-dim q group */
       {LT_F32, 3, {2081, 48, 84}, {0, 2, 1}},  /* small matrices, read ahead block by block */
       {LT_F64, 3, {5, 520, 1624}, {2, 0, 1}},  {LT_F16, 2, {4100, 4097, 1}, {1, 0, 0}},
+      {LT_F32, 3, {60, 720, 200}, {2, 1, 0}}, /* 240-byte rows: the q group takes the next dim */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     for (int layout = PLAIN; layout <= INPUT_FLIPPED; layout++)
