@@ -186,7 +186,7 @@ typedef struct category {
   int count;
 } category;
 
-/* LT_BENCH_ONLY=permutation|reduction|binary runs one category. */
+/* LT_BENCH_ONLY=permutation|perm-odd|reduction|binary runs one category. */
 static bool wanted(const char *cat) {
   const char *only = getenv("LT_BENCH_ONLY");
   return only == NULL || strcmp(only, cat) == 0;
@@ -237,11 +237,11 @@ static void bench_permutation(category *cat, int rank, const int64_t *shape, con
   d = make(rank, dshape);
   lt_plan *plan;
   check(lt_plan_permutation(a, ma, d, md, NULL, &plan), "plan_permutation");
-  timing tm =
-      time_plan(plan, (const lt_tensor *const *)&a, 1, d, K_COPY, 8.0 * (double)N, 8.0 * (double)N);
+  double bytes = 8.0 * (double)lt_tensor_numel(a);
+  timing tm = time_plan(plan, (const lt_tensor *const *)&a, 1, d, K_COPY, 8.0 * (double)N, bytes);
   char detail[128];
   describe(detail, sizeof detail, rank, shape, perm, rank);
-  report(cat, "copy", detail, 8.0 * (double)N, tm);
+  report(cat, "copy", detail, bytes, tm);
   lt_plan_destroy(plan);
   lt_tensor_destroy(a);
   lt_tensor_destroy(d);
@@ -310,7 +310,7 @@ int main(int argc, char **argv) {
   if (REPS < 1 || REPS > 64) REPS = 5;
   if (argc > 1 && argv[1][0] == '-') { /* an option, not a CSV path: say how to call */
     printf("usage: bench_ops [results.csv]\n(env: LT_BENCH_N elements, LT_BENCH_REPS runs, "
-           "LT_BENCH_ONLY=permutation|reduction|binary)\n");
+           "LT_BENCH_ONLY=permutation|perm-odd|reduction|binary)\n");
     return argv[1][1] == 'h' || strcmp(argv[1], "--help") == 0 ? 0 : 2;
   }
   if (argc > 1) csv = fopen(argv[1], "w");
@@ -368,6 +368,15 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 3; i++)
     bench_permutation(&perm, 6, s6, p6[i]);
 
+  /* Extents that are not powers of two: rows off the 64-byte grid on one side or both. */
+  category odd = {"perm-odd", 0, 0, 0};
+  int64_t o2[2] = {r - 1, r + 1};
+  bench_permutation(&odd, 2, o2, p2);
+  int64_t o3a[3] = {1000, 1000, N / 1000000}, o3b[3] = {N / (255 * 257), 255, 257};
+  bench_permutation(&odd, 3, o3a, p3[0]);
+  bench_permutation(&odd, 3, o3b, p3[1]);
+  bench_permutation(&odd, 3, o3b, p3[2]);
+
   category red = {"reduction", 0, 0, 0};
   int64_t r3[3] = {N / (512 * 512), 512, 512};
   int ax[7][3] = {{2}, {0}, {1}, {1, 2}, {0, 1}, {0, 2}, {0, 1, 2}};
@@ -383,6 +392,7 @@ int main(int argc, char **argv) {
   bench_binary(&bin, r3, mid, 1, "B(j)");
 
   summary(&perm);
+  summary(&odd);
   summary(&red);
   summary(&bin);
   if (csv) fclose(csv);

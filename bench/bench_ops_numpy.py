@@ -37,9 +37,12 @@ def cases():
     perms += [(s4, p) for p in [(3, 2, 1, 0), (0, 1, 3, 2), (3, 0, 1, 2)]]
     perms += [(s5, p) for p in [(4, 3, 2, 1, 0), (0, 1, 2, 4, 3), (4, 0, 1, 2, 3)]]
     perms += [(s6, p) for p in [(5, 4, 3, 2, 1, 0), (0, 1, 2, 3, 5, 4), (5, 0, 1, 2, 3, 4)]]
-    for shape, p in perms:
-        a = np.ones(shape, np.float32)
-        yield "permutation", shape_text(shape, p), 8.0 * a.size, lambda a=a, p=p: np.ascontiguousarray(a.transpose(p))
+    odd = [((r - 1, r + 1), (1, 0)), ((1000, 1000, N // 1000000), (2, 1, 0))]
+    odd += [((N // (255 * 257), 255, 257), p) for p in [(0, 2, 1), (2, 0, 1)]]
+    for cat, group in [("permutation", perms), ("perm-odd", odd)]:
+        for shape, p in group:
+            a = np.ones(shape, np.float32)
+            yield cat, shape_text(shape, p), 8.0 * a.size, lambda a=a, p=p: np.ascontiguousarray(a.transpose(p))
     r3 = (N // (512 * 512), 512, 512)
     a = np.ones(r3, np.float32)
     for axes in [(2,), (0,), (1,), (1, 2), (0, 1), (0, 2), (0, 1, 2)]:
