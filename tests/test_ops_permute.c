@@ -89,11 +89,13 @@ static void test_tiled(void **state) {
   const char *devs[8];
   int ndev = lt_test_devices(devs);
   lt_test_rng_reset(lt_test_seed() + 22);
-  int64_t shapes[3][3] = {{67, 45, 3}, {5, 97, 70}, {130, 1, 66}};
+  /* (40, 2100, 5): with the 5 moved outward, rows that interleave in the input (taken block by
+   * block). */
+  int64_t shapes[4][3] = {{67, 45, 3}, {5, 97, 70}, {130, 1, 66}, {40, 2100, 5}};
   for (int dv = 0; dv < ndev; dv++) {
     lt_context *ctx;
     LT_CHECK(lt_context_create(devs[dv], &ctx));
-    for (int s = 0; s < 3; s++)
+    for (int s = 0; s < 4; s++)
       for (size_t t = 0; t < 4; t++)
         for (int layout = 0; layout < 4; layout++) {
           run_case(ctx, 3, shapes[s], dtypes[t], dtypes[t], (lt_test_layout)layout,
@@ -259,7 +261,8 @@ static void test_streamed_bitcopies(void **state) {
       {LT_F32, 3, {3, 1024, 2755}, {2, 1, 0}}, /* ragged edges, a two-dim q group */
       {LT_F32, 3, {2081, 48, 84}, {0, 2, 1}},  /* small matrices, read ahead block by block */
       {LT_F64, 3, {5, 520, 1624}, {2, 0, 1}},  {LT_F16, 2, {4100, 4097, 1}, {1, 0, 0}},
-      {LT_F32, 3, {60, 720, 200}, {2, 1, 0}}, /* 240-byte rows: the q group takes the next dim */
+      {LT_F32, 3, {60, 720, 200}, {2, 1, 0}},  /* 240-byte rows: the q group takes the next dim */
+      {LT_F32, 3, {1400, 2100, 3}, {2, 0, 1}}, /* interleaved rows, gathered then streamed */
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     for (int layout = PLAIN; layout <= INPUT_FLIPPED; layout++)

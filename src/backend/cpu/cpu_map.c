@@ -17,6 +17,7 @@
 
 #define TILE 32                 /* tile edge in elements: 32x32 fits L1 for every dtype */
 #define ROW_BLOCK 32768         /* inner elements per task, so a single long row still splits */
+#define INTERLEAVED_BLOCK 2048  /* the same where rows interleave in the input (see run_rows) */
 #define TILE_MIN_STRIDE 16      /* input stride along the output's inner dim worth tiling for */
 #define STREAM_BYTES (32 << 20) /* outputs at least this large bypass the caches */
 #define P_RUN 1024              /* input elements read contiguously per tile row, when dims allow */
@@ -41,11 +42,16 @@ typedef struct map_job {
   bool stream_rows;   /* the same for computed rows: each chunk is streamed from an L1 buffer */
   bool shifted;       /* streamed tiles whose output rows are off the line grid (shifted_task) */
   int64_t n_blocks;   /* per outer index: row blocks (rows) or p tiles (tiles) */
+  int64_t row_block;  /* rows: inner elements per task */
+  bool blocks_outer;  /* rows: tasks take every row's block b before any block b + 1 */
   int n_outer;        /* dims iterated by the odometer */
   int p_dims, q_dims; /* tiles: dims in the p and q groups */
   int64_t p_extent, q_extent; /* tiles: positions in each group */
   int64_t tile_ps, tile_qs;   /* tiles: input stride of p, output stride of q */
 } map_job;
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
 
 static const void *element(const void *mem, size_t esize, int64_t off) {
   return (const char *)mem + off * (int64_t)esize;
@@ -88,6 +94,18 @@ static void map_row(const map_job *j, const int64_t *off, int64_t len) {
   if (j->bitcopy && j->stream && st[0] == 1 && st[n_in] == 1) {
     lt__cpu_copy_stream((char *)s->out.mem + off[n_in] * (int64_t)j->esize,
                         element(s->in[0].mem, j->esize, off[0]), (size_t)len * j->esize, j->simd);
+    return;
+  }
+  if (j->bitcopy && j->stream && st[n_in] == 1) { /* gathered through L1, then streamed */
+    _Alignas(64) double buf[LT__CPU_CHUNK];
+    int64_t chunk = LT__CPU_CHUNK * 8 / (int64_t)j->esize;
+    for (int64_t c0 = 0; c0 < len; c0 += chunk) {
+      int64_t n = min64(len - c0, chunk);
+      lt__cpu_copy_gather(buf, element(s->in[0].mem, j->esize, off[0] + c0 * st[0]), st[0], n,
+                          j->esize, j->simd);
+      lt__cpu_copy_stream((char *)s->out.mem + (off[n_in] + c0) * (int64_t)j->esize, buf,
+                          (size_t)n * j->esize, j->simd);
+    }
     return;
   }
   if (j->bitcopy) {
@@ -157,26 +175,35 @@ static void prefetch_row(const map_job *j, int64_t off, int64_t len) {
   lt__cpu_prefetch_span(element(j->step->in[0].mem, j->esize, off), len * (int64_t)j->esize);
 }
 
+/* Task t is block t % n_blocks of row t / n_blocks, or with blocks_outer block t / rows of row
+ * t % rows. */
 static void run_rows(void *arg, int64_t lo, int64_t hi) {
   const map_job *j = arg;
   int64_t len = j->nest.rank ? j->nest.shape[j->nest.rank - 1] : 1;
+  int64_t rows = lt__cpu_nest_count(&j->nest, j->n_outer);
   lt__cpu_odometer it, ahead;
-  lt__cpu_odometer_seek(&it, &j->nest, j->n_outer, lo / j->n_blocks);
+  lt__cpu_odometer_seek(&it, &j->nest, j->n_outer, j->blocks_outer ? lo % rows : lo / j->n_blocks);
   bool prefetch = prefetch_next_rows(j, len);
   ahead = it;
   if (prefetch) prefetch_row(j, ahead.off[0], len);
-  int64_t b = lo % j->n_blocks;
+  int64_t b = j->blocks_outer ? lo / rows : lo % j->n_blocks, row = lo % rows;
   for (int64_t t = lo; t < hi; t++) {
     if (prefetch && t + 1 < hi) {
       lt__cpu_odometer_next(&ahead);
       prefetch_row(j, ahead.off[0], len);
     }
-    int64_t start = b * ROW_BLOCK, n = len - start < ROW_BLOCK ? len - start : ROW_BLOCK;
+    int64_t start = b * j->row_block, n = min64(len - start, j->row_block);
     int64_t off[4];
     for (int q = 0; q <= j->out; q++)
       off[q] = it.off[q] + start * (j->nest.rank ? j->nest.strides[q][j->nest.rank - 1] : 0);
     map_row(j, off, n);
-    if (++b == j->n_blocks) {
+    if (j->blocks_outer) {
+      lt__cpu_odometer_next(&it);
+      if (++row == rows) {
+        row = 0;
+        b++;
+      }
+    } else if (++b == j->n_blocks) {
       b = 0;
       lt__cpu_odometer_next(&it);
     }
@@ -306,8 +333,6 @@ static const int64_t *p_table(const map_job *j, tile_tables *tb, int64_t p0, int
   return tb->out_p;
 }
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-
 /* Streamed output: the task holds STREAM_Q_TASK input rows and reads them front to back (the
  * prefetchers follow them) while each tile row leaves as whole non-temporal lines, which need
  * no order. Tall tiles (STREAM_P_TILE output rows) keep the per-tile bookkeeping small. */
@@ -429,8 +454,6 @@ static void run_tiles(void *arg, int64_t lo, int64_t hi) {
   if (j->stream) lt__cpu_stream_fence();
 }
 
-static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
-
 /* Whether the q group should take the next output dim too: it is shorter than a tile, or (for
  * streamed output) its rows end inside a cache line, so that neighbouring rows, written by other
  * tasks, would share lines: a (60, 64, 128, 136) -> [3,2,1,0] ran at a third of the speed of a
@@ -518,6 +541,21 @@ static void walk_input_order(lt__cpu_nest *nest) {
   lt__cpu_nest_fuse(nest);
 }
 
+/* Whether other rows' input lies between the elements of one row (a short input dim moved
+ * outward, as channels-last to channels-first images: (H, W, 3) -> (3, H, W)): then each row
+ * reads lines that the next rows read again. Blocks outermost keep those lines in cache: the
+ * input is read once instead of once per row ((1000, 1000, 8) -> [2,0,1]: 6 -> 14 GB/s). */
+static bool interleaved_rows(const map_job *j) {
+  const lt__cpu_nest *nest = &j->nest;
+  int r = nest->rank;
+  if (r < 2 || j->step->n_in == 0) return false;
+  int64_t st = abs64(nest->strides[0][r - 1]), span = st * nest->shape[r - 1];
+  if (st < 2 || nest->shape[r - 1] <= INTERLEAVED_BLOCK) return false;
+  for (int d = 0; d < r - 1; d++)
+    if (nest->strides[0][d] != 0 && abs64(nest->strides[0][d]) < span) return true;
+  return false;
+}
+
 /* A permutation without arithmetic whose compute dtype cannot lose bits: copy bits. */
 static bool is_bitcopy(const lt__map_step *s) {
   if (s->n_in != 1 || s->unary[0] != LT_UNARY_IDENTITY || s->scalars[0] != 1.0) return false;
@@ -570,7 +608,9 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
     return LT_OK;
   }
   j.n_outer = nest->rank ? nest->rank - 1 : 0;
-  j.n_blocks = (len + ROW_BLOCK - 1) / ROW_BLOCK;
+  j.blocks_outer = interleaved_rows(&j);
+  j.row_block = j.blocks_outer ? INTERLEAVED_BLOCK : ROW_BLOCK;
+  j.n_blocks = (len + j.row_block - 1) / j.row_block;
   lt__cpu_parallel(ctx, lt__cpu_nest_count(nest, j.n_outer) * j.n_blocks, numel, run_rows, &j);
   return LT_OK;
 }
