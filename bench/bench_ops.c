@@ -376,6 +376,8 @@ int main(int argc, char **argv) {
   bench_permutation(&odd, 3, o3a, p3[0]);
   bench_permutation(&odd, 3, o3b, p3[1]);
   bench_permutation(&odd, 3, o3b, p3[2]);
+  int64_t o3c[3] = {4096, N / (4096 * 3), 3}; /* channels last to channels first */
+  bench_permutation(&odd, 3, o3c, p3[2]);
 
   category red = {"reduction", 0, 0, 0};
   int64_t r3[3] = {N / (512 * 512), 512, 512};

@@ -39,6 +39,7 @@ def cases():
     perms += [(s6, p) for p in [(5, 4, 3, 2, 1, 0), (0, 1, 2, 3, 5, 4), (5, 0, 1, 2, 3, 4)]]
     odd = [((r - 1, r + 1), (1, 0)), ((1000, 1000, N // 1000000), (2, 1, 0))]
     odd += [((N // (255 * 257), 255, 257), p) for p in [(0, 2, 1), (2, 0, 1)]]
+    odd += [((4096, N // (4096 * 3), 3), (2, 0, 1))]
     for cat, group in [("permutation", perms), ("perm-odd", odd)]:
         for shape, p in group:
             a = np.ones(shape, np.float32)
