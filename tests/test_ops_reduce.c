@@ -53,14 +53,22 @@ static double *reference(lt_reduce_op op, lt_unary_op unary, int rank_a, const i
   return acc;
 }
 
+/* Extents of the `wide` cases: short and long dims mixed, so that both walks of the CPU engine
+ * (an output at a time; chunks of outputs, a row per reduced position) and its choice between
+ * them by kernel calls are met, with kept and reduced dims of unit and other strides. */
+static const int64_t wide_extents[6] = {1, 3, 7, 64, 300, 1100};
+
 static void run_case(lt_context *ctx, lt_reduce_op op, lt_dtype dtype, lt_test_layout layout,
-                     int counter) {
+                     int counter, bool wide) {
   int64_t shape_a[LT_MAX_RANK], shape_d[LT_MAX_RANK];
   int32_t modes_a[LT_MAX_RANK], modes_d[LT_MAX_RANK];
   int rank_a = lt_test_rand_int(0, 9) == 0 ? 8 : (int)lt_test_rand_int(0, 4), rank_d = 0;
+  if (wide) rank_a = (int)lt_test_rand_int(2, 3);
   for (int i = 0; i < rank_a; i++) {
     shape_a[i] = rank_a == 8 ? lt_test_rand_int(1, 3) : lt_test_rand_int(1, 6);
     if (lt_test_rand_int(0, 24) == 0) shape_a[i] = 0;
+    if (wide) shape_a[i] = wide_extents[lt_test_rand_int(0, 5)];
+    if (wide && lt_test_numel(i + 1, shape_a) > 150000) shape_a[i] = 1 + i;
     modes_a[i] = (int32_t)(50 + 3 * i);
   }
   lt_test_shuffle(modes_a, rank_a);
@@ -150,7 +158,26 @@ static void test_reduce_sweep(void **state) {
       for (size_t t = 0; t < 4; t++)
         for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++)
           for (int rep = 0; rep < 2; rep++)
-            run_case(ctx, (lt_reduce_op)op, dtypes[t], (lt_test_layout)layout, counter++);
+            run_case(ctx, (lt_reduce_op)op, dtypes[t], (lt_test_layout)layout, counter++, false);
+    lt_context_destroy(ctx);
+  }
+}
+
+/* The same on tensors of up to 150000 elements with short and long dims (wide_extents). */
+static void test_reduce_wide(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed() + 15);
+  int reps = lt_test_instrumented() ? 1 : 3;
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int counter = 0;
+    for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++)
+      for (size_t t = 0; t < 4; t++)
+        for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++)
+          for (int rep = 0; rep < reps; rep++)
+            run_case(ctx, (lt_reduce_op)op, dtypes[t], (lt_test_layout)layout, counter++, true);
     lt_context_destroy(ctx);
   }
 }
@@ -409,7 +436,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_sweep),   cmocka_unit_test(test_argmax),
       cmocka_unit_test(test_nan_everywhere), cmocka_unit_test(test_empty),
       cmocka_unit_test(test_f32_accuracy),   cmocka_unit_test(test_oneshot_axes),
-      cmocka_unit_test(test_outer_split),
+      cmocka_unit_test(test_outer_split),    cmocka_unit_test(test_reduce_wide),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

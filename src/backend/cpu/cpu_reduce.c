@@ -146,26 +146,41 @@ static void reduce_range(const reduce_job *j, int64_t base, int64_t lo, int64_t 
   }
 }
 
-/* alpha*r (+ beta*c), or the index for argmax/argmin, stored into output element o. */
-static void finish(const reduce_job *j, const lt__cpu_odometer *kept, partial r) {
+/* Totals -> alpha * total (mean: divided by the count; in the compute type's precision), in
+ * place. */
+static void scale_totals(const reduce_job *j, double *v, int64_t n) {
   const lt__reduce_step *s = j->step;
-  const lt__cpu_kernels *k64 = lt__cpu_kernels_for(LT_F64);
-  double v;
-  if (j->is_arg) {
-    v = (double)r.index;
-  } else {
-    double x = r.value;
-    if (s->op == LT_REDUCE_MEAN) x = j->n_red ? x / (double)j->n_red : NAN;
-    if (s->compute == LT_F32) x = (float)x;
-    v = s->alpha * x;
-    if (s->beta != 0) {
-      const lt__operand *c = s->has_c ? &s->c : &s->out;
-      double cv;
-      k64->load(&cv, c->mem, c->dtype, kept->off[C], 1, 1);
-      v += s->beta * cv;
-    }
+  if (s->op == LT_REDUCE_MEAN)
+    for (int64_t i = 0; i < n; i++)
+      v[i] = j->n_red ? v[i] / (double)j->n_red : NAN;
+  if (s->compute == LT_F32)
+    for (int64_t i = 0; i < n; i++)
+      v[i] = (float)v[i];
+  for (int64_t i = 0; i < n; i++)
+    v[i] *= s->alpha;
+}
+
+/* v (+ beta * C unless an index) into n outputs: kept operand x starts at off[x], steps st[x]. */
+static void store_outputs(const reduce_job *j, const int64_t *off, const int64_t *st, double *v,
+                          int64_t n) {
+  const lt__reduce_step *s = j->step;
+  const lt__cpu_kernels *k64 = lt__cpu_kernels_widest(LT_F64);
+  if (!j->is_arg && s->beta != 0) {
+    const lt__operand *c = s->has_c ? &s->c : &s->out;
+    _Alignas(64) double cv[LT__CPU_CHUNK];
+    k64->load(cv, c->mem, c->dtype, off[C], st[C], n);
+    for (int64_t i = 0; i < n; i++)
+      v[i] += s->beta * cv[i];
   }
-  k64->store(s->out.mem, s->out.dtype, kept->off[OUT], 1, &v, 1);
+  k64->store(s->out.mem, s->out.dtype, off[OUT], st[OUT], v, n);
+}
+
+/* One output from its partial: the index for argmax/argmin, else the scaled total. */
+static void finish(const reduce_job *j, const lt__cpu_odometer *kept, partial r) {
+  double v = j->is_arg ? (double)r.index : r.value;
+  if (!j->is_arg) scale_totals(j, &v, 1);
+  const int64_t unit[3] = {0, 0, 0};
+  store_outputs(j, kept->off, unit, &v, 1);
 }
 
 static partial start(const reduce_job *j) {
@@ -222,13 +237,14 @@ static void combine_pieces(const reduce_job *j) {
  * accumulated over reduced positions [rlo, rhi) into total[0, n) (double). */
 static void outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t w0, int64_t n,
                        int64_t rlo, int64_t rhi, double *total) {
-  const lt__cpu_kernels *k = j->k, *k64 = lt__cpu_kernels_for(LT_F64);
+  const lt__cpu_kernels *k = j->k, *k64 = lt__cpu_kernels_widest(LT_F64);
   const lt__cpu_nest *kept = &j->kept;
   int q = kept->rank - 1;
   _Alignas(64) double acc[LT__CPU_CHUNK], wide[LT__CPU_CHUNK], buf[LT__CPU_CHUNK];
   int64_t base = it->off[IN] + w0 * kept->strides[IN][q];
   double init = identity(j);
-  k64->fill(total, n, init);
+  bool one_flush = rhi - rlo <= FLUSH_ROWS; /* then total is acc itself */
+  if (!one_flush) k64->fill(total, n, init);
   k->fill(acc, n, init);
   lt__cpu_odometer r;
   lt__cpu_odometer_seek(&r, &j->red, j->red.rank, rlo);
@@ -240,7 +256,9 @@ static void outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t 
   for (int64_t i = rlo; i < rhi; i++) {
     if (next_rows) prefetch_row_ahead(j, base, &later, row_bytes);
     k->accumulate(acc, chunk_values(j, base + r.off[IN], kept->strides[IN][q], n, buf), n, j->kind);
-    if ((i + 1 - rlo) % FLUSH_ROWS == 0 || i + 1 == rhi) {
+    if (one_flush && i + 1 == rhi) {
+      k64->load(total, acc, k->dtype, 0, 1, n);
+    } else if (!one_flush && ((i + 1 - rlo) % FLUSH_ROWS == 0 || i + 1 == rhi)) {
       k64->load(wide, acc, k->dtype, 0, 1, n);
       k64->accumulate(total, wide, n, j->kind);
       k->fill(acc, n, init);
@@ -249,18 +267,19 @@ static void outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t 
   }
 }
 
-/* Stores totals of outputs [w0, w0 + n) along the kept inner dim at kept position `it`. */
+/* Stores totals of outputs [w0, w0 + n) along the kept inner dim at kept position `it` (a
+ * chunk at a time: one output at a time cost more than reducing (3, 1000000) over its 3). */
 static void outer_finish(const reduce_job *j, const lt__cpu_odometer *it, int64_t w0, int64_t n,
-                         const double *total) {
+                         double *total) {
   const lt__cpu_nest *kept = &j->kept;
   int q = kept->rank - 1;
-  lt__cpu_odometer out = *it;
-  for (int64_t w = 0; w < n; w++) {
-    for (int x = 0; x < 3; x++)
-      out.off[x] = it->off[x] + (w0 + w) * kept->strides[x][q];
-    partial p = {total[w], -1, false};
-    finish(j, &out, p);
+  int64_t off[3], st[3];
+  for (int x = 0; x < 3; x++) {
+    st[x] = kept->strides[x][q];
+    off[x] = it->off[x] + w0 * st[x];
   }
+  scale_totals(j, total, n);
+  store_outputs(j, off, st, total, n);
 }
 
 /* Outer walk: task t = (chunk c = t / pieces, piece t % pieces), chunk c = (kept outer index,
@@ -353,6 +372,24 @@ static void build_nests(reduce_job *j) {
   /* The kept walk starts at 0 for IN; the reduced walk carries the input's offset. */
 }
 
+/* Whether the outer walk (chunks of outputs along the kept inner dim, a row per reduced
+ * position) beats the inner walk (an output at a time, a call per reduced row): by kernel calls,
+ * each of which costs about as much as reducing a few dozen elements, when one walk makes far
+ * fewer ((1000, 1000, 3) summed over its 3: a million calls against three thousand); else the
+ * walk that reads the input's contiguous dim. */
+static bool outer_walk_pays(const reduce_job *j) {
+  const lt__cpu_nest *kept = &j->kept, *red = &j->red;
+  if (red->rank == 0) return true;
+  int64_t width = kept->shape[kept->rank - 1], row = red->shape[red->rank - 1];
+  width = width < LT__CPU_CHUNK ? width : LT__CPU_CHUNK;
+  row = row < LT__CPU_CHUNK ? row : LT__CPU_CHUNK;
+  double inner_calls = (double)j->n_out * (double)((j->n_red + row - 1) / row);
+  double outer_calls = (double)((j->n_out + width - 1) / width) * (double)j->n_red;
+  if (outer_calls * 4 < inner_calls) return true;
+  if (inner_calls * 4 < outer_calls) return false;
+  return abs64(kept->strides[IN][kept->rank - 1]) < abs64(red->strides[IN][red->rank - 1]);
+}
+
 lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
   reduce_job j;
   memset(&j, 0, sizeof j);
@@ -362,11 +399,8 @@ lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
   build_nests(&j);
   if (j.n_out == 0) return LT_OK;
   int64_t work = j.n_out + j.n_red * j.n_out;
-  const lt__cpu_nest *kept = &j.kept, *red = &j.red;
-  bool outer = !j.is_arg && j.n_red > 0 && kept->rank > 0 &&
-               (red->rank == 0 ||
-                abs64(kept->strides[IN][kept->rank - 1]) < abs64(red->strides[IN][red->rank - 1]));
-  if (outer) {
+  const lt__cpu_nest *kept = &j.kept;
+  if (!j.is_arg && j.n_red > 0 && kept->rank > 0 && outer_walk_pays(&j)) {
     int64_t w = kept->shape[kept->rank - 1];
     int threads = lt__cpu_threads(ctx);
     int64_t outer_count = lt__cpu_nest_count(kept, kept->rank - 1);
