@@ -273,6 +273,44 @@ static void test_large_broadcast(void **state) {
   }
 }
 
+/* Short inner dims broadcast against long ones ((2500, 3) - (3,), (40, 60, 5) - (60, 1)): the
+ * engine walks a longer dim innermost, strided, and takes rows that interleave block by block.
+ * Every layout family of A, every dtype, against a naive loop. */
+static void test_short_inner_rows(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed() + 31);
+  int64_t sa[2][3] = {{2500, 3, 0}, {40, 60, 5}}, sb[2][2] = {{3, 0}, {60, 1}};
+  int ra[2] = {2, 3}, rb[2] = {1, 2};
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    for (int c = 0; c < 2; c++)
+      for (int t = 0; t < 4; t++)
+        for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++) {
+          lt_tensor *a = lt_test_random_tensor(ctx, dtypes[t], ra[c], sa[c], layout);
+          lt_tensor *b = lt_test_random_tensor(ctx, dtypes[t], rb[c], sb[c], LT_LAYOUT_CONTIGUOUS);
+          lt_tensor *o;
+          LT_CHECK(lt_sub(a, b, &o));
+          double *va = lt_test_read_all(a), *vb = lt_test_read_all(b), *got = lt_test_read_all(o);
+          int64_t n = lt_test_numel(ra[c], sa[c]), last = sa[c][ra[c] - 1];
+          double *want = malloc(sizeof(double) * (size_t)n);
+          for (int64_t i = 0; i < n; i++) /* b's element: the last index, or the middle one */
+            want[i] =
+                lt_test_round_to(dtypes[t], va[i] - vb[c == 0 ? i % last : (i / last) % sa[c][1]]);
+          lt_test_assert_close(got, want, n, lt_test_tolerance(dtypes[t], 2), "short inner rows");
+          free(want);
+          free(va);
+          free(vb);
+          free(got);
+          lt_tensor_destroy(o);
+          lt_tensor_destroy(a);
+          lt_tensor_destroy(b);
+        }
+    lt_context_destroy(ctx);
+  }
+}
+
 /* Outputs of at least 32 MiB are streamed from an L1 buffer with non-temporal stores: rows that
  * start off the 64-byte grid (a column-sliced output), and an output dtype other than the
  * compute dtype (F16 computed in F32). The slice's outside columns must stay untouched. */
@@ -375,8 +413,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_binary),          cmocka_unit_test(test_trinary),
       cmocka_unit_test(test_in_place),        cmocka_unit_test(test_zero_scalar_not_read),
-      cmocka_unit_test(test_large_broadcast), cmocka_unit_test(test_streamed_rows),
-      cmocka_unit_test(test_oneshot),
+      cmocka_unit_test(test_large_broadcast), cmocka_unit_test(test_short_inner_rows),
+      cmocka_unit_test(test_streamed_rows),   cmocka_unit_test(test_oneshot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
