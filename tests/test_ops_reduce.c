@@ -193,6 +193,51 @@ static int64_t ref_arg(const double *v, int64_t len, int64_t stride, bool is_max
   return best;
 }
 
+/* argmax/argmin over a short axis of many rows (the outer walk: a running best row) and over the
+ * long one, on values with many ties (-1, 0, 1, 2) and rows with two NaNs: the first best and
+ * the first NaN win. */
+static void test_argmax_ties(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  lt_test_rng_reset(lt_test_seed() + 16);
+  int64_t shape[2] = {7, 3000};
+  double *v = malloc(sizeof(double) * 7 * 3000);
+  for (int64_t i = 0; i < 7 * 3000; i++)
+    v[i] = (double)lt_test_rand_int(-1, 2);
+  for (int64_t c = 0; c < 3000; c += 7) { /* two NaNs in every seventh column */
+    v[(c % 5) * 3000 + c] = NAN;
+    v[(c % 5 + 2) * 3000 + c] = NAN;
+  }
+  for (int t = 0; t < 4; t++) {
+    lt_tensor *a;
+    LT_CHECK(lt_tensor_zeros(ctx, dtypes[t], 2, shape, &a));
+    int64_t at[2];
+    for (at[0] = 0; at[0] < 7; at[0]++)
+      for (at[1] = 0; at[1] < 3000; at[1]++)
+        LT_CHECK(lt_tensor_set(a, at, v[at[0] * 3000 + at[1]]));
+    for (int axis = 0; axis < 2; axis++)
+      for (int is_max = 0; is_max < 2; is_max++) {
+        lt_tensor *o;
+        LT_CHECK(is_max ? lt_argmax(a, axis, &o) : lt_argmin(a, axis, &o));
+        double *got = lt_test_read_all(o);
+        int64_t rows = shape[1 - axis];
+        for (int64_t r = 0; r < rows; r++) {
+          int64_t want =
+              axis == 0 ? ref_arg(v + r, 7, 3000, is_max) : ref_arg(v + r * 3000, 3000, 1, is_max);
+          if ((int64_t)got[r] != want)
+            fail_msg("arg%s %s axis %d: output %lld is %lld, expected %lld", is_max ? "max" : "min",
+                     lt_dtype_name(dtypes[t]), axis, (long long)r, (long long)got[r],
+                     (long long)want);
+        }
+        free(got);
+        lt_tensor_destroy(o);
+      }
+    lt_tensor_destroy(a);
+  }
+  free(v);
+  lt_context_destroy(ctx);
+}
+
 /* argmax/argmin along each axis of random 3-d tensors, some with NaN, both lt_argmax and the
  * plan; ties resolve to the first occurrence (f16 makes ties likely). */
 static void test_argmax(void **state) {
@@ -437,6 +482,7 @@ int main(void) {
       cmocka_unit_test(test_nan_everywhere), cmocka_unit_test(test_empty),
       cmocka_unit_test(test_f32_accuracy),   cmocka_unit_test(test_oneshot_axes),
       cmocka_unit_test(test_outer_split),    cmocka_unit_test(test_reduce_wide),
+      cmocka_unit_test(test_argmax_ties),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

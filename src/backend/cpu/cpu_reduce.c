@@ -35,6 +35,7 @@ typedef struct partial {
 typedef struct reduce_job {
   const lt__reduce_step *step;
   const lt__cpu_kernels *k;
+  const lt__cpu_kernels *k64; /* F64 kernels for totals (chosen once: the choice reads the env) */
   lt__cpu_reduce_kind kind;
   lt_unary_op pre; /* SQUARE for SUMSQ, ABS for MAXABS, IDENTITY otherwise */
   bool is_arg;
@@ -164,7 +165,7 @@ static void scale_totals(const reduce_job *j, double *v, int64_t n) {
 static void store_outputs(const reduce_job *j, const int64_t *off, const int64_t *st, double *v,
                           int64_t n) {
   const lt__reduce_step *s = j->step;
-  const lt__cpu_kernels *k64 = lt__cpu_kernels_widest(LT_F64);
+  const lt__cpu_kernels *k64 = j->k64;
   if (!j->is_arg && s->beta != 0) {
     const lt__operand *c = s->has_c ? &s->c : &s->out;
     _Alignas(64) double cv[LT__CPU_CHUNK];
@@ -233,11 +234,42 @@ static void combine_pieces(const reduce_job *j) {
   }
 }
 
+/* outer_rows for argmax/argmin: a running best row and its positions; total gets the
+ * positions. */
+static void outer_args(const reduce_job *j, const lt__cpu_odometer *it, int64_t w0, int64_t n,
+                       int64_t rlo, int64_t rhi, double *total) {
+  const lt__cpu_nest *kept = &j->kept;
+  int q = kept->rank - 1;
+  _Alignas(64) double best[LT__CPU_CHUNK], buf[LT__CPU_CHUNK];
+  int64_t idx[LT__CPU_CHUNK];
+  int64_t base = it->off[IN] + w0 * kept->strides[IN][q];
+  bool is_max = j->step->op == LT_REDUCE_ARGMAX;
+  lt__cpu_odometer r;
+  lt__cpu_odometer_seek(&r, &j->red, j->red.rank, rlo);
+  for (int64_t i = rlo; i < rhi; i++) {
+    const void *v = chunk_values(j, base + r.off[IN], kept->strides[IN][q], n, buf);
+    if (i == rlo) {
+      memcpy(best, v, (size_t)n * j->k->size);
+      for (int64_t w = 0; w < n; w++)
+        idx[w] = i;
+    } else {
+      j->k->arg_rows(best, idx, v, n, i, is_max);
+    }
+    lt__cpu_odometer_next(&r);
+  }
+  for (int64_t w = 0; w < n; w++)
+    total[w] = (double)idx[w];
+}
+
 /* Outer walk, one task: outputs [w0, w0 + n) along the kept inner dim at kept position `it`,
  * accumulated over reduced positions [rlo, rhi) into total[0, n) (double). */
 static void outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t w0, int64_t n,
                        int64_t rlo, int64_t rhi, double *total) {
-  const lt__cpu_kernels *k = j->k, *k64 = lt__cpu_kernels_widest(LT_F64);
+  if (j->is_arg) {
+    outer_args(j, it, w0, n, rlo, rhi, total);
+    return;
+  }
+  const lt__cpu_kernels *k = j->k, *k64 = j->k64;
   const lt__cpu_nest *kept = &j->kept;
   int q = kept->rank - 1;
   _Alignas(64) double acc[LT__CPU_CHUNK], wide[LT__CPU_CHUNK], buf[LT__CPU_CHUNK];
@@ -278,7 +310,7 @@ static void outer_finish(const reduce_job *j, const lt__cpu_odometer *it, int64_
     st[x] = kept->strides[x][q];
     off[x] = it->off[x] + w0 * st[x];
   }
-  scale_totals(j, total, n);
+  if (!j->is_arg) scale_totals(j, total, n);
   store_outputs(j, off, st, total, n);
 }
 
@@ -395,12 +427,13 @@ lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
   memset(&j, 0, sizeof j);
   j.step = s;
   j.k = lt__cpu_kernels_widest(s->compute);
+  j.k64 = lt__cpu_kernels_widest(LT_F64);
   classify(&j);
   build_nests(&j);
   if (j.n_out == 0) return LT_OK;
   int64_t work = j.n_out + j.n_red * j.n_out;
   const lt__cpu_nest *kept = &j.kept;
-  if (!j.is_arg && j.n_red > 0 && kept->rank > 0 && outer_walk_pays(&j)) {
+  if (j.n_red > 0 && kept->rank > 0 && outer_walk_pays(&j)) {
     int64_t w = kept->shape[kept->rank - 1];
     int threads = lt__cpu_threads(ctx);
     int64_t outer_count = lt__cpu_nest_count(kept, kept->rank - 1);
@@ -408,7 +441,8 @@ lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
     j.n_chunks = (w + j.width - 1) / j.width;
     int64_t chunks = outer_count * j.n_chunks;
     j.pieces = 1;
-    if (chunks < 4 * threads && j.n_red >= 4 * FLUSH_ROWS && chunks * j.width <= (1 << 20)) {
+    if (!j.is_arg && chunks < 4 * threads && j.n_red >= 4 * FLUSH_ROWS &&
+        chunks * j.width <= (1 << 20)) {
       j.pieces = (4 * threads + chunks - 1) / chunks;
       size_t bytes = sizeof(double) * (size_t)(chunks * j.pieces * j.width);
       j.outer_partials = lt__host_alloc(ctx, bytes);

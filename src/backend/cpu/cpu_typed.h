@@ -38,6 +38,9 @@ typedef struct lt__cpu_kernels {
    * index of x[0]. NaN wins, first occurrence wins. */
   void (*arg)(const void *x, int64_t n, int64_t base, bool is_max, double *best, int64_t *index,
               bool *seen_nan);
+  /* The same elementwise for the outer walk: x[i] (at reduced position pos) against best[i]
+   * (at idx[i]), for n outputs at once. */
+  void (*arg_rows)(void *best, int64_t *idx, const void *x, int64_t n, int64_t pos, bool is_max);
 } lt__cpu_kernels;
 
 /* Requests [p, p + bytes) into the caches, one prefetch per 64-byte line. Prefetches never
@@ -48,8 +51,8 @@ static inline void lt__cpu_prefetch_span(const void *p, int64_t bytes) {
 }
 
 /* The table for LT_F32 or LT_F64. Generated from cpu_typed.inc: load_f32, store_f32, fill_f32,
- * transform_f32, combine_f32, reduce_f32, accumulate_f32, arg_f32 (with the static helpers
- * to_i64_f32 and reduce_lanes_f32) and the same with _f64. */
+ * transform_f32, combine_f32, reduce_f32, accumulate_f32, arg_f32, arg_rows_f32 (with the static
+ * helpers to_i64_f32 and reduce_lanes_f32) and the same with _f64. */
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute);
 /* The same kernels compiled for the widest instruction set the CPU runs (cpu_isa.h; reads the
  * environment, so once per operation): lt__cpu_kernels_avx512 / _avx2 (cpu_typed_avx*.c, only
