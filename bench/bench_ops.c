@@ -186,7 +186,7 @@ typedef struct category {
   int count;
 } category;
 
-/* LT_BENCH_ONLY=permutation|perm-odd|reduction|binary runs one category. */
+/* LT_BENCH_ONLY=permutation|perm-odd|short-axis|reduction|binary runs one category. */
 static bool wanted(const char *cat) {
   const char *only = getenv("LT_BENCH_ONLY");
   return only == NULL || strcmp(only, cat) == 0;
@@ -269,7 +269,7 @@ static void bench_reduction(category *cat, int rank, const int64_t *shape, const
   d = make(kept, dshape);
   lt_plan *plan;
   check(lt_plan_reduction(a, ma, NULL, NULL, LT_REDUCE_SUM, d, md, NULL, &plan), "plan_reduction");
-  double bytes = 4.0 * (double)(N + nout);
+  double bytes = 4.0 * (double)(lt_tensor_numel(a) + nout);
   timing tm = time_plan(plan, (const lt_tensor *const *)&a, 1, d, K_SUM, 4.0 * (double)N, bytes);
   char detail[128];
   describe(detail, sizeof detail, rank, shape, axes, n_axes);
@@ -292,7 +292,7 @@ static void bench_binary(category *cat, const int64_t *shape, const int32_t *mb,
   lt_plan *plan;
   check(lt_plan_binary(a, m, b, mb, LT_BINARY_ADD, d, m, NULL, &plan), "plan_binary");
   const lt_tensor *ins[2] = {a, b};
-  double bytes = 4.0 * (double)(2 * N + nb);
+  double bytes = 4.0 * (double)(2 * lt_tensor_numel(a) + nb);
   timing tm = time_plan(plan, ins, 2, d, K_TRIAD, 12.0 * (double)N, bytes);
   char detail[128];
   snprintf(detail, sizeof detail, "(%lld,%lld,%lld) + %s", (long long)shape[0], (long long)shape[1],
@@ -310,7 +310,7 @@ int main(int argc, char **argv) {
   if (REPS < 1 || REPS > 64) REPS = 5;
   if (argc > 1 && argv[1][0] == '-') { /* an option, not a CSV path: say how to call */
     printf("usage: bench_ops [results.csv]\n(env: LT_BENCH_N elements, LT_BENCH_REPS runs, "
-           "LT_BENCH_ONLY=permutation|perm-odd|reduction|binary)\n");
+           "LT_BENCH_ONLY=permutation|perm-odd|short-axis|reduction|binary)\n");
     return argv[1][1] == 'h' || strcmp(argv[1], "--help") == 0 ? 0 : 2;
   }
   if (argc > 1) csv = fopen(argv[1], "w");
@@ -393,8 +393,18 @@ int main(int argc, char **argv) {
   bench_binary(&bin, r3, col, 2, "B(i,j)");
   bench_binary(&bin, r3, mid, 1, "B(j)");
 
+  /* Short axes (a few channels): summed over, summed along, broadcast along. */
+  category shrt = {"short-axis", 0, 0, 0};
+  int64_t hwc[3] = {4096, N / (4096 * 3), 3}, chw[3] = {3, 4096, N / (4096 * 3)};
+  int last[1] = {2}, first[1] = {0};
+  int32_t chan[1] = {2};
+  bench_reduction(&shrt, 3, hwc, last, 1);
+  bench_reduction(&shrt, 3, chw, first, 1);
+  bench_binary(&shrt, hwc, chan, 1, "B(k)");
+
   summary(&perm);
   summary(&odd);
+  summary(&shrt);
   summary(&red);
   summary(&bin);
   if (csv) fclose(csv);

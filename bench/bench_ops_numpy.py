@@ -44,6 +44,13 @@ def cases():
         for shape, p in group:
             a = np.ones(shape, np.float32)
             yield cat, shape_text(shape, p), 8.0 * a.size, lambda a=a, p=p: np.ascontiguousarray(a.transpose(p))
+    hwc, chw = (4096, N // (4096 * 3), 3), (3, 4096, N // (4096 * 3))
+    for shape, axes in [(hwc, (2,)), (chw, (0,))]:
+        a = np.ones(shape, np.float32)
+        out = a.size // shape[axes[0]]
+        yield "short-axis", shape_text(shape, axes), 4.0 * (a.size + out), lambda a=a, axes=axes: a.sum(axis=axes)
+    a, b, d = np.ones(hwc, np.float32), np.ones((3,), np.float32), np.empty(hwc, np.float32)
+    yield "short-axis", "(%d,%d,%d) + B(k)" % hwc, 4.0 * (2 * a.size + 3), lambda a=a, b=b, d=d: np.add(a, b, out=d)
     r3 = (N // (512 * 512), 512, 512)
     a = np.ones(r3, np.float32)
     for axes in [(2,), (0,), (1,), (1, 2), (0, 1), (0, 2), (0, 1, 2)]:
