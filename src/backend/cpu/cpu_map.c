@@ -37,16 +37,19 @@ typedef struct map_job {
   lt__cpu_nest nest; /* operands 0..n_in-1 inputs, n_in the output */
   int out;           /* operand index of the output */
   bool bitcopy;
-  size_t esize;       /* output element size */
-  lt__cpu_simd simd;  /* tile transpose kernels */
-  bool stream;        /* output far larger than the caches: bit copies use non-temporal stores */
-  bool stream_rows;   /* the same for computed rows: each chunk is streamed from an L1 buffer */
-  bool shifted;       /* streamed tiles whose output rows are off the line grid (shifted_task) */
-  int64_t n_blocks;   /* per outer index: row blocks (rows) or p tiles (tiles) */
-  int64_t row_block;  /* rows: inner elements per task */
-  bool blocks_outer;  /* rows: tasks take every row's block b before any block b + 1 */
-  int n_outer;        /* dims iterated by the odometer */
-  int p_dims, q_dims; /* tiles: dims in the p and q groups */
+  size_t esize;      /* output element size */
+  lt__cpu_simd simd; /* tile transpose kernels */
+  bool stream;       /* output far larger than the caches: bit copies use non-temporal stores */
+  bool stream_rows;  /* the same for computed rows: each chunk is streamed from an L1 buffer */
+  bool shifted;      /* streamed tiles whose output rows are off the line grid (shifted_task) */
+  int64_t n_blocks;  /* per outer index: row blocks (rows) or p tiles (tiles) */
+  int64_t row_block; /* rows: inner elements per task */
+  bool blocks_outer; /* rows: tasks take every row's block b before any block b + 1 */
+  int64_t period;    /* rows: > 0 when some inputs repeat along the row (fold_periodic) */
+  bool periodic[3];  /* ... those inputs, */
+  int64_t period_stride[3];   /* ... with their stride within a period */
+  int n_outer;                /* dims iterated by the odometer */
+  int p_dims, q_dims;         /* tiles: dims in the p and q groups */
   int64_t p_extent, q_extent; /* tiles: positions in each group */
   int64_t tile_ps, tile_qs;   /* tiles: input stride of p, output stride of q */
 } map_job;
@@ -58,31 +61,53 @@ static const void *element(const void *mem, size_t esize, int64_t off) {
   return (const char *)mem + off * (int64_t)esize;
 }
 
-/* Operand k's next `n` values in the compute type: in place when possible, else into buf. */
-static const void *operand_values(const map_job *j, int k, int64_t off, int64_t stride, int64_t n,
-                                  void *buf) {
+/* A periodic operand's values for row positions [pos, pos + n): its `period` values (stride
+ * period_stride from off) repeated, starting at phase pos % period. */
+static void periodic_values(const map_job *j, int k, int64_t off, int64_t pos, int64_t n,
+                            void *buf) {
   const lt__operand *op = &j->step->in[k];
+  int64_t p = j->period, phase = pos % p, ks = (int64_t)j->k->size;
+  char *b = buf;
+  j->k->load(b, op->mem, op->dtype, off + phase * j->period_stride[k], j->period_stride[k],
+             min64(p - phase, n));
+  if (phase && n > p - phase)
+    j->k->load(b + (p - phase) * ks, op->mem, op->dtype, off, j->period_stride[k],
+               min64(phase, n - (p - phase)));
+  for (int64_t have = p; have < n; have *= 2) /* doubling copies of the first period */
+    memcpy(b + have * ks, b, (size_t)(min64(have, n - have) * ks));
+}
+
+/* Operand k's values at row positions [pos, pos + n) in the compute type: in place when
+ * possible, else into buf. */
+static const void *operand_values(const map_job *j, int k, int64_t off, int64_t stride, int64_t pos,
+                                  int64_t n, void *buf) {
+  const lt__operand *op = &j->step->in[k];
+  if (j->periodic[k]) {
+    periodic_values(j, k, off, pos, n, buf);
+    return buf;
+  }
   if (op->dtype == j->k->dtype && stride == 1) return element(op->mem, j->k->size, off);
   j->k->load(buf, op->mem, op->dtype, off, stride, n);
   return buf;
 }
 
 /* s*u(values) of operand k, or the values themselves when that is the identity. */
-static const void *prepared(const map_job *j, int k, int64_t off, int64_t stride, int64_t n,
-                            void *buf) {
+static const void *prepared(const map_job *j, int k, int64_t off, int64_t stride, int64_t pos,
+                            int64_t n, void *buf) {
   const lt__map_step *s = j->step;
   if (s->scalars[k] == 0.0) { /* a zero scalar's operand is not read: NaN in it stays out */
     j->k->fill(buf, n, 0.0);
     return buf;
   }
-  const void *v = operand_values(j, k, off, stride, n, buf);
+  const void *v = operand_values(j, k, off, stride, pos, n, buf);
   if (s->unary[k] == LT_UNARY_IDENTITY && s->scalars[k] == 1.0) return v;
   j->k->transform(buf, v, n, s->unary[k], s->scalars[k]);
   return buf;
 }
 
-/* One row segment: operand k starts at off[k] and steps by the inner strides. */
-static void map_row(const map_job *j, const int64_t *off, int64_t len) {
+/* One row segment, from row position pos: operand k starts at off[k] and steps by the inner
+ * strides. */
+static void map_row(const map_job *j, const int64_t *off, int64_t pos, int64_t len) {
   const lt__map_step *s = j->step;
   const lt__cpu_kernels *k = j->k;
   const lt__cpu_nest *nest = &j->nest;
@@ -136,17 +161,17 @@ static void map_row(const map_job *j, const int64_t *off, int64_t len) {
     if (n_in == 0) {
       k->fill(dst, n, s->scalars[0]);
     } else if (n_in == 1) {
-      const void *v = operand_values(j, 0, o[0], st[0], n, buf[0]);
+      const void *v = operand_values(j, 0, o[0], st[0], pos + c0, n, buf[0]);
       k->transform(dst, v, n, s->unary[0], s->scalars[0]);
     } else {
-      const void *a = prepared(j, 0, o[0], st[0], n, buf[0]);
-      const void *b = prepared(j, 1, o[1], st[1], n, buf[1]);
+      const void *a = prepared(j, 0, o[0], st[0], pos + c0, n, buf[0]);
+      const void *b = prepared(j, 1, o[1], st[1], pos + c0, n, buf[1]);
       if (n_in == 2) {
         k->combine(dst, a, b, n, s->op_ab);
       } else {
         /* ab goes to a buffer first: C may be the output itself (in place). */
         k->combine(buf[0], a, b, n, s->op_ab);
-        const void *c = prepared(j, 2, o[2], st[2], n, buf[2]);
+        const void *c = prepared(j, 2, o[2], st[2], pos + c0, n, buf[2]);
         k->combine(dst, buf[0], c, n, s->op_abc);
       }
     }
@@ -197,7 +222,7 @@ static void run_rows(void *arg, int64_t lo, int64_t hi) {
     int64_t off[4];
     for (int q = 0; q <= j->out; q++)
       off[q] = it.off[q] + start * (j->nest.rank ? j->nest.strides[q][j->nest.rank - 1] : 0);
-    map_row(j, off, n);
+    map_row(j, off, start, n);
     if (j->blocks_outer) {
       lt__cpu_odometer_next(&it);
       if (++row == rows) {
@@ -559,6 +584,36 @@ static bool interleaved_rows(const map_job *j) {
   return false;
 }
 
+/* A short inner dim that every operand either continues into the next dim (contiguously) or
+ * repeats along it (stride 0 there: a per-channel bias (N, 3) + (3,)) becomes one long row in
+ * which the repeating inputs are periodic: their values are laid out a chunk at a time, and the
+ * other operands keep unit-stride rows (0.28 -> 0.8 of a triad; strided rows of widen_short_rows
+ * reached 0.28). */
+static void fold_periodic(map_job *j) {
+  lt__cpu_nest *nest = &j->nest;
+  int r = nest->rank;
+  if (j->bitcopy || j->step->n_in < 2 || r < 2 || nest->shape[r - 1] >= SHORT_INNER) return;
+  int64_t p = nest->shape[r - 1];
+  bool any = false;
+  for (int q = 0; q <= j->out; q++) {
+    bool whole = nest->strides[q][r - 2] == p * nest->strides[q][r - 1];
+    bool repeats = q < j->out && nest->strides[q][r - 2] == 0 && nest->strides[q][r - 1] != 0;
+    if (!whole && !repeats) return;
+    any |= repeats;
+  }
+  if (!any) return;
+  for (int q = 0; q < j->out; q++) {
+    j->periodic[q] = nest->strides[q][r - 2] == 0 && nest->strides[q][r - 1] != 0;
+    j->period_stride[q] = j->periodic[q] ? nest->strides[q][r - 1] : 0;
+    if (j->periodic[q]) nest->strides[q][r - 1] = 0; /* offsets do not move along the row */
+  }
+  nest->shape[r - 2] *= p;
+  for (int q = 0; q <= j->out; q++)
+    nest->strides[q][r - 2] = nest->strides[q][r - 1];
+  nest->rank = r - 1;
+  j->period = p;
+}
+
 /* A short inner dim (a few channels: (1000, 1000, 3) + (3,)) costs a row's set-up per few
  * elements: 0.5 GB/s. Computed maps walk the next dim innermost instead when it is longer
  * (strided rows, blocks outermost where they then interleave): 5-10x. */
@@ -613,6 +668,7 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
     return LT_OK;
   }
   if (j.stream) walk_input_order(nest);
+  if (!j.bitcopy) fold_periodic(&j);
   if (!j.bitcopy) widen_short_rows(nest);
   int64_t len = nest->rank ? nest->shape[nest->rank - 1] : 1;
   if (j.bitcopy && nest->rank >= 2 && len * (int64_t)j.esize <= SHORT_ROW_BYTES) {
