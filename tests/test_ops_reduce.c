@@ -146,29 +146,11 @@ static void run_case(lt_context *ctx, lt_reduce_op op, lt_dtype dtype, lt_test_l
   lt_tensor_destroy(a);
 }
 
-static void test_reduce_sweep(void **state) {
+/* run_case over every op x dtype x layout family, reps times each, on every device. */
+static void reduce_sweep(unsigned seed, int reps, bool wide) {
   const char *devs[8];
   int ndev = lt_test_devices(devs);
-  lt_test_rng_reset(lt_test_seed() + 11);
-  for (int dv = 0; dv < ndev; dv++) {
-    lt_context *ctx;
-    LT_CHECK(lt_context_create(devs[dv], &ctx));
-    int counter = 0;
-    for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++)
-      for (size_t t = 0; t < 4; t++)
-        for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++)
-          for (int rep = 0; rep < 2; rep++)
-            run_case(ctx, (lt_reduce_op)op, dtypes[t], (lt_test_layout)layout, counter++, false);
-    lt_context_destroy(ctx);
-  }
-}
-
-/* The same on tensors of up to 150000 elements with short and long dims (wide_extents). */
-static void test_reduce_wide(void **state) {
-  const char *devs[8];
-  int ndev = lt_test_devices(devs);
-  lt_test_rng_reset(lt_test_seed() + 15);
-  int reps = lt_test_instrumented() ? 1 : 3;
+  lt_test_rng_reset(lt_test_seed() + seed);
   for (int dv = 0; dv < ndev; dv++) {
     lt_context *ctx;
     LT_CHECK(lt_context_create(devs[dv], &ctx));
@@ -177,9 +159,16 @@ static void test_reduce_wide(void **state) {
       for (size_t t = 0; t < 4; t++)
         for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++)
           for (int rep = 0; rep < reps; rep++)
-            run_case(ctx, (lt_reduce_op)op, dtypes[t], (lt_test_layout)layout, counter++, true);
+            run_case(ctx, (lt_reduce_op)op, dtypes[t], (lt_test_layout)layout, counter++, wide);
     lt_context_destroy(ctx);
   }
+}
+
+static void test_reduce_sweep(void **state) { reduce_sweep(11, 2, false); }
+
+/* The same on tensors of up to 150000 elements with short and long dims (wide_extents). */
+static void test_reduce_wide(void **state) {
+  reduce_sweep(15, lt_test_instrumented() ? 1 : 3, true);
 }
 
 /* Reference argmax/argmin of row r of a (rows x len) matrix read as doubles. */
