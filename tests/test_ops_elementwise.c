@@ -305,6 +305,38 @@ static void test_short_inner_rows(void **state) {
   }
 }
 
+/* A repeating operand folded into a long row must stay the inner one: X (9,3,2), all strides 0,
+ * times Y (9,3,2) with strides (1,0,9) (einsum "eea,caed,c->acde" met this through the fuzzer:
+ * the row was folded, then a longer dim was moved inside it). */
+static void test_folded_rows_stay_inner(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  double yv[18], xv[1] = {1.25};
+  for (int i = 0; i < 18; i++)
+    yv[i] = (double)(i * 7 % 18) - 8.5;
+  int64_t n18[1] = {18}, n1[1] = {1}, shape[3] = {9, 3, 2}, ys[3] = {1, 0, 9}, xs[3] = {0, 0, 0};
+  lt_tensor *yb, *xb, *y, *x, *o;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 1, n18, NULL, yv, &yb));
+  LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 1, n1, NULL, xv, &xb));
+  LT_CHECK(lt_view_as_strided(yb, 3, shape, ys, 0, &y));
+  LT_CHECK(lt_view_as_strided(xb, 3, shape, xs, 0, &x));
+  LT_CHECK(lt_mul(x, y, &o));
+  double *got = lt_test_read_all(o);
+  for (int64_t i = 0; i < 9; i++)
+    for (int64_t j = 0; j < 3; j++)
+      for (int64_t k = 0; k < 2; k++)
+        if (got[(i * 3 + j) * 2 + k] != 1.25 * yv[i + 9 * k])
+          fail_msg("element (%lld,%lld,%lld) is %g, want %g", (long long)i, (long long)j,
+                   (long long)k, got[(i * 3 + j) * 2 + k], 1.25 * yv[i + 9 * k]);
+  free(got);
+  lt_tensor_destroy(o);
+  lt_tensor_destroy(x);
+  lt_tensor_destroy(y);
+  lt_tensor_destroy(xb);
+  lt_tensor_destroy(yb);
+  lt_context_destroy(ctx);
+}
+
 /* Outputs of at least 32 MiB are streamed from an L1 buffer with non-temporal stores: rows that
  * start off the 64-byte grid (a column-sliced output), and an output dtype other than the
  * compute dtype (F16 computed in F32). The slice's outside columns must stay untouched. */
@@ -405,10 +437,15 @@ static void test_oneshot(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_binary),          cmocka_unit_test(test_trinary),
-      cmocka_unit_test(test_in_place),        cmocka_unit_test(test_zero_scalar_not_read),
-      cmocka_unit_test(test_large_broadcast), cmocka_unit_test(test_short_inner_rows),
-      cmocka_unit_test(test_streamed_rows),   cmocka_unit_test(test_oneshot),
+      cmocka_unit_test(test_binary),
+      cmocka_unit_test(test_trinary),
+      cmocka_unit_test(test_in_place),
+      cmocka_unit_test(test_zero_scalar_not_read),
+      cmocka_unit_test(test_large_broadcast),
+      cmocka_unit_test(test_short_inner_rows),
+      cmocka_unit_test(test_folded_rows_stay_inner),
+      cmocka_unit_test(test_streamed_rows),
+      cmocka_unit_test(test_oneshot),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

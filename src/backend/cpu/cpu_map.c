@@ -337,7 +337,7 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
   }
   if (j.stream) walk_input_order(nest);
   if (!j.bitcopy) fold_periodic(&j);
-  if (!j.bitcopy) widen_short_rows(nest);
+  if (!j.bitcopy && j.period == 0) widen_short_rows(nest); /* a folded row stays innermost */
   int64_t len = nest->rank ? nest->shape[nest->rank - 1] : 1;
   if (j.bitcopy && nest->rank >= 2 && len * (int64_t)j.esize <= SHORT_ROW_BYTES) {
     j.n_outer = nest->rank - 2;
