@@ -58,6 +58,10 @@ static double *reference(lt_reduce_op op, lt_unary_op unary, int rank_a, const i
  * them by kernel calls are met, with kept and reduced dims of unit and other strides. */
 static const int64_t wide_extents[6] = {1, 3, 7, 64, 300, 1100};
 
+static void check_reduction(lt_context *ctx, lt_reduce_op op, lt_tensor *a, const int32_t *modes_a,
+                            int rank_d, const int64_t *shape_d, const int32_t *modes_d, int counter,
+                            const char *layout);
+
 static void run_case(lt_context *ctx, lt_reduce_op op, lt_dtype dtype, lt_test_layout layout,
                      int counter, bool wide) {
   int64_t shape_a[LT_MAX_RANK], shape_d[LT_MAX_RANK];
@@ -88,6 +92,19 @@ static void run_case(lt_context *ctx, lt_reduce_op op, lt_dtype dtype, lt_test_l
     shape_d[j] = e;
   }
   lt_tensor *a = lt_test_random_tensor(ctx, dtype, rank_a, shape_a, layout);
+  check_reduction(ctx, op, a, modes_a, rank_d, shape_d, modes_d, counter,
+                  lt_test_layout_name(layout));
+  lt_tensor_destroy(a);
+}
+
+/* Reduces A (modes_a) into a D of rank_d (shape_d, modes_d) with alpha, beta, C, D's layout and
+ * unary op chosen by `counter`, and compares with the float64 reference. */
+static void check_reduction(lt_context *ctx, lt_reduce_op op, lt_tensor *a, const int32_t *modes_a,
+                            int rank_d, const int64_t *shape_d, const int32_t *modes_d, int counter,
+                            const char *layout) {
+  lt_dtype dtype = lt_tensor_dtype(a);
+  int rank_a = lt_tensor_rank(a);
+  const int64_t *shape_a = lt_tensor_shape(a);
   double *snap = lt_test_snapshot(a), *va = lt_test_read_all(a);
   double alpha = scalar_values[counter % 3], beta = scalar_values[(counter / 3) % 3];
   bool with_c = counter % 2 == 0;
@@ -129,7 +146,7 @@ static void run_case(lt_context *ctx, lt_reduce_op op, lt_dtype dtype, lt_test_l
   double *got = lt_test_read_all(out.view);
   char what[128];
   snprintf(what, sizeof what, "reduce op %d %s %s unary %d alpha %g beta %g C %d", op,
-           lt_dtype_name(dtype), lt_test_layout_name(layout), unary, alpha, beta, with_c);
+           lt_dtype_name(dtype), layout, unary, alpha, beta, with_c);
   lt_test_assert_close(got, want, nd, lt_test_tolerance(dtype, nd ? na / nd : 1), what);
   lt_test_output_check_guard(&out);
   lt_test_check_unchanged(a, snap);
@@ -143,7 +160,6 @@ static void run_case(lt_context *ctx, lt_reduce_op op, lt_dtype dtype, lt_test_l
   lt_plan_options_destroy(opts);
   lt_test_output_free(&out);
   lt_tensor_destroy(c);
-  lt_tensor_destroy(a);
 }
 
 /* run_case over every op x dtype x layout family, reps times each, on every device. */
@@ -169,6 +185,89 @@ static void test_reduce_sweep(void **state) { reduce_sweep(11, 2, false); }
 /* The same on tensors of up to 150000 elements with short and long dims (wide_extents). */
 static void test_reduce_wide(void **state) {
   reduce_sweep(15, lt_test_instrumented() ? 1 : 3, true);
+}
+
+/* Short contiguous reduced runs following each other ((n, p) over p, (n, 2, 3) over the 2 and
+ * the 3): the CPU engine reduces them as groups in one pass (sizes 2-4 compiled apart, up to 16
+ * in general, 17 as rows), and stores sums straight from the compute type when alpha is 1 and
+ * beta 0. Inputs are contiguous or a row slice of one (an offset); every op and dtype. */
+static void test_reduce_groups(void **state) {
+  const int64_t groups[] = {2, 3, 4, 5, 6, 16, 17}, rows[] = {1, 5, 341, 1000};
+  lt_test_rng_reset(lt_test_seed() + 23);
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int counter = 0;
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+      for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++) {
+        lt_dtype dtype = dtypes[counter % 4];
+        int64_t n = rows[(counter / 4) % 4], p = groups[g];
+        bool split = p == 6 && counter % 2 == 0, sliced = counter % 3 == 0;
+        int64_t shape[3] = {n + (sliced ? 2 : 0), split ? 2 : p, split ? 3 : 1};
+        int32_t modes[3] = {0, 1, 2}, kept[1] = {0};
+        lt_tensor *base = lt_test_random_tensor(ctx, dtype, 3, shape, LT_LAYOUT_CONTIGUOUS), *a;
+        if (sliced) /* rows 1 .. n: the groups start one row in */
+          LT_CHECK(lt_view_slice(base, 0, 1, n + 1, 1, &a));
+        else
+          LT_CHECK(lt_view_reshape(base, 3, shape, &a));
+        check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept, counter, "groups");
+        /* Alpha 1 and beta 0 (stored directly), with unary op 1 and into a transposed D with
+         * the identity op. */
+        for (int k = 0; k < 2; k++)
+          check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept, k ? 91 : 1, "groups");
+        lt_tensor_destroy(a);
+        lt_tensor_destroy(base);
+        counter++;
+      }
+    lt_context_destroy(ctx);
+  }
+}
+
+/* The CPU engine finishes outer-walk outputs in the compute type when C is not read; with beta
+ * 1 and a C of zeros it finishes them in double: both must give the same values, for every
+ * alpha, the mean's division, compute F32 (storage F16/F32) and F64, as groups ((1000, 3) over
+ * its 3) and as rows ((3, 1000) over its 3). */
+static void test_direct_finish(void **state) {
+  const lt_reduce_op ops[] = {LT_REDUCE_SUM, LT_REDUCE_MEAN, LT_REDUCE_SUMSQ, LT_REDUCE_MAX};
+  const double alphas[] = {1.0, -2.5, 0.1};
+  const lt_dtype types[] = {LT_F16, LT_F32, LT_F64};
+  lt_test_rng_reset(lt_test_seed() + 29);
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  for (int layout = 0; layout < 2; layout++)
+    for (size_t t = 0; t < 3; t++)
+      for (size_t o = 0; o < 4; o++)
+        for (size_t al = 0; al < 3; al++) {
+          int64_t shape[2] = {layout ? 3 : 1000, layout ? 1000 : 3}, n = 1000;
+          int32_t modes[2] = {0, 1}, kept[1] = {layout ? 1 : 0};
+          lt_tensor *a = lt_test_random_tensor(ctx, types[t], 2, shape, LT_LAYOUT_CONTIGUOUS);
+          lt_tensor *zeros, *d[2];
+          LT_CHECK(lt_tensor_full(ctx, types[t], 1, &n, 0.0, &zeros));
+          lt_plan *plan;
+          LT_CHECK(lt_plan_reduction(a, modes, zeros, kept, ops[o], zeros, kept, NULL, &plan));
+          for (int k = 0; k < 2; k++) {
+            LT_CHECK(lt_tensor_full(ctx, types[t], 1, &n, NAN, &d[k]));
+            const lt_tensor *ins[2] = {a, zeros};
+            double scalars[2] = {alphas[al], k};
+            LT_CHECK(lt_plan_execute(plan, ins, 2, scalars, 2, d[k]));
+          }
+          double *direct = lt_test_read_all(d[0]), *through_double = lt_test_read_all(d[1]);
+          for (int64_t i = 0; i < n; i++)
+            if (direct[i] != through_double[i])
+              fail_msg("op %d %s alpha %g %s: output %lld is %.17g, through double %.17g", ops[o],
+                       lt_dtype_name(types[t]), alphas[al], layout ? "rows" : "groups",
+                       (long long)i, direct[i], through_double[i]);
+          free(direct);
+          free(through_double);
+          lt_tensor_destroy(d[0]);
+          lt_tensor_destroy(d[1]);
+          lt_tensor_destroy(zeros);
+          lt_tensor_destroy(a);
+          lt_plan_destroy(plan);
+        }
+  lt_context_destroy(ctx);
 }
 
 /* Reference argmax/argmin of row r of a (rows x len) matrix read as doubles. */
@@ -279,7 +378,8 @@ static void test_argmax(void **state) {
 }
 
 /* min/max/maxabs propagate NaN wherever it sits, for lengths 1..64, along a contiguous axis
- * (inner walk) and along an outer axis (outer walk); argmax/argmin return its index. */
+ * (inner walk, or groups of the outer walk when short) and along an outer axis (outer walk);
+ * argmax/argmin return its index. */
 static void test_nan_everywhere(void **state) {
   const char *devs[8];
   int ndev = lt_test_devices(devs);
@@ -290,7 +390,7 @@ static void test_nan_everywhere(void **state) {
     for (int64_t len = 1; len <= 64; len++)
       for (int64_t pos = 0; pos < len; pos++)
         for (int axis = 0; axis < 2; axis++) {
-          int64_t shape[2] = {axis ? 3 : len, axis ? len : 3};
+          int64_t shape[2] = {axis ? 40 : len, axis ? len : 40};
           lt_tensor *a = lt_test_random_tensor(ctx, LT_F32, 2, shape, LT_LAYOUT_CONTIGUOUS);
           int64_t at[2] = {axis ? 1 : pos, axis ? pos : 1};
           LT_CHECK(lt_tensor_set(a, at, NAN));
@@ -471,7 +571,8 @@ int main(void) {
       cmocka_unit_test(test_nan_everywhere), cmocka_unit_test(test_empty),
       cmocka_unit_test(test_f32_accuracy),   cmocka_unit_test(test_oneshot_axes),
       cmocka_unit_test(test_outer_split),    cmocka_unit_test(test_reduce_wide),
-      cmocka_unit_test(test_argmax_ties),
+      cmocka_unit_test(test_argmax_ties),    cmocka_unit_test(test_reduce_groups),
+      cmocka_unit_test(test_direct_finish),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,6 +34,13 @@ typedef struct lt__cpu_kernels {
   double (*reduce)(const void *x, int64_t n, lt__cpu_reduce_kind kind, int64_t ahead);
   /* acc[i] = acc[i] kind x[i] (elementwise accumulation for reductions over outer dims). */
   void (*accumulate)(void *acc, const void *x, int64_t n, lt__cpu_reduce_kind kind);
+  /* acc[i] = acc[i] kind x[i*p] kind ... kind x[i*p + p-1], the same bits as p accumulate calls
+   * over the strided columns. */
+  void (*accumulate_groups)(void *acc, const void *x, int64_t n, int64_t p,
+                            lt__cpu_reduce_kind kind);
+  /* acc[i] = alpha * (acc[i] / count) (count 0: no division), as the reduction engine's finish
+   * in double would give it (for float: while count < 2^24). */
+  void (*scale_totals)(void *acc, int64_t n, double count, double alpha);
   /* Argmax/argmin over x[0..n) continuing a running (best, index, nan) state; base is the
    * index of x[0]. NaN wins, first occurrence wins. */
   void (*arg)(const void *x, int64_t n, int64_t base, bool is_max, double *best, int64_t *index,
@@ -51,8 +58,9 @@ static inline void lt__cpu_prefetch_span(const void *p, int64_t bytes) {
 }
 
 /* The table for LT_F32 or LT_F64. Generated from cpu_typed.inc: load_f32, store_f32, fill_f32,
- * transform_f32, combine_f32, reduce_f32, accumulate_f32, arg_f32, arg_rows_f32 (with the static
- * helpers to_i64_f32 and reduce_lanes_f32) and the same with _f64. */
+ * transform_f32, combine_f32, reduce_f32, accumulate_f32, accumulate_groups_f32,
+ * scale_totals_f32, arg_f32, arg_rows_f32 (with the static helpers to_i64_f32 and
+ * reduce_lanes_f32) and the same with _f64. */
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute);
 /* The same kernels compiled for the widest instruction set the CPU runs (cpu_isa.h; reads the
  * environment, so once per operation): lt__cpu_kernels_avx512 / _avx2 (cpu_typed_avx*.c, only
