@@ -305,6 +305,37 @@ static void test_short_inner_rows(void **state) {
   }
 }
 
+/* Inner dims up to 256 (and 257, not folded) against an operand that holds each value along
+ * them ((N, p) - (N, 1)) or repeats them ((N, p) - (p,)): the engine folds them into long rows
+ * with stretched or periodic values, whose phase changes at every chunk and row block ((23000,
+ * 3): a row longer than a block). Every layout family of A, B contiguous, stepped or negative,
+ * every dtype, against a naive loop. */
+static void test_folded_rows(void **state) {
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed() + 37);
+  const int64_t periods[] = {2, 3, 4, 5, 8, 10, 16, 17, 64, 200, 256, 257};
+  const lt_test_layout b_layouts[3] = {LT_LAYOUT_CONTIGUOUS, LT_LAYOUT_STEPPED, LT_LAYOUT_NEGATIVE};
+  int64_t total = lt_test_instrumented() ? 6000 : 40000;
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int counter = 0;
+    for (size_t i = 0; i < sizeof periods / sizeof *periods; i++)
+      for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++)
+        for (int stretched = 0; stretched < 2; stretched++, counter++) {
+          int64_t p = periods[i], n = p == 3 && layout == 0 ? 23000 : total / p;
+          int64_t sa[2] = {n, p}, sb[2] = {n, 1};
+          lt_dtype dtype = dtypes[counter % 4];
+          lt_tensor *a = lt_test_random_tensor(ctx, dtype, 2, sa, layout);
+          lt_tensor *b = lt_test_random_tensor(ctx, dtype, stretched ? 2 : 1,
+                                               stretched ? sb : &sa[1], b_layouts[counter % 3]);
+          check_sub(a, b, stretched ? p : 1, stretched ? n : p, "folded rows");
+        }
+    lt_context_destroy(ctx);
+  }
+}
+
 /* A repeating operand folded into a long row must stay the inner one: X (9,3,2), all strides 0,
  * times Y (9,3,2) with strides (1,0,9) (einsum "eea,caed,c->acde" met this through the fuzzer:
  * the row was folded, then a longer dim was moved inside it). */
@@ -444,6 +475,7 @@ int main(void) {
       cmocka_unit_test(test_large_broadcast),
       cmocka_unit_test(test_short_inner_rows),
       cmocka_unit_test(test_folded_rows_stay_inner),
+      cmocka_unit_test(test_folded_rows),
       cmocka_unit_test(test_streamed_rows),
       cmocka_unit_test(test_oneshot),
   };

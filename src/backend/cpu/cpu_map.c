@@ -3,8 +3,8 @@
  * three ways, each split across the context's threads:
  *   - rows (here): the innermost dim in chunks through the compute-type kernels of cpu_typed.h
  *     (unit-stride operands of the compute dtype are used in place, others converted). A short
- *     inner dim folds into the next one, with periodic inputs, or gives way to it; rows that
- *     interleave in memory are taken block by block across rows;
+ *     inner dim folds into the next one, with periodic or stretched inputs, or gives way to it;
+ * rows that interleave in memory are taken block by block across rows;
  *   - planes (here): short bit-copy rows, a plane of them per task;
  *   - tiles (cpu_map_tiles.c): when the input's contiguous dim is not the output's. */
 #include "backend/cpu/cpu_map.h"
@@ -14,6 +14,7 @@
 #define ROW_BLOCK 32768        /* inner elements per task, so a single long row still splits */
 #define INTERLEAVED_BLOCK 2048 /* the same where rows interleave in memory (see run_rows) */
 #define SHORT_INNER 16         /* computed rows shorter than this take a longer dim inside */
+#define FOLD_MAX 256           /* computed rows up to this long fold with repeating inputs */
 #define PREFETCH_AHEAD 8192    /* streamed rows: input bytes prefetched ahead */
 #define STREAM_MIN_ROW 256     /* computed rows streamed only from this length */
 #define SHORT_ROW_BYTES 512    /* bit-copy rows up to this long go a plane per call */
@@ -23,19 +24,28 @@ static const void *element(const void *mem, size_t esize, int64_t off) {
 }
 
 /* A periodic operand's values for row positions [pos, pos + n): its `period` values (stride
- * period_stride from off) repeated, starting at phase pos % period. */
+ * fold_stride from off) repeated, starting at phase pos % period. */
 static void periodic_values(const lt__cpu_map_job *j, int k, int64_t off, int64_t pos, int64_t n,
                             void *buf) {
   const lt__operand *op = &j->step->in[k];
-  int64_t p = j->period, phase = pos % p, ks = (int64_t)j->k->size;
+  int64_t p = j->period, phase = pos % p, ks = (int64_t)j->k->size, st = j->fold_stride[k];
   char *b = buf;
-  j->k->load(b, op->mem, op->dtype, off + phase * j->period_stride[k], j->period_stride[k],
-             min64(p - phase, n));
+  j->k->load(b, op->mem, op->dtype, off + phase * st, st, min64(p - phase, n));
   if (phase && n > p - phase)
-    j->k->load(b + (p - phase) * ks, op->mem, op->dtype, off, j->period_stride[k],
-               min64(phase, n - (p - phase)));
+    j->k->load(b + (p - phase) * ks, op->mem, op->dtype, off, st, min64(phase, n - (p - phase)));
   for (int64_t have = p; have < n; have *= 2) /* doubling copies of the first period */
     memcpy(b + have * ks, b, (size_t)(min64(have, n - have) * ks));
+}
+
+/* A stretched operand's values for row positions [pos, pos + n): value g (stride fold_stride
+ * from off) held for positions [g * period, (g + 1) * period). */
+static void stretched_values(const lt__cpu_map_job *j, int k, int64_t off, int64_t pos, int64_t n,
+                             void *buf) {
+  const lt__operand *op = &j->step->in[k];
+  int64_t p = j->period, g = pos / p, phase = pos % p, count = (phase + n + p - 1) / p;
+  _Alignas(64) double held[LT__CPU_CHUNK / 2 + 2]; /* count <= n / 2 + 2: p >= 2 */
+  j->k->load(held, op->mem, op->dtype, off + g * j->fold_stride[k], j->fold_stride[k], count);
+  j->k->stretch(buf, held, n, p, phase);
 }
 
 /* Operand k's values at row positions [pos, pos + n) in the compute type: in place when
@@ -43,8 +53,12 @@ static void periodic_values(const lt__cpu_map_job *j, int k, int64_t off, int64_
 static const void *operand_values(const lt__cpu_map_job *j, int k, int64_t off, int64_t stride,
                                   int64_t pos, int64_t n, void *buf) {
   const lt__operand *op = &j->step->in[k];
-  if (j->periodic[k]) {
+  if (j->fold[k] == LT__CPU_FOLD_PERIODIC) {
     periodic_values(j, k, off, pos, n, buf);
+    return buf;
+  }
+  if (j->fold[k] == LT__CPU_FOLD_STRETCHED) {
+    stretched_values(j, k, off, pos, n, buf);
     return buf;
   }
   if (op->dtype == j->k->dtype && stride == 1) return element(op->mem, j->k->size, off);
@@ -251,28 +265,41 @@ static bool interleaved_rows(const lt__cpu_map_job *j) {
   return false;
 }
 
-/* A short inner dim that every operand either continues into the next dim (contiguously) or
- * repeats along it (stride 0 there: a per-channel bias (N, 3) + (3,)) becomes one long row in
- * which the repeating inputs are periodic: their values are laid out a chunk at a time, and the
- * other operands keep unit-stride rows (0.28 -> 0.8 of a triad; strided rows of widen_short_rows
- * reached 0.28). */
-static void fold_periodic(lt__cpu_map_job *j) {
+/* How input q runs along the short inner dim folded into the next one (extent p). */
+static lt__cpu_fold fold_kind(const lt__cpu_nest *nest, int q, int64_t p) {
+  int r = nest->rank;
+  int64_t inner = nest->strides[q][r - 1], next = nest->strides[q][r - 2];
+  if (next == p * inner) return LT__CPU_FOLD_NONE; /* continues (or a stride 0 on both) */
+  if (next == 0) return LT__CPU_FOLD_PERIODIC;
+  return inner == 0 ? LT__CPU_FOLD_STRETCHED : (lt__cpu_fold)-1;
+}
+
+/* A short inner dim that every operand either continues into the next dim (contiguously),
+ * repeats along it (stride 0 there: a per-channel bias (N, 3) + (3,)) or holds (stride 0 along
+ * it: (N, 3) + (N, 1)) becomes one long row in which the repeating inputs are periodic and the
+ * holding ones stretched: their values are laid out a chunk at a time, and the other operands
+ * keep unit-stride rows. (4096, 5461, 3) + (3,): 0.28 -> 1.0 of a streamed triad (strided rows of
+ * widen_short_rows reached 0.28); (100, 100, 100, 10) + (100, 1, 100, 1): 5 -> 20 GB/s. Rows up
+ * to FOLD_MAX long fold too: (64, 64, 64, 64) + (64, 1, 64, 1), rows of 64: 11 -> 44 GB/s. */
+static void fold_short_rows(lt__cpu_map_job *j) {
   lt__cpu_nest *nest = &j->nest;
   int r = nest->rank;
-  if (j->bitcopy || j->step->n_in < 2 || r < 2 || nest->shape[r - 1] >= SHORT_INNER) return;
+  if (j->bitcopy || j->step->n_in < 2 || r < 2 || nest->shape[r - 1] > FOLD_MAX) return;
   int64_t p = nest->shape[r - 1];
+  lt__cpu_fold kind[4];
   bool any = false;
   for (int q = 0; q <= j->out; q++) {
-    bool whole = nest->strides[q][r - 2] == p * nest->strides[q][r - 1];
-    bool repeats = q < j->out && nest->strides[q][r - 2] == 0 && nest->strides[q][r - 1] != 0;
-    if (!whole && !repeats) return;
-    any |= repeats;
+    kind[q] = fold_kind(nest, q, p);
+    if (kind[q] == (lt__cpu_fold)-1 || (q == j->out && kind[q] != LT__CPU_FOLD_NONE)) return;
+    any |= kind[q] != LT__CPU_FOLD_NONE;
   }
   if (!any) return;
   for (int q = 0; q < j->out; q++) {
-    j->periodic[q] = nest->strides[q][r - 2] == 0 && nest->strides[q][r - 1] != 0;
-    j->period_stride[q] = j->periodic[q] ? nest->strides[q][r - 1] : 0;
-    if (j->periodic[q]) nest->strides[q][r - 1] = 0; /* offsets do not move along the row */
+    j->fold[q] = kind[q];
+    j->fold_stride[q] = kind[q] == LT__CPU_FOLD_PERIODIC    ? nest->strides[q][r - 1]
+                        : kind[q] == LT__CPU_FOLD_STRETCHED ? nest->strides[q][r - 2]
+                                                            : 0;
+    if (kind[q] != LT__CPU_FOLD_NONE) nest->strides[q][r - 1] = 0; /* offsets stay along the row */
   }
   nest->shape[r - 2] *= p;
   for (int q = 0; q <= j->out; q++)
@@ -336,7 +363,7 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
     return LT_OK;
   }
   if (j.stream) walk_input_order(nest);
-  if (!j.bitcopy) fold_periodic(&j);
+  if (!j.bitcopy) fold_short_rows(&j);
   if (!j.bitcopy && j.period == 0) widen_short_rows(nest); /* a folded row stays innermost */
   int64_t len = nest->rank ? nest->shape[nest->rank - 1] : 1;
   if (j.bitcopy && nest->rank >= 2 && len * (int64_t)j.esize <= SHORT_ROW_BYTES) {

@@ -10,6 +10,15 @@
 
 #define STREAM_BYTES (32 << 20) /* outputs at least this large bypass the caches */
 
+/* How an input's values run along a row folded from a short dim and the next one (period p): as
+ * they lie (a plain stride), or repeating every p positions (periodic: (N, 3) + (3,)), or each
+ * held for p positions (stretched: (N, 3) + (N, 1)). */
+typedef enum lt__cpu_fold {
+  LT__CPU_FOLD_NONE,
+  LT__CPU_FOLD_PERIODIC,
+  LT__CPU_FOLD_STRETCHED
+} lt__cpu_fold;
+
 typedef struct lt__cpu_map_job {
   const lt__map_step *step;
   const lt__cpu_kernels *k;
@@ -24,11 +33,11 @@ typedef struct lt__cpu_map_job {
   int64_t n_blocks;  /* per outer index: row blocks (rows) or p tiles (tiles) */
   int64_t row_block; /* rows: inner elements per task */
   bool blocks_outer; /* rows: tasks take every row's block b before any block b + 1 */
-  int64_t period;    /* rows: > 0 when some inputs repeat along the row (fold_periodic) */
-  bool periodic[3];  /* ... those inputs, */
-  int64_t period_stride[3];   /* ... with their stride within a period */
-  int n_outer;                /* dims iterated by the odometer */
-  int p_dims, q_dims;         /* tiles: dims in the p and q groups */
+  int64_t period; /* rows: > 0 when the row is a short dim folded into the next (fold_short_rows) */
+  lt__cpu_fold fold[3];   /* ... how each input repeats along it, */
+  int64_t fold_stride[3]; /* ... with its stride within a period (periodic) or across (stretched) */
+  int n_outer;            /* dims iterated by the odometer */
+  int p_dims, q_dims;     /* tiles: dims in the p and q groups */
   int64_t p_extent, q_extent; /* tiles: positions in each group */
   int64_t tile_ps, tile_qs;   /* tiles: input stride of p, output stride of q */
 } lt__cpu_map_job;

@@ -23,6 +23,8 @@ typedef struct lt__cpu_kernels {
   /* dst[i] = mem[off + i*stride] converted from `dtype` (stride 0 broadcasts). */
   void (*load)(void *dst, const void *mem, lt_dtype dtype, int64_t off, int64_t stride, int64_t n);
   /* mem[off + i*stride] = src[i] converted to `dtype`. */
+  /* dst[i] = src[(phase + i) / p], i < n (values in the compute type, each held p positions). */
+  void (*stretch)(void *dst, const void *src, int64_t n, int64_t p, int64_t phase);
   void (*store)(void *mem, lt_dtype dtype, int64_t off, int64_t stride, const void *src, int64_t n);
   void (*fill)(void *dst, int64_t n, double value);
   /* dst[i] = scale * op(src[i]); dst may equal src. */
@@ -57,8 +59,8 @@ static inline void lt__cpu_prefetch_span(const void *p, int64_t bytes) {
     __builtin_prefetch((const char *)p + x);
 }
 
-/* The table for LT_F32 or LT_F64. Generated from cpu_typed.inc: load_f32, store_f32, fill_f32,
- * transform_f32, combine_f32, reduce_f32, accumulate_f32, accumulate_groups_f32,
+/* The table for LT_F32 or LT_F64. Generated from cpu_typed.inc: load_f32, stretch_f32, store_f32,
+ * fill_f32, transform_f32, combine_f32, reduce_f32, accumulate_f32, accumulate_groups_f32,
  * scale_totals_f32, arg_f32, arg_rows_f32 (with the static helpers to_i64_f32 and
  * reduce_lanes_f32) and the same with _f64. */
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute);
