@@ -3,8 +3,8 @@
  * three ways, each split across the context's threads:
  *   - rows (here): the innermost dim in chunks through the compute-type kernels of cpu_typed.h
  *     (unit-stride operands of the compute dtype are used in place, others converted). A short
- *     inner dim folds into the next one, with periodic or stretched inputs, or gives way to it;
- * rows that interleave in memory are taken block by block across rows;
+ *     inner dim folds into the next one, with periodic or stretched inputs, or gives way to
+ *     it; rows that interleave in memory are taken block by block across rows;
  *   - planes (here): short bit-copy rows, a plane of them per task;
  *   - tiles (cpu_map_tiles.c): when the input's contiguous dim is not the output's. */
 #include "backend/cpu/cpu_map.h"
