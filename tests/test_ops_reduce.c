@@ -188,9 +188,10 @@ static void test_reduce_wide(void **state) {
 }
 
 /* Short contiguous reduced runs following each other ((n, p) over p, (n, 2, 3) over the 2 and
- * the 3): the CPU engine reduces them as groups in one pass (sizes 2-4 compiled apart, up to 16
- * in general, 17 as rows), and stores sums straight from the compute type when alpha is 1 and
- * beta 0. Inputs are contiguous or a row slice of one (an offset); every op and dtype. */
+ * the 3, (r, n, p) over r and p): the CPU engine reduces them as groups in one pass (sizes 2-4
+ * compiled apart, up to 16 in general, 17 as rows), and stores sums straight from the compute type
+ * when alpha is 1 and beta 0. Inputs are contiguous or a row slice of one (an offset); every op and
+ * dtype. */
 static void test_reduce_groups(void **state) {
   const int64_t groups[] = {2, 3, 4, 5, 6, 16, 17}, rows[] = {1, 5, 341, 1000};
   lt_test_rng_reset(lt_test_seed() + 23);
@@ -219,6 +220,16 @@ static void test_reduce_groups(void **state) {
           check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept, k ? 91 : 1, "groups");
         lt_tensor_destroy(a);
         lt_tensor_destroy(base);
+        /* Groups under an outer reduced dim: (r, n, p) over its r and p (r group rows per
+         * output, flushed from the compute type every 64 / p of them when r is large). */
+        int64_t r = counter % 2 ? 70 : 5;
+        if (r * n * p > 200000) r = 200000 / (n * p);
+        int64_t shape3[3] = {r, n, p};
+        int32_t kept3[1] = {1};
+        a = lt_test_random_tensor(ctx, dtype, 3, shape3, LT_LAYOUT_CONTIGUOUS);
+        check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept3, counter, "groups, outer");
+        check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept3, 1, "groups, outer");
+        lt_tensor_destroy(a);
         counter++;
       }
     lt_context_destroy(ctx);
@@ -491,30 +502,33 @@ static void test_f32_accuracy(void **state) {
 static void test_outer_split(void **state) {
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
-  int64_t shape[2] = {3000, 5};
+  /* (3000, 5) over axis 0: rows; (3000, 5, 3) over axes 0 and 2: groups of 3 */
+  int64_t shapes[2][3] = {{3000, 5, 1}, {3000, 5, 3}};
   lt_test_rng_reset(lt_test_seed() + 14);
-  lt_tensor *a = lt_test_random_tensor(ctx, LT_F64, 2, shape, LT_LAYOUT_CONTIGUOUS);
-  int64_t at[2] = {1234, 3};
-  LT_CHECK(lt_tensor_set(a, at, NAN));
-  double *v = lt_test_read_all(a);
-  int32_t ma[2] = {0, 1}, md[1] = {1};
-  for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++) {
-    double *want =
-        reference((lt_reduce_op)op, LT_UNARY_IDENTITY, 2, shape, ma, v, 1, shape + 1, md);
-    lt_tensor *r;
-    int axis = 0;
-    LT_CHECK(lt_reduce((lt_reduce_op)op, a, 1, &axis, false, &r));
-    double *got = lt_test_read_all(r);
-    if (op == LT_REDUCE_PROD) /* products of 3000 values in [-1, 1) underflow: compare signs */
-      for (int i = 0; i < 5; i++)
-        want[i] = want[i] == 0 ? got[i] : want[i];
-    lt_test_assert_close(got, want, 5, lt_test_tolerance(LT_F64, 3000), "outer split");
-    free(got);
-    free(want);
-    lt_tensor_destroy(r);
+  for (int c = 0; c < 2; c++) {
+    int rank = c ? 3 : 2, axes[2] = {0, 2};
+    lt_tensor *a = lt_test_random_tensor(ctx, LT_F64, rank, shapes[c], LT_LAYOUT_CONTIGUOUS);
+    int64_t at[3] = {1234, 3, c ? 2 : 0};
+    LT_CHECK(lt_tensor_set(a, at, NAN));
+    double *v = lt_test_read_all(a);
+    int32_t ma[3] = {0, 1, 2}, md[1] = {1};
+    for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++) {
+      double *want = reference((lt_reduce_op)op, LT_UNARY_IDENTITY, rank, shapes[c], ma, v, 1,
+                               shapes[c] + 1, md);
+      lt_tensor *r;
+      LT_CHECK(lt_reduce((lt_reduce_op)op, a, c ? 2 : 1, axes, false, &r));
+      double *got = lt_test_read_all(r);
+      if (op == LT_REDUCE_PROD) /* products of 3000 values in [-1, 1) underflow: compare signs */
+        for (int i = 0; i < 5; i++)
+          want[i] = want[i] == 0 ? got[i] : want[i];
+      lt_test_assert_close(got, want, 5, lt_test_tolerance(LT_F64, 9000), "outer split");
+      free(got);
+      free(want);
+      lt_tensor_destroy(r);
+    }
+    free(v);
+    lt_tensor_destroy(a);
   }
-  free(v);
-  lt_tensor_destroy(a);
   lt_context_destroy(ctx);
 }
 

@@ -48,7 +48,8 @@ typedef struct reduce_job {
   int64_t width;          /* outer walk: outputs per task along the kept inner dim */
   double *outer_partials; /* outer walk split: chunks * pieces * width totals */
   int64_t n_chunks;       /* outer walk: tasks per kept outer index */
-  int64_t group;          /* outer walk: reduced run per output when taken whole (0: rows) */
+  int64_t group;          /* outer walk: reduced inner run per output taken whole (0: rows) */
+  int64_t steps;          /* outer walk: n_red, or n_red / group: accumulations per output */
   bool direct;            /* outer walk: totals in the compute type are the outputs as they are */
 } reduce_job;
 
@@ -297,36 +298,34 @@ static bool outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t 
   _Alignas(64) double acc[LT__CPU_CHUNK], wide[LT__CPU_CHUNK], buf[LT__CPU_CHUNK];
   int64_t base = it->off[IN] + w0 * kept->strides[IN][q];
   double init = identity(j);
-  if (j->group) { /* the n groups are one contiguous run of n * group values */
-    k->fill(acc, n, init);
-    const void *v = chunk_values(j, base + j->red.offset[IN], 1, n * j->group, buf);
-    k->accumulate_groups(acc, v, n, j->group, j->kind);
-    if (j->direct) {
-      store_direct(j, it, w0, n, acc);
-      return false;
-    }
-    k64->load(total, acc, k->dtype, 0, 1, n);
-    return true;
-  }
-  bool one_flush = rhi - rlo <= FLUSH_ROWS; /* then total is acc itself */
+  /* A step reduces one reduced position: a row of n values along the kept inner dim; with groups,
+   * one position of the reduced dims but the last: n * group contiguous values. Totals leave
+   * the compute type every FLUSH_ROWS values per output. */
+  int64_t p = j->group ? j->group : 1, flush = FLUSH_ROWS / p > 1 ? FLUSH_ROWS / p : 1;
+  int64_t st = j->group ? 1 : kept->strides[IN][q];
+  bool one_flush = rhi - rlo <= flush; /* then total is acc itself */
   if (!one_flush) k64->fill(total, n, init);
   k->fill(acc, n, init);
   lt__cpu_odometer r;
-  lt__cpu_odometer_seek(&r, &j->red, j->red.rank, rlo);
+  lt__cpu_odometer_seek(&r, &j->red, j->group ? j->red.rank - 1 : j->red.rank, rlo);
   /* Each row is a short piece of a long one: request the row NEXT_ROWS ahead (as above). */
-  bool next_rows = kept->strides[IN][q] == 1;
+  bool next_rows = st == 1;
   lt__cpu_odometer later;
   rows_ahead(&later, &r);
-  int64_t row_bytes = n * (int64_t)lt_dtype_size(j->step->in.dtype);
+  int64_t row_bytes = n * p * (int64_t)lt_dtype_size(j->step->in.dtype);
   for (int64_t i = rlo; i < rhi; i++) {
     if (next_rows) prefetch_row_ahead(j, base, &later, row_bytes);
-    k->accumulate(acc, chunk_values(j, base + r.off[IN], kept->strides[IN][q], n, buf), n, j->kind);
+    const void *v = chunk_values(j, base + r.off[IN], st, n * p, buf);
+    if (j->group)
+      k->accumulate_groups(acc, v, n, p, j->kind);
+    else
+      k->accumulate(acc, v, n, j->kind);
     if (one_flush && i + 1 == rhi && j->direct) {
       store_direct(j, it, w0, n, acc);
       return false;
     } else if (one_flush && i + 1 == rhi) {
       k64->load(total, acc, k->dtype, 0, 1, n);
-    } else if (!one_flush && ((i + 1 - rlo) % FLUSH_ROWS == 0 || i + 1 == rhi)) {
+    } else if (!one_flush && ((i + 1 - rlo) % flush == 0 || i + 1 == rhi)) {
       k64->load(wide, acc, k->dtype, 0, 1, n);
       k64->accumulate(total, wide, n, j->kind);
       k->fill(acc, n, init);
@@ -366,7 +365,7 @@ static void run_outer(void *arg, int64_t lo, int64_t hi) {
     lt__cpu_odometer_seek(&it, kept, q, c / j->n_chunks);
     int64_t w0 = (c % j->n_chunks) * j->width;
     int64_t n = kept->shape[q] - w0 < j->width ? kept->shape[q] - w0 : j->width;
-    int64_t rlo = j->n_red * piece / j->pieces, rhi = j->n_red * (piece + 1) / j->pieces;
+    int64_t rlo = j->steps * piece / j->pieces, rhi = j->steps * (piece + 1) / j->pieces;
     double *out = j->pieces > 1 ? j->outer_partials + t * j->width : total;
     if (outer_rows(j, &it, w0, n, rlo, rhi, out) && j->pieces == 1)
       outer_finish(j, &it, w0, n, total);
@@ -441,14 +440,17 @@ static void build_nests(reduce_job *j) {
   /* The kept walk starts at 0 for IN; the reduced walk carries the input's offset. */
 }
 
-/* The run of a contiguous reduced dim of at most GROUP_MAX elements whose runs follow each other
- * along the kept inner dim ((1000, 1000, 3) summed over its 3), for accumulate_groups; else 0.
- * Reading such a run as `group` strided rows cost 55% of the time in the strided loads. */
+/* The extent of the reduced inner dim when it is contiguous, at most GROUP_MAX long, and its
+ * runs follow each other along the kept inner dim ((1000, 1000, 3) summed over its 3; (10,)*7
+ * over its axes 0, 2, 4 and 6), for accumulate_groups; else 0. Reading such a run as `group`
+ * strided rows cost 55% of the time in the strided loads, and as an output's short rows one call
+ * per row. */
 static int64_t contiguous_group(const reduce_job *j) {
   const lt__cpu_nest *kept = &j->kept, *red = &j->red;
-  if (j->is_arg || red->rank != 1 || red->strides[IN][0] != 1 || red->shape[0] > GROUP_MAX)
-    return 0;
-  return kept->strides[IN][kept->rank - 1] == red->shape[0] ? red->shape[0] : 0;
+  if (j->is_arg || red->rank == 0 || kept->rank == 0) return 0;
+  int64_t run = red->shape[red->rank - 1];
+  if (red->strides[IN][red->rank - 1] != 1 || run > GROUP_MAX) return 0;
+  return kept->strides[IN][kept->rank - 1] == run ? run : 0;
 }
 
 /* Whether the outer walk's totals can be finished in the compute type (store_direct) with the
@@ -469,11 +471,12 @@ static bool direct_finish(const reduce_job *j) {
 static bool outer_walk_pays(const reduce_job *j) {
   const lt__cpu_nest *kept = &j->kept, *red = &j->red;
   if (red->rank == 0) return true;
+  int64_t p = j->group ? j->group : 1, most = LT__CPU_CHUNK / p;
   int64_t width = kept->shape[kept->rank - 1], row = red->shape[red->rank - 1];
-  width = width < LT__CPU_CHUNK ? width : LT__CPU_CHUNK;
+  width = width < most ? width : most;
   row = row < LT__CPU_CHUNK ? row : LT__CPU_CHUNK;
   double inner_calls = (double)j->n_out * (double)((j->n_red + row - 1) / row);
-  double outer_calls = (double)((j->n_out + width - 1) / width) * (double)j->n_red;
+  double outer_calls = (double)((j->n_out + width - 1) / width) * (double)(j->n_red / p);
   if (outer_calls * 4 < inner_calls) return true;
   if (inner_calls * 4 < outer_calls) return false;
   return abs64(kept->strides[IN][kept->rank - 1]) < abs64(red->strides[IN][red->rank - 1]);
@@ -490,19 +493,21 @@ lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
   if (j.n_out == 0) return LT_OK;
   int64_t work = j.n_out + j.n_red * j.n_out;
   const lt__cpu_nest *kept = &j.kept;
+  if (j.n_red > 0) j.group = contiguous_group(&j);
   if (j.n_red > 0 && kept->rank > 0 && outer_walk_pays(&j)) {
     int64_t w = kept->shape[kept->rank - 1];
     int threads = lt__cpu_threads(ctx);
     int64_t outer_count = lt__cpu_nest_count(kept, kept->rank - 1);
-    j.group = contiguous_group(&j);
+    j.steps = j.group ? j.n_red / j.group : j.n_red;
     int64_t most = j.group ? LT__CPU_CHUNK / j.group : LT__CPU_CHUNK;
     j.width = w < most ? w : most;
     j.n_chunks = (w + j.width - 1) / j.width;
     int64_t chunks = outer_count * j.n_chunks;
     j.pieces = 1;
-    if (!j.is_arg && !j.group && chunks < 4 * threads && j.n_red >= 4 * FLUSH_ROWS &&
+    if (!j.is_arg && chunks < 4 * threads && j.steps >= 4 * FLUSH_ROWS &&
         chunks * j.width <= (1 << 20)) {
       j.pieces = (4 * threads + chunks - 1) / chunks;
+      if (j.pieces > j.steps / FLUSH_ROWS) j.pieces = j.steps / FLUSH_ROWS; /* none empty */
       size_t bytes = sizeof(double) * (size_t)(chunks * j.pieces * j.width);
       j.outer_partials = lt__host_alloc(ctx, bytes);
       if (j.outer_partials != NULL) {
@@ -518,6 +523,7 @@ lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
     return LT_OK;
   }
   j.pieces = 1;
+  j.group = 0;
   if (j.n_out < 64 && j.n_red >= 2 * SPLIT_MIN) {
     j.pieces = j.n_red / SPLIT_MIN;
     if (j.pieces > 64) j.pieces = 64;
