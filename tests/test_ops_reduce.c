@@ -236,6 +236,33 @@ static void test_reduce_groups(void **state) {
   }
 }
 
+/* Reduced dims outside the kept ones and long reduced rows ((6, 9, 600) over axes 0 and 2, (4,
+ * 5, 3, 600) over 0, 2 and 3): the CPU engine reads the input in memory order, each output
+ * folding one row per outer reduced position. Every op, dtype and layout family. */
+static void test_row_walk(void **state) {
+  lt_test_rng_reset(lt_test_seed() + 41);
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    int counter = 0;
+    for (int c = 0; c < 2; c++)
+      for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++)
+        for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++, counter++) {
+          int64_t shapes[2][4] = {{6, 9, 600}, {4, 5, 3, 600}};
+          int rank = c ? 4 : 3;
+          int32_t modes[4] = {0, 1, 2, 3}, kept[1] = {1};
+          lt_dtype dtype = dtypes[counter % 4];
+          lt_tensor *a = lt_test_random_tensor(ctx, dtype, rank, shapes[c], layout);
+          check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &shapes[c][1], kept, counter,
+                          lt_test_layout_name(layout));
+          lt_tensor_destroy(a);
+        }
+    lt_context_destroy(ctx);
+  }
+}
+
 /* The CPU engine finishes outer-walk outputs in the compute type when C is not read; with beta
  * 1 and a C of zeros it finishes them in double: both must give the same values, for every
  * alpha, the mean's division, compute F32 (storage F16/F32) and F64, as groups ((1000, 3) over
@@ -586,7 +613,7 @@ int main(void) {
       cmocka_unit_test(test_f32_accuracy),   cmocka_unit_test(test_oneshot_axes),
       cmocka_unit_test(test_outer_split),    cmocka_unit_test(test_reduce_wide),
       cmocka_unit_test(test_argmax_ties),    cmocka_unit_test(test_reduce_groups),
-      cmocka_unit_test(test_direct_finish),
+      cmocka_unit_test(test_direct_finish),  cmocka_unit_test(test_row_walk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

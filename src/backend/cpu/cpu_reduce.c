@@ -24,6 +24,7 @@
 #define NEXT_ROWS 2          /* ... this many rows ahead */
 #define PREFETCH_AHEAD 8192  /* inner walk: bytes prefetched ahead in a contiguous reduced space */
 #define GROUP_MAX 16         /* outer walk: longest contiguous reduced run taken as groups */
+#define ROW_WALK_BYTES 1024  /* row walk: shortest reduced rows it takes */
 
 enum { IN = 0, OUT = 1, C = 2 };
 
@@ -205,6 +206,52 @@ static void run_inner(void *arg, int64_t lo, int64_t hi) {
     partial r = start(j);
     reduce_range(j, it.off[IN], 0, j->n_red, &r);
     finish(j, &it, r);
+    lt__cpu_odometer_next(&it);
+  }
+}
+
+/* Row walk: the reduced dims but the inner one lie outside every kept dim in memory ((256, 512,
+ * 512) summed over axes 0 and 2, NCHW summed over N, H and W), so the input is read in memory
+ * order: for each outer reduced position, the task's outputs each fold one row into
+ * j->partials. Each output's rows and chunks are folded in the inner walk's order (the same
+ * bits); an output at a time jumped a whole outer step from row to row. */
+static void run_row_walk(void *arg, int64_t lo, int64_t hi) {
+  const reduce_job *j = arg;
+  const lt__cpu_nest *red = &j->red;
+  int inner = red->rank - 1;
+  int64_t len = red->shape[inner], st = red->strides[IN][inner], rows = j->n_red / len;
+  /* Rows of neighbouring outputs usually follow each other: prefetch past the row (4 KB pages
+   * stop the hardware prefetchers). */
+  int64_t ahead = st == 1 ? PREFETCH_AHEAD : 0;
+  _Alignas(64) double buf[LT__CPU_CHUNK];
+  for (int64_t o = lo; o < hi; o++)
+    j->partials[o] = start(j);
+  lt__cpu_odometer outer;
+  lt__cpu_odometer_seek(&outer, red, inner, 0);
+  for (int64_t row = 0; row < rows; row++) {
+    lt__cpu_odometer it;
+    lt__cpu_odometer_seek(&it, &j->kept, j->kept.rank, lo);
+    for (int64_t o = lo; o < hi; o++) {
+      int64_t base = it.off[IN] + outer.off[IN];
+      partial *r = &j->partials[o];
+      for (int64_t col = 0; col < len; col += LT__CPU_CHUNK) {
+        int64_t n = len - col < LT__CPU_CHUNK ? len - col : LT__CPU_CHUNK;
+        const void *v = chunk_values(j, base + col * st, st, n, buf);
+        r->value = fold(j->kind, r->value, j->k->reduce(v, n, j->kind, v == buf ? 0 : ahead));
+      }
+      lt__cpu_odometer_next(&it);
+    }
+    lt__cpu_odometer_next(&outer);
+  }
+}
+
+/* Outputs [lo, hi) from j->partials. */
+static void run_finish(void *arg, int64_t lo, int64_t hi) {
+  const reduce_job *j = arg;
+  lt__cpu_odometer it;
+  lt__cpu_odometer_seek(&it, &j->kept, j->kept.rank, lo);
+  for (int64_t o = lo; o < hi; o++) {
+    finish(j, &it, j->partials[o]);
     lt__cpu_odometer_next(&it);
   }
 }
@@ -453,6 +500,22 @@ static int64_t contiguous_group(const reduce_job *j) {
   return kept->strides[IN][kept->rank - 1] == run ? run : 0;
 }
 
+/* Whether run_row_walk applies: two or more reduced dims (not argmax's one), of which all but the
+ * inner one step further than the whole kept space spans, and rows of ROW_WALK_BYTES or more
+ * (shorter ones went 10-15% slower than an output at a time with rows prefetched whole). */
+static bool rows_outside_kept(const reduce_job *j) {
+  const lt__cpu_nest *kept = &j->kept, *red = &j->red;
+  if (j->is_arg || red->rank < 2 || j->n_out < 2) return false;
+  int64_t len = red->shape[red->rank - 1];
+  if (len * (int64_t)lt_dtype_size(j->step->in.dtype) < ROW_WALK_BYTES) return false;
+  int64_t span = abs64(red->strides[IN][red->rank - 1]) * len;
+  for (int d = 0; d < kept->rank; d++)
+    span += abs64(kept->strides[IN][d]) * (kept->shape[d] - 1);
+  for (int d = 0; d < red->rank - 1; d++)
+    if (abs64(red->strides[IN][d]) < span) return false;
+  return true;
+}
+
 /* Whether the outer walk's totals can be finished in the compute type (store_direct) with the
  * bits of the finish in double (scale_totals, store_outputs): no C, a float mean's count exact
  * in float, and alpha's product rounded only once on the way to D. */
@@ -536,6 +599,16 @@ lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
       return LT_OK;
     }
     j.pieces = 1; /* no memory for partials: reduce without splitting */
+  }
+  if (rows_outside_kept(&j)) {
+    size_t bytes = sizeof(partial) * (size_t)j.n_out;
+    j.partials = lt__host_alloc(ctx, bytes);
+    if (j.partials != NULL) {
+      lt__cpu_parallel(ctx, j.n_out, work, run_row_walk, &j);
+      lt__cpu_parallel(ctx, j.n_out, j.n_out, run_finish, &j);
+      lt__host_free(ctx, j.partials, bytes);
+      return LT_OK;
+    }
   }
   lt__cpu_parallel(ctx, j.n_out, work, run_inner, &j);
   return LT_OK;
