@@ -186,7 +186,7 @@ typedef struct category {
   int count;
 } category;
 
-/* LT_BENCH_ONLY=permutation|perm-odd|short-axis|reduction|binary runs one category. */
+/* LT_BENCH_ONLY=permutation|perm-odd|short-axis|nchw|reduction|binary runs one category. */
 static bool wanted(const char *cat) {
   const char *only = getenv("LT_BENCH_ONLY");
   return only == NULL || strcmp(only, cat) == 0;
@@ -279,24 +279,27 @@ static void bench_reduction(category *cat, int rank, const int64_t *shape, const
   lt_tensor_destroy(d);
 }
 
-/* D[ijk] = A[ijk] + B[subset of ijk]: bytes = A + B + D. */
-static void bench_binary(category *cat, const int64_t *shape, const int32_t *mb, int rank_b,
-                         const char *label) {
+/* D = A + B over a subset of A's modes (mb), A of rank 3 or 4: bytes = A + B + D. */
+static void bench_binary(category *cat, int rank, const int64_t *shape, const int32_t *mb,
+                         int rank_b, const char *label) {
   if (!wanted(cat->name)) return;
-  int32_t m[3] = {0, 1, 2};
-  int64_t bshape[3];
+  int32_t m[4] = {0, 1, 2, 3};
+  int64_t bshape[4];
   int64_t nb = 1;
   for (int i = 0; i < rank_b; i++)
     nb *= (bshape[i] = shape[mb[i]]);
-  lt_tensor *a = make(3, shape), *b = make(rank_b, bshape), *d = make(3, shape);
+  lt_tensor *a = make(rank, shape), *b = make(rank_b, bshape), *d = make(rank, shape);
   lt_plan *plan;
   check(lt_plan_binary(a, m, b, mb, LT_BINARY_ADD, d, m, NULL, &plan), "plan_binary");
   const lt_tensor *ins[2] = {a, b};
   double bytes = 4.0 * (double)(2 * lt_tensor_numel(a) + nb);
   timing tm = time_plan(plan, ins, 2, d, K_TRIAD, 12.0 * (double)N, bytes);
   char detail[128];
-  snprintf(detail, sizeof detail, "(%lld,%lld,%lld) + %s", (long long)shape[0], (long long)shape[1],
-           (long long)shape[2], label);
+  int k = snprintf(detail, sizeof detail, "(");
+  for (int i = 0; i < rank; i++)
+    k += snprintf(detail + k, sizeof detail - (size_t)k, "%s%lld", i ? "," : "",
+                  (long long)shape[i]);
+  snprintf(detail + k, sizeof detail - (size_t)k, ") + %s", label);
   report(cat, "triad", detail, bytes, tm);
   lt_plan_destroy(plan);
   lt_tensor_destroy(a);
@@ -310,7 +313,7 @@ int main(int argc, char **argv) {
   if (REPS < 1 || REPS > 64) REPS = 5;
   if (argc > 1 && argv[1][0] == '-') { /* an option, not a CSV path: say how to call */
     printf("usage: bench_ops [results.csv]\n(env: LT_BENCH_N elements, LT_BENCH_REPS runs, "
-           "LT_BENCH_ONLY=permutation|perm-odd|short-axis|reduction|binary)\n");
+           "LT_BENCH_ONLY=permutation|perm-odd|short-axis|nchw|reduction|binary)\n");
     return argv[1][1] == 'h' || strcmp(argv[1], "--help") == 0 ? 0 : 2;
   }
   if (argc > 1) csv = fopen(argv[1], "w");
@@ -388,23 +391,34 @@ int main(int argc, char **argv) {
 
   category bin = {"binary", 0, 0, 0};
   int32_t full[3] = {0, 1, 2}, row[1] = {2}, col[2] = {0, 1}, mid[1] = {1};
-  bench_binary(&bin, r3, full, 3, "B(i,j,k)");
-  bench_binary(&bin, r3, row, 1, "B(k)");
-  bench_binary(&bin, r3, col, 2, "B(i,j)");
-  bench_binary(&bin, r3, mid, 1, "B(j)");
+  bench_binary(&bin, 3, r3, full, 3, "B(i,j,k)");
+  bench_binary(&bin, 3, r3, row, 1, "B(k)");
+  bench_binary(&bin, 3, r3, col, 2, "B(i,j)");
+  bench_binary(&bin, 3, r3, mid, 1, "B(j)");
 
-  /* Short axes (a few channels): summed over, summed along, broadcast along. */
+  /* Short axes (a few channels): summed over, summed along, broadcast along (B repeats along
+   * the rows), held along (B(i,j): each value held for the 3 channels). */
   category shrt = {"short-axis", 0, 0, 0};
   int64_t hwc[3] = {4096, N / (4096 * 3), 3}, chw[3] = {3, 4096, N / (4096 * 3)};
   int last[1] = {2}, first[1] = {0};
   int32_t chan[1] = {2};
   bench_reduction(&shrt, 3, hwc, last, 1);
   bench_reduction(&shrt, 3, chw, first, 1);
-  bench_binary(&shrt, hwc, chan, 1, "B(k)");
+  bench_binary(&shrt, 3, hwc, chan, 1, "B(k)");
+  bench_binary(&shrt, 3, hwc, col, 2, "B(i,j)");
+
+  /* Channels first (N, C, H, W): per-channel sums (batch statistics) and a per-channel bias. */
+  category nchw = {"nchw", 0, 0, 0};
+  int64_t s_nchw[4] = {N / (256 * 64 * 64), 256, 64, 64};
+  int stats[3] = {0, 2, 3};
+  int32_t channel[1] = {1};
+  bench_reduction(&nchw, 4, s_nchw, stats, 3);
+  bench_binary(&nchw, 4, s_nchw, channel, 1, "B(j)");
 
   summary(&perm);
   summary(&odd);
   summary(&shrt);
+  summary(&nchw);
   summary(&red);
   summary(&bin);
   if (csv) fclose(csv);

@@ -51,6 +51,13 @@ def cases():
         yield "short-axis", shape_text(shape, axes), 4.0 * (a.size + out), lambda a=a, axes=axes: a.sum(axis=axes)
     a, b, d = np.ones(hwc, np.float32), np.ones((3,), np.float32), np.empty(hwc, np.float32)
     yield "short-axis", "(%d,%d,%d) + B(k)" % hwc, 4.0 * (2 * a.size + 3), lambda a=a, b=b, d=d: np.add(a, b, out=d)
+    b = np.ones(hwc[:2] + (1,), np.float32)
+    yield "short-axis", "(%d,%d,%d) + B(i,j)" % hwc, 4.0 * (2 * a.size + b.size), lambda a=a, b=b, d=d: np.add(a, b, out=d)
+    nchw = (N // (256 * 64 * 64), 256, 64, 64)
+    a = np.ones(nchw, np.float32)
+    yield "nchw", shape_text(nchw, (0, 2, 3)), 4.0 * (a.size + 256), lambda a=a: a.sum(axis=(0, 2, 3))
+    b, d = np.ones((256, 1, 1), np.float32), np.empty(nchw, np.float32)
+    yield "nchw", "(%d,%d,%d,%d) + B(j)" % nchw, 4.0 * (2 * a.size + 256), lambda a=a, b=b, d=d: np.add(a, b, out=d)
     r3 = (N // (512 * 512), 512, 512)
     a = np.ones(r3, np.float32)
     for axes in [(2,), (0,), (1,), (1, 2), (0, 1), (0, 2), (0, 1, 2)]:
