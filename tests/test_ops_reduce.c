@@ -192,76 +192,64 @@ static void test_reduce_wide(void **state) {
  * compiled apart, up to 16 in general, 17 as rows), and stores sums straight from the compute type
  * when alpha is 1 and beta 0. Inputs are contiguous or a row slice of one (an offset); every op and
  * dtype. */
-static void test_reduce_groups(void **state) {
+static void reduce_groups_on(lt_context *ctx) {
   const int64_t groups[] = {2, 3, 4, 5, 6, 16, 17}, rows[] = {1, 5, 341, 1000};
-  lt_test_rng_reset(lt_test_seed() + 23);
-  const char *devs[8];
-  int ndev = lt_test_devices(devs);
-  for (int dv = 0; dv < ndev; dv++) {
-    lt_context *ctx;
-    LT_CHECK(lt_context_create(devs[dv], &ctx));
-    int counter = 0;
-    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
-      for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++) {
-        lt_dtype dtype = dtypes[counter % 4];
-        int64_t n = rows[(counter / 4) % 4], p = groups[g];
-        bool split = p == 6 && counter % 2 == 0, sliced = counter % 3 == 0;
-        int64_t shape[3] = {n + (sliced ? 2 : 0), split ? 2 : p, split ? 3 : 1};
-        int32_t modes[3] = {0, 1, 2}, kept[1] = {0};
-        lt_tensor *base = lt_test_random_tensor(ctx, dtype, 3, shape, LT_LAYOUT_CONTIGUOUS), *a;
-        if (sliced) /* rows 1 .. n: the groups start one row in */
-          LT_CHECK(lt_view_slice(base, 0, 1, n + 1, 1, &a));
-        else
-          LT_CHECK(lt_view_reshape(base, 3, shape, &a));
-        check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept, counter, "groups");
-        /* Alpha 1 and beta 0 (stored directly), with unary op 1 and into a transposed D with
-         * the identity op. */
-        for (int k = 0; k < 2; k++)
-          check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept, k ? 91 : 1, "groups");
-        lt_tensor_destroy(a);
-        lt_tensor_destroy(base);
-        /* Groups under an outer reduced dim: (r, n, p) over its r and p (r group rows per
-         * output, flushed from the compute type every 64 / p of them when r is large). */
-        int64_t r = counter % 2 ? 70 : 5;
-        if (r * n * p > 200000) r = 200000 / (n * p);
-        int64_t shape3[3] = {r, n, p};
-        int32_t kept3[1] = {1};
-        a = lt_test_random_tensor(ctx, dtype, 3, shape3, LT_LAYOUT_CONTIGUOUS);
-        check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept3, counter, "groups, outer");
-        check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept3, 1, "groups, outer");
-        lt_tensor_destroy(a);
-        counter++;
-      }
-    lt_context_destroy(ctx);
-  }
+  int counter = 0;
+  for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+    for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++) {
+      lt_dtype dtype = dtypes[counter % 4];
+      int64_t n = rows[(counter / 4) % 4], p = groups[g];
+      bool split = p == 6 && counter % 2 == 0, sliced = counter % 3 == 0;
+      int64_t shape[3] = {n + (sliced ? 2 : 0), split ? 2 : p, split ? 3 : 1};
+      int32_t modes[3] = {0, 1, 2}, kept[1] = {0};
+      lt_tensor *base = lt_test_random_tensor(ctx, dtype, 3, shape, LT_LAYOUT_CONTIGUOUS), *a;
+      if (sliced) /* rows 1 .. n: the groups start one row in */
+        LT_CHECK(lt_view_slice(base, 0, 1, n + 1, 1, &a));
+      else
+        LT_CHECK(lt_view_reshape(base, 3, shape, &a));
+      check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept, counter, "groups");
+      /* Alpha 1 and beta 0 (stored directly), with unary op 1 and into a transposed D with
+       * the identity op. */
+      for (int k = 0; k < 2; k++)
+        check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept, k ? 91 : 1, "groups");
+      lt_tensor_destroy(a);
+      lt_tensor_destroy(base);
+      /* Groups under an outer reduced dim: (r, n, p) over its r and p (r group rows per
+       * output, flushed from the compute type every 64 / p of them when r is large). */
+      int64_t r = counter % 2 ? 70 : 5;
+      if (r * n * p > 200000) r = 200000 / (n * p);
+      int64_t shape3[3] = {r, n, p};
+      int32_t kept3[1] = {1};
+      a = lt_test_random_tensor(ctx, dtype, 3, shape3, LT_LAYOUT_CONTIGUOUS);
+      check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept3, counter, "groups, outer");
+      check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept3, 1, "groups, outer");
+      lt_tensor_destroy(a);
+      counter++;
+    }
 }
+
+static void test_reduce_groups(void **state) { lt_test_on_each_device(reduce_groups_on); }
 
 /* Reduced dims outside the kept ones and long reduced rows ((6, 9, 600) over axes 0 and 2, (4,
  * 5, 3, 600) over 0, 2 and 3): the CPU engine reads the input in memory order, each output
  * folding one row per outer reduced position. Every op, dtype and layout family. */
-static void test_row_walk(void **state) {
-  lt_test_rng_reset(lt_test_seed() + 41);
-  const char *devs[8];
-  int ndev = lt_test_devices(devs);
-  for (int dv = 0; dv < ndev; dv++) {
-    lt_context *ctx;
-    LT_CHECK(lt_context_create(devs[dv], &ctx));
-    int counter = 0;
-    for (int c = 0; c < 2; c++)
-      for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++)
-        for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++, counter++) {
-          int64_t shapes[2][4] = {{6, 9, 600}, {4, 5, 3, 600}};
-          int rank = c ? 4 : 3;
-          int32_t modes[4] = {0, 1, 2, 3}, kept[1] = {1};
-          lt_dtype dtype = dtypes[counter % 4];
-          lt_tensor *a = lt_test_random_tensor(ctx, dtype, rank, shapes[c], layout);
-          check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &shapes[c][1], kept, counter,
-                          lt_test_layout_name(layout));
-          lt_tensor_destroy(a);
-        }
-    lt_context_destroy(ctx);
-  }
+static void row_walk_on(lt_context *ctx) {
+  int counter = 0;
+  for (int c = 0; c < 2; c++)
+    for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++)
+      for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++, counter++) {
+        int64_t shapes[2][4] = {{6, 9, 600}, {4, 5, 3, 600}};
+        int rank = c ? 4 : 3;
+        int32_t modes[4] = {0, 1, 2, 3}, kept[1] = {1};
+        lt_dtype dtype = dtypes[counter % 4];
+        lt_tensor *a = lt_test_random_tensor(ctx, dtype, rank, shapes[c], layout);
+        check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &shapes[c][1], kept, counter,
+                        lt_test_layout_name(layout));
+        lt_tensor_destroy(a);
+      }
 }
+
+static void test_row_walk(void **state) { lt_test_on_each_device(row_walk_on); }
 
 /* The CPU engine finishes outer-walk outputs in the compute type when C is not read; with beta
  * 1 and a C of zeros it finishes them in double: both must give the same values, for every
