@@ -505,7 +505,7 @@ static int64_t contiguous_group(const reduce_job *j) {
  * (shorter ones went 10-15% slower than an output at a time with rows prefetched whole). */
 static bool rows_outside_kept(const reduce_job *j) {
   const lt__cpu_nest *kept = &j->kept, *red = &j->red;
-  if (j->is_arg || red->rank < 2 || j->n_out < 2) return false;
+  if (j->is_arg || red->rank < 2 || j->n_out < 2 || j->n_red == 0) return false;
   int64_t len = red->shape[red->rank - 1];
   if (len * (int64_t)lt_dtype_size(j->step->in.dtype) < ROW_WALK_BYTES) return false;
   int64_t span = abs64(red->strides[IN][red->rank - 1]) * len;
