@@ -547,6 +547,36 @@ static void test_outer_split(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* A context of 256 threads splits one chunk of outputs over more pieces than a (300, 1000) max
+ * over axis 0 has rows: pieces must never be empty (an empty piece's partials were never written
+ * and came out as the maximum of negative values: 0). */
+static void test_outer_split_many_threads(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  LT_CHECK(lt_context_set_num_threads(ctx, 256));
+  int64_t shape[2] = {300, 1000};
+  lt_test_rng_reset(lt_test_seed() + 43);
+  lt_tensor *a =
+      lt_test_random_tensor_range(ctx, LT_F64, 2, shape, LT_LAYOUT_CONTIGUOUS, -2.0, -1.0);
+  double *v = lt_test_read_all(a);
+  int32_t ma[2] = {0, 1}, md[1] = {1};
+  for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++) {
+    double *want =
+        reference((lt_reduce_op)op, LT_UNARY_IDENTITY, 2, shape, ma, v, 1, shape + 1, md);
+    lt_tensor *r;
+    int axis = 0;
+    LT_CHECK(lt_reduce((lt_reduce_op)op, a, 1, &axis, false, &r));
+    double *got = lt_test_read_all(r);
+    lt_test_assert_close(got, want, 1000, lt_test_tolerance(LT_F64, 300), "256 threads");
+    free(got);
+    free(want);
+    lt_tensor_destroy(r);
+  }
+  free(v);
+  lt_tensor_destroy(a);
+  lt_context_destroy(ctx);
+}
+
 /* lt_reduce with several axes, negative axes and keepdims. */
 static void test_oneshot_axes(void **state) {
   const char *devs[8];
@@ -596,12 +626,19 @@ static void test_oneshot_axes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_reduce_sweep),   cmocka_unit_test(test_argmax),
-      cmocka_unit_test(test_nan_everywhere), cmocka_unit_test(test_empty),
-      cmocka_unit_test(test_f32_accuracy),   cmocka_unit_test(test_oneshot_axes),
-      cmocka_unit_test(test_outer_split),    cmocka_unit_test(test_reduce_wide),
-      cmocka_unit_test(test_argmax_ties),    cmocka_unit_test(test_reduce_groups),
-      cmocka_unit_test(test_direct_finish),  cmocka_unit_test(test_row_walk),
+      cmocka_unit_test(test_reduce_sweep),
+      cmocka_unit_test(test_argmax),
+      cmocka_unit_test(test_nan_everywhere),
+      cmocka_unit_test(test_empty),
+      cmocka_unit_test(test_f32_accuracy),
+      cmocka_unit_test(test_oneshot_axes),
+      cmocka_unit_test(test_outer_split),
+      cmocka_unit_test(test_reduce_wide),
+      cmocka_unit_test(test_argmax_ties),
+      cmocka_unit_test(test_reduce_groups),
+      cmocka_unit_test(test_direct_finish),
+      cmocka_unit_test(test_row_walk),
+      cmocka_unit_test(test_outer_split_many_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
