@@ -230,6 +230,39 @@ static void reduce_groups_on(lt_context *ctx) {
 
 static void test_reduce_groups(void **state) { lt_test_on_each_device(reduce_groups_on); }
 
+/* Column sums of tall matrices ((n, w) over axis 0, w from 2 to 512, and 513): the CPU engine
+ * reads blocks of rows whole into n * (1024 / w) accumulators and folds their copies at the end;
+ * the last block is partial, long ones flush from the compute type, (5000, 64) is split between
+ * threads. Also under a kept outer dim ((4, n, w) over 1) and under a reduced outer dim that
+ * does not fuse (a row slice of (3, n + 1, w), over 0 and 1). Every op, dtypes in turn. */
+static void reduce_lanes_on(lt_context *ctx) {
+  const int64_t widths[] = {2, 3, 5, 16, 64, 100, 512, 513};
+  int counter = 0;
+  for (size_t i = 0; i < sizeof widths / sizeof *widths; i++)
+    for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++, counter++) {
+      int64_t w = widths[i], n = widths[i] == 64 && op == LT_REDUCE_SUM ? 5000 : 20000 / w + 7;
+      lt_dtype dtype = dtypes[counter % 4];
+      int32_t modes[3] = {0, 1, 2}, kept_last[1] = {1}, kept_mid[2] = {0, 2};
+      int64_t s2[2] = {n, w}, s3[3] = {4, n, w}, kept3[2] = {4, w}, sb[3] = {3, n + 1, w};
+      lt_tensor *a = lt_test_random_tensor(ctx, dtype, 2, s2, LT_LAYOUT_CONTIGUOUS);
+      check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &w, kept_last, counter, "lanes");
+      lt_tensor_destroy(a);
+      a = lt_test_random_tensor(ctx, dtype, 3, s3, LT_LAYOUT_CONTIGUOUS);
+      check_reduction(ctx, (lt_reduce_op)op, a, modes, 2, kept3, kept_mid, counter + 1,
+                      "lanes, kept outer");
+      lt_tensor_destroy(a);
+      lt_tensor *base = lt_test_random_tensor(ctx, dtype, 3, sb, LT_LAYOUT_CONTIGUOUS);
+      LT_CHECK(lt_view_slice(base, 1, 1, n + 1, 1, &a));
+      int32_t kept_w[1] = {2};
+      check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &w, kept_w, counter + 2,
+                      "lanes, reduced outer");
+      lt_tensor_destroy(a);
+      lt_tensor_destroy(base);
+    }
+}
+
+static void test_reduce_lanes(void **state) { lt_test_on_each_device(reduce_lanes_on); }
+
 /* Reduced dims outside the kept ones and long reduced rows ((6, 9, 600) over axes 0 and 2, (4,
  * 5, 3, 600) over 0, 2 and 3): the CPU engine reads the input in memory order, each output
  * folding one row per outer reduced position. Every op, dtype and layout family. */
@@ -639,6 +672,7 @@ int main(void) {
       cmocka_unit_test(test_direct_finish),
       cmocka_unit_test(test_row_walk),
       cmocka_unit_test(test_outer_split_many_threads),
+      cmocka_unit_test(test_reduce_lanes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
