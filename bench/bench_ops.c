@@ -397,7 +397,7 @@ int main(int argc, char **argv) {
   bench_binary(&bin, 3, r3, mid, 1, "B(j)");
 
   /* Short axes (a few channels): summed over, summed along, broadcast along (B repeats along
-   * the rows), held along (B(i,j): each value held for the 3 channels). */
+   * the rows), held along (B(i,j): each value held for the 3 channels), kept (column sums). */
   category shrt = {"short-axis", 0, 0, 0};
   int64_t hwc[3] = {4096, N / (4096 * 3), 3}, chw[3] = {3, 4096, N / (4096 * 3)};
   int last[1] = {2}, first[1] = {0};
@@ -406,6 +406,8 @@ int main(int argc, char **argv) {
   bench_reduction(&shrt, 3, chw, first, 1);
   bench_binary(&shrt, 3, hwc, chan, 1, "B(k)");
   bench_binary(&shrt, 3, hwc, col, 2, "B(i,j)");
+  int64_t tall[2] = {N / 64, 64}; /* column sums of a tall matrix: a short kept axis */
+  bench_reduction(&shrt, 2, tall, first, 1);
 
   /* Channels first (N, C, H, W): per-channel sums (batch statistics) and a per-channel bias. */
   category nchw = {"nchw", 0, 0, 0};
