@@ -364,7 +364,7 @@ static bool outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t 
   int64_t p = j->group ? j->group : 1, m = j->lanes, lanes = n * m;
   int64_t flush = FLUSH_ROWS / p > 1 ? FLUSH_ROWS / p : 1;
   int64_t st = j->group || m > 1 ? 1 : kept->strides[IN][q];
-  int64_t blocks = m > 1 ? j->lane_blocks : 1, inner = j->red.shape[j->red.rank - 1];
+  int64_t blocks = m > 1 ? j->lane_blocks : 1, inner = m > 1 ? j->red.shape[j->red.rank - 1] : 0;
   _Alignas(64) double lane_totals[LT__CPU_CHUNK];
   double *sums = m > 1 ? lane_totals : total; /* running totals, one per accumulator */
   bool one_flush = rhi - rlo <= flush;        /* then the totals are acc itself */
