@@ -340,48 +340,60 @@ static int64_t ref_arg(const double *v, int64_t len, int64_t stride, bool is_max
   return best;
 }
 
-/* argmax/argmin over a short axis of many rows (the outer walk: a running best row) and over the
- * long one, on values with many ties (-1, 0, 1, 2) and rows with two NaNs: the first best and
- * the first NaN win. */
-static void test_argmax_ties(void **state) {
-  lt_context *ctx;
-  LT_CHECK(lt_context_create("cpu", &ctx));
-  lt_test_rng_reset(lt_test_seed() + 16);
-  int64_t shape[2] = {7, 3000};
-  double *v = malloc(sizeof(double) * 7 * 3000);
-  for (int64_t i = 0; i < 7 * 3000; i++)
-    v[i] = (double)lt_test_rand_int(-1, 2);
-  for (int64_t c = 0; c < 3000; c += 7) { /* two NaNs in every seventh column */
-    v[(c % 5) * 3000 + c] = NAN;
-    v[(c % 5 + 2) * 3000 + c] = NAN;
-  }
+/* argmax/argmin of one (rows x cols) matrix of doubles converted to each dtype, along both
+ * axes, against ref_arg. */
+static void check_arg_matrix(lt_context *ctx, const double *v, int64_t rows, int64_t cols) {
+  int64_t shape[2] = {rows, cols};
+  lt_tensor *host;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 2, shape, NULL, v, &host));
   for (int t = 0; t < 4; t++) {
     lt_tensor *a;
     LT_CHECK(lt_tensor_zeros(ctx, dtypes[t], 2, shape, &a));
-    int64_t at[2];
-    for (at[0] = 0; at[0] < 7; at[0]++)
-      for (at[1] = 0; at[1] < 3000; at[1]++)
-        LT_CHECK(lt_tensor_set(a, at, v[at[0] * 3000 + at[1]]));
+    LT_CHECK(lt_tensor_copy_into(a, host));
     for (int axis = 0; axis < 2; axis++)
       for (int is_max = 0; is_max < 2; is_max++) {
         lt_tensor *o;
         LT_CHECK(is_max ? lt_argmax(a, axis, &o) : lt_argmin(a, axis, &o));
         double *got = lt_test_read_all(o);
-        int64_t rows = shape[1 - axis];
-        for (int64_t r = 0; r < rows; r++) {
-          int64_t want =
-              axis == 0 ? ref_arg(v + r, 7, 3000, is_max) : ref_arg(v + r * 3000, 3000, 1, is_max);
+        for (int64_t r = 0; r < shape[1 - axis]; r++) {
+          int64_t want = axis == 0 ? ref_arg(v + r, rows, cols, is_max)
+                                   : ref_arg(v + r * cols, cols, 1, is_max);
           if ((int64_t)got[r] != want)
-            fail_msg("arg%s %s axis %d: output %lld is %lld, expected %lld", is_max ? "max" : "min",
-                     lt_dtype_name(dtypes[t]), axis, (long long)r, (long long)got[r],
-                     (long long)want);
+            fail_msg("arg%s %s (%lld, %lld) axis %d: output %lld is %lld, expected %lld",
+                     is_max ? "max" : "min", lt_dtype_name(dtypes[t]), (long long)rows,
+                     (long long)cols, axis, (long long)r, (long long)got[r], (long long)want);
         }
         free(got);
         lt_tensor_destroy(o);
       }
     lt_tensor_destroy(a);
   }
-  free(v);
+  lt_tensor_destroy(host);
+}
+
+/* argmax/argmin over a short axis of many rows (the outer walk: a running best row), over the
+ * long one, and down the columns of tall matrices (the outer walk's blocks of rows for 8 to 512
+ * columns, the last block partial; strided outputs for 5 and 513), on values with many ties
+ * (-1, 0, 1, 2) and columns with two NaNs: the first best and the first NaN win. */
+static void test_argmax_ties(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  lt_test_rng_reset(lt_test_seed() + 16);
+  const int64_t shapes[][2] = {{7, 3000}, {3001, 8}, {1500, 64}, {703, 100},
+                               {37, 512}, {41, 513}, {2000, 5}};
+  for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+    int64_t rows = shapes[k][0], cols = shapes[k][1];
+    double *v = malloc(sizeof(double) * (size_t)(rows * cols));
+    for (int64_t i = 0; i < rows * cols; i++)
+      v[i] = (double)lt_test_rand_int(-1, 2);
+    for (int64_t c = 0; c < cols; c += 7) { /* two NaNs in every seventh column */
+      int64_t r = (c * 13 + 5) % rows;
+      v[r * cols + c] = NAN;
+      v[(r + rows / 3) % rows * cols + c] = NAN;
+    }
+    check_arg_matrix(ctx, v, rows, cols);
+    free(v);
+  }
   lt_context_destroy(ctx);
 }
 

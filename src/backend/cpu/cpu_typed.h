@@ -47,9 +47,10 @@ typedef struct lt__cpu_kernels {
    * index of x[0]. NaN wins, first occurrence wins. */
   void (*arg)(const void *x, int64_t n, int64_t base, bool is_max, double *best, int64_t *index,
               bool *seen_nan);
-  /* The same elementwise for the outer walk: x[i] (at reduced position pos) against best[i]
-   * (at idx[i]), for n outputs at once. */
-  void (*arg_rows)(void *best, int64_t *idx, const void *x, int64_t n, int64_t pos, bool is_max);
+  /* The same elementwise for the outer walk: `rows` consecutive rows of n values, row r at
+   * x[r * n] and reduced position pos + r, against best[i] (at idx[i]) for n outputs at once. */
+  void (*arg_rows)(void *best, int64_t *idx, const void *x, int64_t n, int64_t rows, int64_t pos,
+                   bool is_max);
 } lt__cpu_kernels;
 
 /* Requests [p, p + bytes) into the caches, one prefetch per 64-byte line. Prefetches never
