@@ -304,7 +304,7 @@ static void outer_args(const reduce_job *j, const lt__cpu_odometer *it, int64_t 
   int64_t base = it->off[IN] + w0 * kept->strides[IN][q];
   bool is_max = j->step->op == LT_REDUCE_ARGMAX;
   int64_t m = j->lanes, st = m > 1 ? 1 : kept->strides[IN][q];
-  int64_t extent = j->red.shape[j->red.rank - 1], size = (int64_t)j->k->size;
+  int64_t extent = m > 1 ? j->red.shape[0] : 0, size = (int64_t)j->k->size; /* lanes: rank 1 */
   lt__cpu_odometer r;
   lt__cpu_odometer_seek(&r, &j->red, j->red.rank, rlo * m);
   for (int64_t i = rlo; i < rhi; i++) {
