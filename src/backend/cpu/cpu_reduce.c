@@ -303,14 +303,14 @@ static void outer_args(const reduce_job *j, const lt__cpu_odometer *it, int64_t 
   int64_t idx[LT__CPU_CHUNK];
   int64_t base = it->off[IN] + w0 * kept->strides[IN][q];
   bool is_max = j->step->op == LT_REDUCE_ARGMAX;
-  int64_t m = j->lanes, st = m > 1 ? 1 : kept->strides[IN][q];
-  int64_t extent = m > 1 ? j->red.shape[0] : 0, size = (int64_t)j->k->size; /* lanes: rank 1 */
+  int64_t m = j->lanes, st = m > 1 ? 1 : kept->strides[IN][q], size = (int64_t)j->k->size;
+  /* With lanes the reduced space is one dim: block i starts i * m rows past its start. */
+  int64_t extent = m > 1 ? j->red.shape[0] : 0, row_stride = m > 1 ? j->red.strides[IN][0] : 0;
   lt__cpu_odometer r;
-  lt__cpu_odometer_seek(&r, &j->red, j->red.rank, rlo * m);
+  lt__cpu_odometer_seek(&r, &j->red, m > 1 ? 0 : j->red.rank, rlo);
   for (int64_t i = rlo; i < rhi; i++) {
     int64_t pos = i * m, rows = m > 1 && extent - pos < m ? extent - pos : m;
-    if (m > 1 && i > rlo) lt__cpu_odometer_seek(&r, &j->red, j->red.rank, pos);
-    const char *v = chunk_values(j, base + r.off[IN], st, rows * n, buf);
+    const char *v = chunk_values(j, base + r.off[IN] + pos * row_stride, st, rows * n, buf);
     if (i == rlo) { /* the first row starts the running best */
       memcpy(best, v, (size_t)(n * size));
       for (int64_t w = 0; w < n; w++)

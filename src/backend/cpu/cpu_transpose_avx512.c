@@ -11,24 +11,10 @@
  * only the in-lane transposes need the single shuffle port. Lines: each source line is loaded
  * once, whole, and transposed in registers (two more shuffle stages). Lines issue a quarter of
  * the loads, which is what limits a transpose streaming from memory: in one process, lines ran
- * f64 reversals 1.08-1.28x faster and f32 ones 0.95-1.06x (1.05-1.25x under heavier machine
+ * f64 reversals 1.02-1.28x faster and f32 ones 0.95-1.06x (1.05-1.25x under heavier machine
  * load), cache-resident tiles 1.1-1.3x. But a whole-line load from a row off the line grid
  * straddles two lines: (511,257,509) -> [2,1,0] ran at 0.7x. So lines take aligned rows, lanes
  * the rest and the partial blocks. */
-
-static inline void store_ps(char *row, __m512 v, bool stream) {
-  if (stream)
-    _mm512_stream_ps((float *)row, v);
-  else
-    _mm512_storeu_ps((float *)row, v);
-}
-
-static inline void store_pd(char *row, __m512d v, bool stream) {
-  if (stream)
-    _mm512_stream_pd((double *)row, v);
-  else
-    _mm512_storeu_pd((double *)row, v);
-}
 
 /* Lane k of the result: the 16 bytes at byte offset `off` of rows[4k] (floats) or rows[2k]
  * (doubles). */
@@ -44,6 +30,20 @@ static inline __m512d gather_lanes_pd(const char *const *rows, int64_t off) {
   x = _mm512_mask_broadcast_f64x2(x, 0x0c, _mm_loadu_pd((const double *)(rows[2] + off)));
   x = _mm512_mask_broadcast_f64x2(x, 0x30, _mm_loadu_pd((const double *)(rows[4] + off)));
   return _mm512_mask_broadcast_f64x2(x, 0xc0, _mm_loadu_pd((const double *)(rows[6] + off)));
+}
+
+static inline void store_ps(char *row, __m512 v, bool stream) {
+  if (stream)
+    _mm512_stream_ps((float *)row, v);
+  else
+    _mm512_storeu_ps((float *)row, v);
+}
+
+static inline void store_pd(char *row, __m512d v, bool stream) {
+  if (stream)
+    _mm512_stream_pd((double *)row, v);
+  else
+    _mm512_storeu_pd((double *)row, v);
 }
 
 /* One 16x16 block, or its first 4 * groups columns: for each group of four columns 4a..4a+3,
