@@ -263,6 +263,90 @@ static void reduce_lanes_on(lt_context *ctx) {
 
 static void test_reduce_lanes(void **state) { lt_test_on_each_device(reduce_lanes_on); }
 
+/* Reference argmax/argmin of row r of a (rows x len) matrix read as doubles. */
+static int64_t ref_arg(const double *v, int64_t len, int64_t stride, bool is_max) {
+  int64_t best = 0;
+  for (int64_t i = 0; i < len; i++) {
+    double x = v[i * stride];
+    if (isnan(x)) return i;
+    if (is_max ? x > v[best * stride] : x < v[best * stride]) best = i;
+  }
+  return best;
+}
+
+/* An (n, p) view whose rows are contiguous but not each other's neighbours in order: kind 0
+ * contiguous, 1 rows reversed, 2 every other row of a wider buffer (rows off the 64-byte line
+ * grid), 3 one row broadcast to n (kept stride 0), 4 every axis flipped. *base gets what to
+ * destroy besides the view (or NULL). */
+static lt_tensor *row_view(lt_context *ctx, lt_dtype dtype, int kind, int64_t n, int64_t p,
+                           lt_tensor **base) {
+  int64_t wide[2] = {2 * n, p + 3}, one[2] = {1, p}, shape[2] = {n, p};
+  lt_tensor *a = NULL, *rows;
+  *base = NULL;
+  switch (kind) {
+  case 1:
+    *base = lt_test_random_tensor(ctx, dtype, 2, shape, LT_LAYOUT_CONTIGUOUS);
+    LT_CHECK(lt_view_slice(*base, 0, LT_SLICE_DEFAULT, LT_SLICE_DEFAULT, -1, &a));
+    break;
+  case 2:
+    *base = lt_test_random_tensor(ctx, dtype, 2, wide, LT_LAYOUT_CONTIGUOUS);
+    LT_CHECK(lt_view_slice(*base, 0, 1, 2 * n, 2, &rows));
+    LT_CHECK(lt_view_slice(rows, 1, 1, p + 1, 1, &a));
+    lt_tensor_destroy(rows);
+    break;
+  case 3:
+    *base = lt_test_random_tensor(ctx, dtype, 2, one, LT_LAYOUT_CONTIGUOUS);
+    LT_CHECK(lt_view_broadcast_to(*base, 2, shape, &a));
+    break;
+  case 4: a = lt_test_random_tensor(ctx, dtype, 2, shape, LT_LAYOUT_NEGATIVE); break;
+  default: a = lt_test_random_tensor(ctx, dtype, 2, shape, LT_LAYOUT_CONTIGUOUS); break;
+  }
+  return a;
+}
+
+/* Reductions along many short contiguous rows ((n, p) over p, p from 17 to 250, and (r, n, p)
+ * over r and p): the CPU engine transposes tiles of up to 128 rows by 32 positions (the last
+ * partial) into a buffer and accumulates them a row at a time, flushing from the compute type
+ * every 64 values; argmax/argmin keep a running best row. Every op and dtype (F16 and BF16 are
+ * loaded, not transposed) on each row_view kind; argmax/argmin against ref_arg. */
+static void reduce_tiles_on(lt_context *ctx) {
+  const int64_t widths[] = {17, 33, 64, 100, 250};
+  int counter = 0;
+  for (size_t i = 0; i < sizeof widths / sizeof *widths; i++)
+    for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++, counter++) {
+      int64_t p = widths[i], n = counter % 2 ? 1000 : 130, r = counter % 3 ? 3 : 70;
+      if (r * n * p > 300000) r = 300000 / (n * p) + 1;
+      lt_dtype dtype = dtypes[counter % 4];
+      int kind = counter % 5;
+      int32_t modes[3] = {0, 1, 2}, kept_first[1] = {0}, kept_mid[1] = {1};
+      lt_tensor *base, *a = row_view(ctx, dtype, kind, n, p, &base);
+      check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept_first, counter, "tiles");
+      for (int is_max = 0; is_max < 2 && op == LT_REDUCE_SUM; is_max++) {
+        double *v = lt_test_read_all(a), *got;
+        lt_tensor *o;
+        LT_CHECK(is_max ? lt_argmax(a, 1, &o) : lt_argmin(a, 1, &o));
+        got = lt_test_read_all(o);
+        for (int64_t row = 0; row < n; row++)
+          if ((int64_t)got[row] != ref_arg(v + row * p, p, 1, is_max))
+            fail_msg("arg%s tiles, row view %d (%lld, %lld): row %lld is %lld",
+                     is_max ? "max" : "min", kind, (long long)n, (long long)p, (long long)row,
+                     (long long)got[row]);
+        free(v);
+        free(got);
+        lt_tensor_destroy(o);
+      }
+      lt_tensor_destroy(a);
+      lt_tensor_destroy(base);
+      int64_t s3[3] = {r, n, p};
+      a = lt_test_random_tensor(ctx, dtype, 3, s3, LT_LAYOUT_CONTIGUOUS);
+      check_reduction(ctx, (lt_reduce_op)op, a, modes, 1, &n, kept_mid, counter + 1,
+                      "tiles, reduced outer");
+      lt_tensor_destroy(a);
+    }
+}
+
+static void test_reduce_tiles(void **state) { lt_test_on_each_device(reduce_tiles_on); }
+
 /* Reduced dims outside the kept ones and long reduced rows ((6, 9, 600) over axes 0 and 2, (4,
  * 5, 3, 600) over 0, 2 and 3): the CPU engine reads the input in memory order, each output
  * folding one row per outer reduced position. Every op, dtype and layout family. */
@@ -327,17 +411,6 @@ static void test_direct_finish(void **state) {
           lt_plan_destroy(plan);
         }
   lt_context_destroy(ctx);
-}
-
-/* Reference argmax/argmin of row r of a (rows x len) matrix read as doubles. */
-static int64_t ref_arg(const double *v, int64_t len, int64_t stride, bool is_max) {
-  int64_t best = 0;
-  for (int64_t i = 0; i < len; i++) {
-    double x = v[i * stride];
-    if (isnan(x)) return i;
-    if (is_max ? x > v[best * stride] : x < v[best * stride]) best = i;
-  }
-  return best;
 }
 
 /* argmax/argmin of one (rows x cols) matrix of doubles converted to each dtype, along both
@@ -682,6 +755,7 @@ int main(void) {
       cmocka_unit_test(test_row_walk),
       cmocka_unit_test(test_outer_split_many_threads),
       cmocka_unit_test(test_reduce_lanes),
+      cmocka_unit_test(test_reduce_tiles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
