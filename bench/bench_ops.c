@@ -408,6 +408,8 @@ int main(int argc, char **argv) {
   bench_binary(&shrt, 3, hwc, col, 2, "B(i,j)");
   int64_t tall[2] = {N / 64, 64}; /* column sums of a tall matrix: a short kept axis */
   bench_reduction(&shrt, 2, tall, first, 1);
+  int along[1] = {1}; /* its row sums: many short reduced rows */
+  bench_reduction(&shrt, 2, tall, along, 1);
 
   /* Channels first (N, C, H, W): per-channel sums (batch statistics) and a per-channel bias. */
   category nchw = {"nchw", 0, 0, 0};

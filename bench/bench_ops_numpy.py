@@ -56,6 +56,7 @@ def cases():
     tall = (N // 64, 64)
     a = np.ones(tall, np.float32)
     yield "short-axis", shape_text(tall, (0,)), 4.0 * (a.size + 64), lambda a=a: a.sum(axis=0)
+    yield "short-axis", shape_text(tall, (1,)), 4.0 * (a.size + tall[0]), lambda a=a: a.sum(axis=1)
     nchw = (N // (256 * 64 * 64), 256, 64, 64)
     a = np.ones(nchw, np.float32)
     yield "nchw", shape_text(nchw, (0, 2, 3)), 4.0 * (a.size + 256), lambda a=a: a.sum(axis=(0, 2, 3))

@@ -29,6 +29,7 @@
 #define ARG_LANES_MIN 8      /* outer walk: narrowest kept inner run argmax takes lanes for */
 #define TILE_ROWS 32         /* outer walk, tiles: reduced positions transposed per step */
 #define VALUES_MAX (TILE_ROWS * LT__CPU_TILE_MAX) /* values a step may hold */
+#define NEXT_TILES_BYTES 32768 /* outer walk, tiles: bytes of the next task's rows prefetched */
 
 enum { IN = 0, OUT = 1, C = 2 };
 
@@ -106,6 +107,20 @@ static const void *chunk_values(const reduce_job *j, int64_t off, int64_t stride
     v = buf;
   }
   return transformed(j, v, n, buf);
+}
+
+/* With tiles: requests the first NEXT_TILES_BYTES of the n rows after the task's n rows (the
+ * next task's, when the rows follow each other) while these are transposed. The transposes
+ * read 128 rows a piece at a time, which the hardware prefetchers follow poorly: (N, 64)
+ * summed over axis 1 went from 8.5 to 10.7 GB/s, argmax 5.4 -> 6.2, (N, 100) 1.1x; 64 KB
+ * measured the same, 16 KB less. */
+static void prefetch_next_rows(const reduce_job *j, int64_t base, int64_t n) {
+  int64_t ks = j->kept.strides[IN][j->kept.rank - 1], size = (int64_t)j->k->size;
+  int64_t bytes = n * ks * size;
+  if (ks <= 0) return;
+  if (bytes > NEXT_TILES_BYTES) bytes = NEXT_TILES_BYTES;
+  lt__cpu_prefetch_span((const char *)j->step->in.mem + (base + j->red.offset[IN] + n * ks) * size,
+                        bytes);
 }
 
 /* Reduced positions [0, rows) of the contiguous rows of n outputs along the kept inner dim, the
@@ -331,6 +346,7 @@ static void outer_args(const reduce_job *j, const lt__cpu_odometer *it, int64_t 
   int64_t extent = m > 1 ? j->red.shape[0] : 0, row_stride = m > 1 ? j->red.strides[IN][0] : 0;
   lt__cpu_odometer r;
   lt__cpu_odometer_seek(&r, &j->red, m > 1 ? 0 : j->red.rank, rlo);
+  if (j->tile_rows) prefetch_next_rows(j, base, n);
   for (int64_t i = rlo; i < rhi; i++) {
     int64_t pos = i * m, rows = m > 1 && extent - pos < m ? extent - pos : m;
     const char *v = j->tile_rows
@@ -405,6 +421,7 @@ static bool outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t 
   double *sums = m > 1 ? lane_totals : total; /* running totals, one per accumulator */
   bool one_flush = rhi - rlo <= flush;        /* then the totals are acc itself */
   if (!one_flush) k64->fill(sums, lanes, init);
+  if (T) prefetch_next_rows(j, base, n);
   k->fill(acc, lanes, init);
   lt__cpu_odometer r;
   lt__cpu_odometer_seek(&r, &j->red, j->group || blocked ? j->red.rank - 1 : j->red.rank,
