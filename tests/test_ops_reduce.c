@@ -189,11 +189,12 @@ static void test_reduce_wide(void **state) {
 
 /* Short contiguous reduced runs following each other ((n, p) over p, (n, 2, 3) over the 2 and
  * the 3, (r, n, p) over r and p): the CPU engine reduces them as groups in one pass (sizes 2-4
- * compiled apart, up to 16 in general, 17 as rows), and stores sums straight from the compute type
- * when alpha is 1 and beta 0. Inputs are contiguous or a row slice of one (an offset); every op and
- * dtype. */
+ * compiled apart, up to 16 in general, sums of 32-256 each as a row with a partial last lane
+ * block; 17, and min/max past 16, as transposed tiles), and stores sums straight from the compute
+ * type when alpha is 1 and beta 0. Inputs are contiguous or a row slice of one (an offset); every
+ * op and dtype. */
 static void reduce_groups_on(lt_context *ctx) {
-  const int64_t groups[] = {2, 3, 4, 5, 6, 16, 17}, rows[] = {1, 5, 341, 1000};
+  const int64_t groups[] = {2, 3, 4, 5, 6, 16, 17, 32, 72, 200}, rows[] = {1, 5, 341, 1000};
   int counter = 0;
   for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
     for (int op = LT_REDUCE_SUM; op <= LT_REDUCE_MAXABS; op++) {
