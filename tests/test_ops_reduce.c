@@ -447,21 +447,22 @@ static void check_arg_matrix(lt_context *ctx, const double *v, int64_t rows, int
 
 /* argmax/argmin over a short axis of many rows (the outer walk: a running best row), over the
  * long one, and down the columns of tall matrices (the outer walk's blocks of rows for 8 to 512
- * columns, the last block partial; strided outputs for 5 and 513), on values with many ties
+ * columns, the last block partial; strided outputs for 5 and 513; (40000, 16) and (30011, 5)
+ * split between threads in pieces, folded in position order), on values with many ties
  * (-1, 0, 1, 2) and columns with two NaNs: the first best and the first NaN win. */
 static void test_argmax_ties(void **state) {
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
   lt_test_rng_reset(lt_test_seed() + 16);
-  const int64_t shapes[][2] = {{7, 3000}, {3001, 8}, {1500, 64}, {703, 100},
-                               {37, 512}, {41, 513}, {2000, 5}};
+  const int64_t shapes[][2] = {{7, 3000}, {3001, 8}, {1500, 64},  {703, 100}, {37, 512},
+                               {41, 513}, {2000, 5}, {40000, 16}, {30011, 5}};
   for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
     int64_t rows = shapes[k][0], cols = shapes[k][1];
     double *v = malloc(sizeof(double) * (size_t)(rows * cols));
     for (int64_t i = 0; i < rows * cols; i++)
       v[i] = (double)lt_test_rand_int(-1, 2);
-    for (int64_t c = 0; c < cols; c += 7) { /* two NaNs in every seventh column */
-      int64_t r = (c * 13 + 5) % rows;
+    for (int64_t c = 0; c < cols; c += 7) { /* two NaNs in every seventh column, late in odd ones */
+      int64_t r = (c * 13 + 5 + c % 2 * (rows / 2)) % rows;
       v[r * cols + c] = NAN;
       v[(r + rows / 3) % rows * cols + c] = NAN;
     }

@@ -54,7 +54,7 @@ typedef struct reduce_job {
   int64_t pieces;         /* inner walk: pieces per output (1 = no split) */
   partial *partials;      /* n_out * pieces when pieces > 1 */
   int64_t width;          /* outer walk: outputs per task along the kept inner dim */
-  double *outer_partials; /* outer walk split: chunks * pieces * width totals */
+  double *outer_partials; /* outer walk split: chunks * pieces * partial_slot doubles */
   int64_t n_chunks;       /* outer walk: tasks per kept outer index */
   int64_t group;          /* outer walk: reduced inner run per output taken whole (0: rows) */
   int64_t steps;          /* outer walk: n_red, or n_red / group: accumulations per output */
@@ -334,7 +334,7 @@ static void combine_pieces(const reduce_job *j) {
  * positions. With lanes (argmax's one reduced dim following the kept inner one in memory), a
  * step is a block of j->lanes contiguous rows. */
 static void outer_args(const reduce_job *j, const lt__cpu_odometer *it, int64_t w0, int64_t n,
-                       int64_t rlo, int64_t rhi, double *total) {
+                       int64_t rlo, int64_t rhi, double *total, double *values) {
   const lt__cpu_nest *kept = &j->kept;
   int q = kept->rank - 1;
   _Alignas(64) double best[LT__CPU_CHUNK], buf[VALUES_MAX];
@@ -367,6 +367,7 @@ static void outer_args(const reduce_job *j, const lt__cpu_odometer *it, int64_t 
   }
   for (int64_t w = 0; w < n; w++)
     total[w] = (double)idx[w];
+  if (values) j->k64->load(values, best, j->k->dtype, 0, 1, n);
 }
 
 /* Outputs [w0, w0 + n) along the kept inner dim at kept position `it` from their totals in the
@@ -397,7 +398,7 @@ static void fold_lanes(const lt__cpu_kernels *k, void *acc, int64_t n, int64_t m
 static bool outer_rows(const reduce_job *j, const lt__cpu_odometer *it, int64_t w0, int64_t n,
                        int64_t rlo, int64_t rhi, double *total) {
   if (j->is_arg) {
-    outer_args(j, it, w0, n, rlo, rhi, total);
+    outer_args(j, it, w0, n, rlo, rhi, total, j->pieces > 1 ? total + j->width : NULL);
     return true;
   }
   const lt__cpu_kernels *k = j->k, *k64 = j->k64;
@@ -488,6 +489,26 @@ static void outer_finish(const reduce_job *j, const lt__cpu_odometer *it, int64_
   store_outputs(j, off, st, total, n);
 }
 
+/* Doubles per outer-walk task in j->outer_partials: the totals, or for argmax/argmin the
+ * positions and then the best values. */
+static int64_t partial_slot(const reduce_job *j) { return j->is_arg ? 2 * j->width : j->width; }
+
+/* Folds the next piece of an argmax/argmin chunk (positions, then values; n outputs) into the
+ * first: pieces run in position order, so the earliest NaN wins, else the strictly better value
+ * (ties keep the earlier position). */
+static void fold_arg_piece(const reduce_job *j, double *total, const double *piece, int64_t n) {
+  bool is_max = j->step->op == LT_REDUCE_ARGMAX;
+  double *best = total + j->width;
+  const double *value = piece + j->width;
+  for (int64_t w = 0; w < n; w++) {
+    bool better = is_max ? value[w] > best[w] : value[w] < best[w];
+    if (best[w] == best[w] && (value[w] != value[w] || better)) {
+      total[w] = piece[w];
+      best[w] = value[w];
+    }
+  }
+}
+
 /* Outer walk: task t = (chunk c = t / pieces, piece t % pieces), chunk c = (kept outer index,
  * `width` outputs along the kept inner dim). With one piece the task finishes its outputs;
  * with several, each piece reduces a slice of the reduced space into j->partials (so that few
@@ -504,7 +525,7 @@ static void run_outer(void *arg, int64_t lo, int64_t hi) {
     int64_t w0 = (c % j->n_chunks) * j->width;
     int64_t n = kept->shape[q] - w0 < j->width ? kept->shape[q] - w0 : j->width;
     int64_t rlo = j->steps * piece / j->pieces, rhi = j->steps * (piece + 1) / j->pieces;
-    double *out = j->pieces > 1 ? j->outer_partials + t * j->width : total;
+    double *out = j->pieces > 1 ? j->outer_partials + t * partial_slot(j) : total;
     if (outer_rows(j, &it, w0, n, rlo, rhi, out) && j->pieces == 1)
       outer_finish(j, &it, w0, n, total);
   }
@@ -519,10 +540,15 @@ static void combine_outer(const reduce_job *j, int64_t n_chunks_total) {
     lt__cpu_odometer_seek(&it, kept, q, c / j->n_chunks);
     int64_t w0 = (c % j->n_chunks) * j->width;
     int64_t n = kept->shape[q] - w0 < j->width ? kept->shape[q] - w0 : j->width;
-    double *total = j->outer_partials + c * j->pieces * j->width;
-    for (int64_t p = 1; p < j->pieces; p++)
-      for (int64_t w = 0; w < n; w++)
-        total[w] = fold(j->kind, total[w], total[p * j->width + w]);
+    double *total = j->outer_partials + c * j->pieces * partial_slot(j);
+    for (int64_t p = 1; p < j->pieces; p++) {
+      const double *piece = total + p * partial_slot(j);
+      if (j->is_arg)
+        fold_arg_piece(j, total, piece, n);
+      else
+        for (int64_t w = 0; w < n; w++)
+          total[w] = fold(j->kind, total[w], piece[w]);
+    }
     outer_finish(j, &it, w0, n, total);
   }
 }
@@ -706,11 +732,10 @@ lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
     j.n_chunks = (w + j.width - 1) / j.width;
     int64_t chunks = outer_count * j.n_chunks;
     j.pieces = 1;
-    if (!j.is_arg && chunks < 4 * threads && j.steps >= 4 * FLUSH_ROWS &&
-        chunks * j.width <= (1 << 20)) {
+    if (chunks < 4 * threads && j.steps >= 4 * FLUSH_ROWS && chunks * j.width <= (1 << 20)) {
       j.pieces = (4 * threads + chunks - 1) / chunks;
       if (j.pieces > j.steps / FLUSH_ROWS) j.pieces = j.steps / FLUSH_ROWS; /* none empty */
-      size_t bytes = sizeof(double) * (size_t)(chunks * j.pieces * j.width);
+      size_t bytes = sizeof(double) * (size_t)(chunks * j.pieces * partial_slot(&j));
       j.outer_partials = lt__host_alloc(ctx, bytes);
       if (j.outer_partials != NULL) {
         lt__cpu_parallel(ctx, chunks * j.pieces, work, run_outer, &j);
