@@ -310,6 +310,13 @@ static void run_pieces(void *arg, int64_t lo, int64_t hi) {
   }
 }
 
+/* Argmax/argmin of two pieces, r before q in position order: the earliest NaN, else the strictly
+ * better value (ties keep r); a piece without a position (empty) never wins. */
+static partial later_piece_arg(const reduce_job *j, partial r, partial q) {
+  bool better = j->step->op == LT_REDUCE_ARGMAX ? q.value > r.value : q.value < r.value;
+  return !r.nan && q.index >= 0 && (q.nan || r.index < 0 || better) ? q : r;
+}
+
 static void combine_pieces(const reduce_job *j) {
   lt__cpu_odometer it;
   lt__cpu_odometer_seek(&it, &j->kept, j->kept.rank, 0);
@@ -317,13 +324,10 @@ static void combine_pieces(const reduce_job *j) {
     partial r = j->partials[o * j->pieces];
     for (int64_t p = 1; p < j->pieces; p++) {
       partial q = j->partials[o * j->pieces + p];
-      if (j->is_arg) {
-        /* Pieces are in index order: keep the earliest NaN, else the strict best. */
-        bool better = j->step->op == LT_REDUCE_ARGMAX ? q.value > r.value : q.value < r.value;
-        if (!r.nan && q.index >= 0 && (q.nan || r.index < 0 || better)) r = q;
-      } else {
+      if (j->is_arg)
+        r = later_piece_arg(j, r, q);
+      else
         r.value = fold(j->kind, r.value, q.value);
-      }
     }
     finish(j, &it, r);
     lt__cpu_odometer_next(&it);
@@ -494,18 +498,16 @@ static void outer_finish(const reduce_job *j, const lt__cpu_odometer *it, int64_
 static int64_t partial_slot(const reduce_job *j) { return j->is_arg ? 2 * j->width : j->width; }
 
 /* Folds the next piece of an argmax/argmin chunk (positions, then values; n outputs) into the
- * first: pieces run in position order, so the earliest NaN wins, else the strictly better value
- * (ties keep the earlier position). */
+ * first, by later_piece_arg. */
 static void fold_arg_piece(const reduce_job *j, double *total, const double *piece, int64_t n) {
-  bool is_max = j->step->op == LT_REDUCE_ARGMAX;
   double *best = total + j->width;
   const double *value = piece + j->width;
   for (int64_t w = 0; w < n; w++) {
-    bool better = is_max ? value[w] > best[w] : value[w] < best[w];
-    if (best[w] == best[w] && (value[w] != value[w] || better)) {
-      total[w] = piece[w];
-      best[w] = value[w];
-    }
+    partial r = {best[w], (int64_t)total[w], best[w] != best[w]};
+    partial q = {value[w], (int64_t)piece[w], value[w] != value[w]};
+    r = later_piece_arg(j, r, q);
+    total[w] = (double)r.index;
+    best[w] = r.value;
   }
 }
 

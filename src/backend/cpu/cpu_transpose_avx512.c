@@ -16,6 +16,20 @@
  * straddles two lines: (511,257,509) -> [2,1,0] ran at 0.7x. So lines take aligned rows, lanes
  * the rest and the partial blocks. */
 
+static inline void store_ps(char *row, __m512 v, bool stream) {
+  if (stream)
+    _mm512_stream_ps((float *)row, v);
+  else
+    _mm512_storeu_ps((float *)row, v);
+}
+
+static inline void store_pd(char *row, __m512d v, bool stream) {
+  if (stream)
+    _mm512_stream_pd((double *)row, v);
+  else
+    _mm512_storeu_pd((double *)row, v);
+}
+
 /* Lane k of the result: the 16 bytes at byte offset `off` of rows[4k] (floats) or rows[2k]
  * (doubles). */
 static inline __m512 gather_lanes_ps(const char *const *rows, int64_t off) {
@@ -30,20 +44,6 @@ static inline __m512d gather_lanes_pd(const char *const *rows, int64_t off) {
   x = _mm512_mask_broadcast_f64x2(x, 0x0c, _mm_loadu_pd((const double *)(rows[2] + off)));
   x = _mm512_mask_broadcast_f64x2(x, 0x30, _mm_loadu_pd((const double *)(rows[4] + off)));
   return _mm512_mask_broadcast_f64x2(x, 0xc0, _mm_loadu_pd((const double *)(rows[6] + off)));
-}
-
-static inline void store_ps(char *row, __m512 v, bool stream) {
-  if (stream)
-    _mm512_stream_ps((float *)row, v);
-  else
-    _mm512_storeu_ps((float *)row, v);
-}
-
-static inline void store_pd(char *row, __m512d v, bool stream) {
-  if (stream)
-    _mm512_stream_pd((double *)row, v);
-  else
-    _mm512_storeu_pd((double *)row, v);
 }
 
 /* One 16x16 block, or its first 4 * groups columns: for each group of four columns 4a..4a+3,
