@@ -1,6 +1,6 @@
 /* .npy header parsing and formatting. Nothing read from the file is trusted: every length,
  * extent and size is range- and overflow-checked before it is used. */
-#include "core/npy.h"
+#include "io/npy.h"
 
 #include "core/checked.h"
 #include "core/error.h"

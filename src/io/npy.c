@@ -1,5 +1,5 @@
 /* .npy load and save: bytes <-> tensors (byte order and Fortran order handled on the host). */
-#include "core/npy.h"
+#include "io/npy.h"
 #include "core/error.h"
 #include "core/object.h"
 
