@@ -45,7 +45,8 @@ extern "C" {
   X(LT_ERR_CONTEXT_MISMATCH, -16, "tensors belong to different contexts")                          \
   X(LT_ERR_LAYOUT_MISMATCH, -17, "tensor layout differs from the plan's")                          \
   X(LT_ERR_BUILD, -18, "device program build failed")                                              \
-  X(LT_ERR_INTERNAL, -19, "internal error")
+  X(LT_ERR_INTERNAL, -19, "internal error")                                                        \
+  X(LT_ERR_INVALID_HANDLE, -20, "invalid or destroyed handle")
 
 /* Every call that can fail returns one of these; details are in lt_last_error(). */
 typedef enum lt_status {
@@ -68,6 +69,19 @@ typedef struct lt_context lt_context;
 typedef struct lt_tensor lt_tensor;
 typedef struct lt_plan lt_plan;
 typedef struct lt_plan_options lt_plan_options;
+
+/* Handle lifetime. Every lt_X_destroy accepts NULL and releases the caller's handle; objects
+ * that others still use (a context with live tensors, a storage shared by views) live on until
+ * the last user lets go. A handle used after its destroy, destroyed twice, or passed where
+ * another kind is expected (a plan where a tensor goes) is refused with LT_ERR_INVALID_HANDLE
+ * and a message naming the call and the argument; a void call (a destroy, an accessor) then
+ * does nothing, returns its "none" value (NULL, 0, -1) and leaves the message in
+ * lt_last_error(). This is guaranteed for the last 256 handles destroyed on contexts with the
+ * default allocator, and holds for older ones as long as their memory has not been reused.
+ * Still undefined: a pointer that never came from libtensor or points at unreadable memory; a
+ * handle destroyed long ago whose memory now holds another object; a handle destroyed on one
+ * thread while another thread still uses it; and, on a context with a user allocator, a
+ * destroyed handle whose block that allocator has already handed out again. */
 
 /* Returns "MAJOR.MINOR.PATCH" of the library actually loaded. */
 LT_API const char *lt_version(void);

@@ -75,7 +75,7 @@ LT_API lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtyp
 /* Plan constructors. Tensors given here only describe layouts (dtype, shape, strides, context);
  * their data is not read and they are not retained. Modes are int32 labels, one per axis. A
  * plan validates everything at creation; executing it with tensors of the same layouts
- * (offsets may differ) cannot fail except for device errors. In elementwise plans a zero
+ * (offsets may differ) fails only as lt_plan_execute lists. In elementwise plans a zero
  * scalar's operand is not read: its term is 0 even where the operand holds NaN or Inf. */
 
 /* D[md] = alpha * opA(A[ma]). Inputs {A}; scalars {alpha}. */
@@ -111,7 +111,14 @@ LT_API lt_status lt_plan_contraction(const lt_tensor *a, const int32_t *modes_a,
                                      lt_plan **out);
 
 /* Runs a plan. `inputs` and `scalars` as each constructor says; scalars NULL means alpha =
- * beta = gamma = 1 for elementwise plans and alpha = 1, beta = 0 otherwise. */
+ * beta = gamma = 1 for elementwise plans and alpha = 1, beta = 0 otherwise. Fails with
+ * LT_ERR_INVALID_ARGUMENT (input or scalar count), LT_ERR_NULL_POINTER / LT_ERR_INVALID_HANDLE
+ * (a missing or destroyed plan or tensor), LT_ERR_LAYOUT_MISMATCH (dtype, shape or strides
+ * other than the plan's), LT_ERR_CONTEXT_MISMATCH (a tensor on another context),
+ * LT_ERR_ALIASING (the output overlaps an input; elementwise plans allow an output that is
+ * exactly one of their inputs, element for element, for in-place updates), LT_ERR_OUT_OF_MEMORY
+ * (workspace) and LT_ERR_DEVICE (the device failed); nothing is written on a failure detected
+ * before the run starts. */
 LT_API lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
                                  const double *scalars, int n_scalars, lt_tensor *d);
 /* Allocates a C-contiguous tensor with the plan's output layout. */

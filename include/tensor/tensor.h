@@ -121,13 +121,36 @@ LT_API lt_status lt_tensor_to_context(const lt_tensor *t, lt_context *ctx, lt_te
 
 /* .npy files (format versions 1-3; f2/f4/f8/i8, either byte order, C or Fortran order). */
 
-/* Loads a .npy file into a new tensor on ctx. Malformed files are LT_ERR_FORMAT. */
+/* Loads a .npy file into a new tensor on ctx. Malformed files are LT_ERR_FORMAT: among them a
+ * file with fewer bytes than its header's shape needs ("truncated data") and one with more
+ * ("trailing data": unlike NumPy, which ignores them, extra bytes are refused, since they mean
+ * the header and the data disagree). Reading stops at the first byte past the data, so an
+ * endless stream fails promptly, and memory grows with the bytes actually read on pipes, so a
+ * short stream that claims a huge shape reports truncated data, not out-of-memory. A missing
+ * or unreadable file is LT_ERR_IO. The message names the path. */
 LT_API lt_status lt_npy_load(lt_context *ctx, const char *path, lt_tensor **out);
-/* Parses .npy bytes held in memory. */
+/* Parses .npy bytes held in memory (the same rules; exactly the data must follow the header). */
 LT_API lt_status lt_npy_load_buffer(lt_context *ctx, const void *bytes, size_t size,
                                     lt_tensor **out);
-/* Saves a tensor (any layout) as a little-endian C-order .npy file. bf16 is refused. */
+
+/* How a save reaches the disk. */
+typedef enum lt_save_flags {
+  LT_SAVE_DEFAULT = 0,
+  /* fsync the file (and its folder) before the save returns: survives a power cut. */
+  LT_SAVE_FSYNC = 1
+} lt_save_flags;
+
+/* Saves a tensor (any layout) as a little-endian C-order .npy file; bf16 is refused
+ * (LT_ERR_DTYPE). A save never loses data: the file is written as a temporary beside the target
+ * and renamed over it only once complete, so on any failure (LT_ERR_IO: disk full, a file-size
+ * limit, no permission) an existing file keeps its old contents and no partial file is left. A
+ * target that is not a regular file (a device such as /dev/stdout, a FIFO) is written in place
+ * and never removed; a symbolic link's target is replaced and the link kept. A process whose
+ * RLIMIT_FSIZE is exceeded gets SIGXFSZ from the system unless it ignores that signal (the save
+ * then fails with LT_ERR_IO). */
 LT_API lt_status lt_npy_save(const lt_tensor *t, const char *path);
+/* lt_npy_save with flags (an OR of lt_save_flags; unknown bits are LT_ERR_INVALID_ARGUMENT). */
+LT_API lt_status lt_npy_save_with_flags(const lt_tensor *t, const char *path, unsigned flags);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,8 @@ lt_status lt_context_create_with_allocator(const char *device, lt_alloc_fn alloc
   lt_context *ctx = alloc ? alloc(sizeof *ctx, 64, user) : calloc(1, sizeof *ctx);
   LT_RETURN_IF(ctx == NULL, LT_ERR_OUT_OF_MEMORY, "lt_context_create: out of memory");
   memset(ctx, 0, sizeof *ctx);
+  ctx->tag = LT__HANDLE_CONTEXT;
+  atomic_init(&ctx->user_released, false);
   atomic_init(&ctx->refcount, 1);
   ctx->user_alloc = alloc;
   ctx->user_free = free_fn;
@@ -79,18 +81,44 @@ void lt__context_release(lt_context *ctx) {
   if (ctx->plan_cache && ctx->plan_cache_destroy) ctx->plan_cache_destroy(ctx->plan_cache);
   if (ctx->backend && ctx->backend->release) ctx->backend->release(ctx);
   pthread_mutex_destroy(&ctx->cache_lock);
+  lt__handle_kill(ctx, LT__HANDLE_CONTEXT);
   if (ctx->user_free)
     ctx->user_free(ctx, sizeof *ctx, ctx->user_data);
   else
-    free(ctx);
+    lt__handle_retire(ctx);
 }
 
-void lt_context_destroy(lt_context *ctx) { lt__context_release(ctx); }
+lt_status lt__check_context(const lt_context *ctx, const char *fn, const char *what) {
+  LT_RETURN_IF(ctx == NULL, LT_ERR_NULL_POINTER, "%s: the context (%s) is NULL", fn, what);
+  LT_TRY(lt__handle_check(ctx, LT__HANDLE_CONTEXT, fn, what));
+  /* Tensors and plans keep the object alive after the user's destroy; the handle is gone. */
+  LT_RETURN_IF(atomic_load(&ctx->user_released), LT_ERR_INVALID_HANDLE,
+               "%s: %s (a context) was already destroyed", fn, what);
+  return LT_OK;
+}
 
-const char *lt_context_device(const lt_context *ctx) { return ctx ? ctx->device : NULL; }
+void lt__handle_free(lt_context *ctx, void *h, size_t bytes) {
+  if (ctx && ctx->user_free)
+    ctx->user_free(h, bytes, ctx->user_data);
+  else
+    lt__handle_retire(h);
+}
+
+void lt_context_destroy(lt_context *ctx) {
+  if (!lt__handle_may_destroy(ctx, LT__HANDLE_CONTEXT, "lt_context_destroy")) return;
+  if (atomic_exchange(&ctx->user_released, true)) {
+    lt__error(LT_ERR_INVALID_HANDLE, "lt_context_destroy: the context was already destroyed");
+    return;
+  }
+  lt__context_release(ctx);
+}
+
+const char *lt_context_device(const lt_context *ctx) {
+  return lt__check_context(ctx, "lt_context_device", "ctx") == LT_OK ? ctx->device : NULL;
+}
 
 lt_status lt_context_set_num_threads(lt_context *ctx, int threads) {
-  LT_CHECK_NULL(ctx, "ctx");
+  LT_TRY(lt__check_context(ctx, "lt_context_set_num_threads", "ctx"));
   LT_RETURN_IF(threads < 0 || threads > 1024, LT_ERR_INVALID_ARGUMENT,
                "lt_context_set_num_threads: %d threads is outside [0, 1024]", threads);
   ctx->num_threads = threads;
@@ -108,17 +136,17 @@ int lt__default_threads(void) {
 }
 
 int lt_context_num_threads(const lt_context *ctx) {
-  if (ctx == NULL) return 0;
+  if (lt__check_context(ctx, "lt_context_num_threads", "ctx") != LT_OK) return 0;
   return ctx->num_threads > 0 ? ctx->num_threads : lt__default_threads();
 }
 
 lt_status lt_context_synchronize(lt_context *ctx) {
-  LT_CHECK_NULL(ctx, "ctx");
+  LT_TRY(lt__check_context(ctx, "lt_context_synchronize", "ctx"));
   return ctx->backend->synchronize ? ctx->backend->synchronize(ctx) : LT_OK;
 }
 
 lt_status lt_context_clear_cache(lt_context *ctx) {
-  LT_CHECK_NULL(ctx, "ctx");
+  LT_TRY(lt__check_context(ctx, "lt_context_clear_cache", "ctx"));
   pthread_mutex_lock(&ctx->cache_lock);
   if (ctx->plan_cache && ctx->plan_cache_destroy) ctx->plan_cache_destroy(ctx->plan_cache);
   ctx->plan_cache = NULL;

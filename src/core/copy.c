@@ -124,6 +124,7 @@ lt_status lt_tensor_from_host(lt_context *ctx, lt_dtype dtype, int rank, const i
                               const int64_t *strides, const void *data, lt_tensor **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
+  LT_TRY(lt__check_context(ctx, "lt_tensor_from_host", "ctx"));
   if (strides != NULL) {
     /* The gather below walks the caller's layout: its offsets must fit in int64. */
     int64_t lo, hi;
@@ -171,7 +172,7 @@ lt_status lt_tensor_to_context(const lt_tensor *t, lt_context *ctx, lt_tensor **
   LT_CHECK_NULL(out, "out");
   *out = NULL;
   LT_TRY(lt__check_tensor(t, "lt_tensor_to_context: tensor"));
-  LT_CHECK_NULL(ctx, "ctx");
+  LT_TRY(lt__check_context(ctx, "lt_tensor_to_context", "ctx"));
   if (t->storage->ctx == ctx) return lt_tensor_contiguous(t, LT_DTYPE_INVALID, out);
   size_t bytes = lt_tensor_nbytes(t);
   void *buf = lt__host_alloc(ctx, bytes);

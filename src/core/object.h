@@ -3,12 +3,15 @@
 #define LT_CORE_OBJECT_H
 
 #include "backend/backend.h"
+#include "core/handle.h"
 #include "tensor.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 
 struct lt_context {
+  uint32_t tag;              /* LT__HANDLE_CONTEXT while alive (core/handle.h) */
+  atomic_bool user_released; /* lt_context_destroy was called: the user's handle is gone */
   atomic_int refcount; /* the user's handle + every storage and plan on it */
   const lt__backend *backend;
   void *backend_state;
@@ -35,6 +38,7 @@ typedef struct lt__storage {
 } lt__storage;
 
 struct lt_tensor {
+  uint32_t tag; /* LT__HANDLE_TENSOR while alive (core/handle.h) */
   lt__storage *storage;
   lt_dtype dtype;
   int rank;
@@ -90,8 +94,14 @@ lt_status lt__check_layout_span(const char *fn, int rank, const int64_t *shape,
                                 const int64_t *strides, int64_t offset, int64_t *lo, int64_t *hi);
 /* Fills an operand from a tensor, with its strides over its own axes. */
 void lt__operand_from_tensor(const lt_tensor *t, lt__operand *op);
-/* Validates that t is a usable handle (non-NULL) for `what`. */
+/* Validates that t is a live tensor handle for `what` ("lt_add: a"): LT_ERR_NULL_POINTER or
+ * LT_ERR_INVALID_HANDLE otherwise. */
 lt_status lt__check_tensor(const lt_tensor *t, const char *what);
+/* Validates a context handle the caller passed (live, and not destroyed by the caller). */
+lt_status lt__check_context(const lt_context *ctx, const char *fn, const char *what);
+/* Frees a handle block allocated with lt__host_alloc(ctx) after lt__handle_kill: through the
+ * user allocator at once, else through the quarantine (core/handle.h says why). */
+void lt__handle_free(lt_context *ctx, void *h, size_t bytes);
 /* Normalises a possibly negative axis against rank (axis in [-rank, rank)). */
 lt_status lt__normalize_axis(int axis, int rank, const char *what, int *out);
 

@@ -9,7 +9,15 @@
 
 lt_status lt__check_tensor(const lt_tensor *t, const char *what) {
   LT_RETURN_IF(t == NULL, LT_ERR_NULL_POINTER, "%s is NULL", what);
-  return LT_OK;
+  if (t->tag == LT__HANDLE_TENSOR) return LT_OK;
+  return lt__handle_check(t, LT__HANDLE_TENSOR, "", what);
+}
+
+/* For the accessors that return a value, not a status: false (with the message set) for
+ * anything but a live tensor. */
+static bool live(const lt_tensor *t, const char *fn) {
+  return lt__handle_live(t, LT__HANDLE_TENSOR) ||
+         (lt__handle_check(t, LT__HANDLE_TENSOR, fn, "tensor"), false);
 }
 
 lt_status lt__normalize_axis(int axis, int rank, const char *what, int *out) {
@@ -127,6 +135,7 @@ lt_status lt__tensor_wrap_storage(lt__storage *storage, lt_dtype dtype, int rank
   lt_tensor *t = lt__host_alloc(storage->ctx, sizeof *t);
   LT_RETURN_IF(t == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating a tensor handle");
   memset(t, 0, sizeof *t);
+  t->tag = LT__HANDLE_TENSOR;
   t->storage = storage;
   atomic_fetch_add(&storage->refcount, 1);
   t->dtype = dtype;
@@ -146,7 +155,7 @@ lt_status lt__tensor_new(lt_context *ctx, lt_dtype dtype, int rank, const int64_
                          lt_tensor **out) {
   LT_CHECK_ARG_NULL(out, "", "the output pointer (out)");
   *out = NULL;
-  LT_CHECK_ARG_NULL(ctx, "", "the context (ctx)");
+  LT_CHECK_ARG_NULL(ctx, "", "ctx");
   int64_t numel;
   LT_TRY(lt__check_shape(rank, shape, dtype, &numel));
   size_t bytes = (size_t)numel * lt_dtype_size(dtype);
@@ -161,11 +170,17 @@ lt_status lt__tensor_new(lt_context *ctx, lt_dtype dtype, int rank, const int64_
 
 lt_status lt_tensor_empty(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                           lt_tensor **out) {
+  LT_CHECK_NULL(out, "out");
+  *out = NULL;
+  LT_TRY(lt__check_context(ctx, "lt_tensor_empty", "ctx"));
   return lt__tensor_new(ctx, dtype, rank, shape, out);
 }
 
 lt_status lt_tensor_full(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                          double value, lt_tensor **out) {
+  LT_CHECK_NULL(out, "out");
+  *out = NULL;
+  LT_TRY(lt__check_context(ctx, "lt_tensor_full", "ctx"));
   LT_TRY(lt__tensor_new(ctx, dtype, rank, shape, out));
   lt__map_step step;
   memset(&step, 0, sizeof step);
@@ -189,9 +204,10 @@ lt_status lt_tensor_zeros(lt_context *ctx, lt_dtype dtype, int rank, const int64
 }
 
 void lt_tensor_destroy(lt_tensor *t) {
-  if (t == NULL) return;
+  if (!lt__handle_may_destroy(t, LT__HANDLE_TENSOR, "lt_tensor_destroy")) return;
   lt__storage *s = t->storage;
-  lt__host_free(s->ctx, t, sizeof *t);
+  lt__handle_kill(t, LT__HANDLE_TENSOR);
+  lt__handle_free(s->ctx, t, sizeof *t);
   lt__storage_release(s);
 }
 
@@ -200,7 +216,7 @@ lt_status lt_tensor_wrap_host(lt_context *ctx, lt_dtype dtype, int rank, const i
                               lt_tensor **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
-  LT_CHECK_NULL(ctx, "ctx");
+  LT_TRY(lt__check_context(ctx, "lt_tensor_wrap_host", "ctx"));
   LT_RETURN_IF(strcmp(ctx->device, "cpu") != 0, LT_ERR_UNSUPPORTED,
                "lt_tensor_wrap_host: context '%s' is not a CPU context; use lt_tensor_from_host",
                ctx->device);
@@ -305,19 +321,27 @@ lt_status lt_tensor_host_pointer(const lt_tensor *t, void **out) {
   return LT_OK;
 }
 
-lt_dtype lt_tensor_dtype(const lt_tensor *t) { return t ? t->dtype : LT_DTYPE_INVALID; }
-int lt_tensor_rank(const lt_tensor *t) { return t ? t->rank : 0; }
-const int64_t *lt_tensor_shape(const lt_tensor *t) { return t ? t->shape : NULL; }
-const int64_t *lt_tensor_strides(const lt_tensor *t) { return t ? t->strides : NULL; }
-int64_t lt_tensor_offset(const lt_tensor *t) { return t ? t->offset : 0; }
-int64_t lt_tensor_numel(const lt_tensor *t) { return t ? t->numel : 0; }
-size_t lt_tensor_nbytes(const lt_tensor *t) {
-  return t ? (size_t)t->numel * lt_dtype_size(t->dtype) : 0;
+lt_dtype lt_tensor_dtype(const lt_tensor *t) {
+  return live(t, "lt_tensor_dtype") ? t->dtype : LT_DTYPE_INVALID;
 }
-lt_context *lt_tensor_context(const lt_tensor *t) { return t ? t->storage->ctx : NULL; }
+int lt_tensor_rank(const lt_tensor *t) { return live(t, "lt_tensor_rank") ? t->rank : 0; }
+const int64_t *lt_tensor_shape(const lt_tensor *t) {
+  return live(t, "lt_tensor_shape") ? t->shape : NULL;
+}
+const int64_t *lt_tensor_strides(const lt_tensor *t) {
+  return live(t, "lt_tensor_strides") ? t->strides : NULL;
+}
+int64_t lt_tensor_offset(const lt_tensor *t) { return live(t, "lt_tensor_offset") ? t->offset : 0; }
+int64_t lt_tensor_numel(const lt_tensor *t) { return live(t, "lt_tensor_numel") ? t->numel : 0; }
+size_t lt_tensor_nbytes(const lt_tensor *t) {
+  return live(t, "lt_tensor_nbytes") ? (size_t)t->numel * lt_dtype_size(t->dtype) : 0;
+}
+lt_context *lt_tensor_context(const lt_tensor *t) {
+  return live(t, "lt_tensor_context") ? t->storage->ctx : NULL;
+}
 
 bool lt_tensor_is_contiguous(const lt_tensor *t) {
-  if (t == NULL) return false;
+  if (!live(t, "lt_tensor_is_contiguous")) return false;
   if (t->numel == 0) return true;
   int64_t expect = 1;
   for (int i = t->rank - 1; i >= 0; i--) {
@@ -329,5 +353,6 @@ bool lt_tensor_is_contiguous(const lt_tensor *t) {
 }
 
 bool lt_tensor_shares_storage(const lt_tensor *a, const lt_tensor *b) {
-  return a && b && a->storage == b->storage;
+  return live(a, "lt_tensor_shares_storage") && live(b, "lt_tensor_shares_storage") &&
+         a->storage == b->storage;
 }

@@ -65,6 +65,9 @@ typedef struct lt__path {
 lt_status lt__einsum_path(lt_context *ctx, const lt__einsum_canon *c, lt_path_algo algo,
                           int64_t memory_limit, size_t elem_bytes, lt__path *path);
 
+/* LT_OK if input k is a live tensor handle, else LT_ERR_INVALID_HANDLE naming "einsum: input k". */
+lt_status lt__einsum_check_input(const lt_tensor *t, int k);
+
 /* ---- plan cache (one per context) ---- */
 
 /* Finds or builds (through `build(arg)`) the plan cached under `key` and marks it in use;

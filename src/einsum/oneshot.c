@@ -115,19 +115,23 @@ static lt_status run_cached(key_buf *k, lt__plan_builder build, const build_args
 }
 
 /* Validates what the key reads before the key is built (the planner checks the rest). */
-static lt_status check_args(int n, const lt_tensor *const *inputs) {
+static lt_status check_args(int n, const lt_tensor *const *inputs, const lt_tensor *d,
+                            const lt_plan_options *opts) {
   LT_RETURN_IF(n < 1 || n > LT__EINSUM_MAX_OPERANDS, LT_ERR_INVALID_ARGUMENT,
                "einsum: %d inputs is outside [1, %d]", n, LT__EINSUM_MAX_OPERANDS);
   LT_CHECK_ARG_NULL(inputs, "einsum", "inputs");
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     LT_RETURN_IF(inputs[i] == NULL, LT_ERR_NULL_POINTER, "einsum: input %d is NULL", i);
-  return LT_OK;
+    LT_TRY(lt__einsum_check_input(inputs[i], i));
+  }
+  if (d) LT_TRY(lt__check_tensor(d, "einsum: the output"));
+  return lt__check_options(opts, "einsum");
 }
 
 static lt_status einsum_expr(const char *expr, int n, const lt_tensor *const *inputs,
                              const lt_plan_options *opts, lt_tensor *d, lt_tensor **out) {
   LT_CHECK_ARG_NULL(expr, "einsum", "expr");
-  LT_TRY(check_args(n, inputs));
+  LT_TRY(check_args(n, inputs, d, opts));
   key_buf k;
   key_init(&k, inputs[0]->storage->ctx);
   key_put(&k, "E", 1);
@@ -155,7 +159,7 @@ lt_status lt_einsum_modes(int n_inputs, const lt_tensor *const *inputs, const in
                           lt_tensor **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
-  LT_TRY(check_args(n_inputs, inputs));
+  LT_TRY(check_args(n_inputs, inputs, NULL, opts));
   LT_CHECK_NULL(modes, "modes");
   LT_RETURN_IF(rank_out < 0 || rank_out > LT_MAX_RANK, LT_ERR_INVALID_ARGUMENT,
                "einsum: output rank %d is outside [0, %d]", rank_out, LT_MAX_RANK);

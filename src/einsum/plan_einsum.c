@@ -277,6 +277,13 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
   return LT_OK;
 }
 
+lt_status lt__einsum_check_input(const lt_tensor *t, int k) {
+  if (t->tag == LT__HANDLE_TENSOR) return LT_OK;
+  char what[32];
+  snprintf(what, sizeof what, "einsum: input %d", k);
+  return lt__check_tensor(t, what);
+}
+
 static lt_status check_inputs(int n_inputs, const lt_tensor *const *inputs, const lt_tensor *d,
                               lt_context **ctx) {
   LT_RETURN_IF(n_inputs < 1 || n_inputs > LT__EINSUM_MAX_OPERANDS, LT_ERR_INVALID_ARGUMENT,
@@ -284,6 +291,7 @@ static lt_status check_inputs(int n_inputs, const lt_tensor *const *inputs, cons
   LT_CHECK_ARG_NULL(inputs, "einsum", "inputs");
   for (int k = 0; k < n_inputs; k++) {
     LT_RETURN_IF(inputs[k] == NULL, LT_ERR_NULL_POINTER, "einsum: input %d is NULL", k);
+    LT_TRY(lt__einsum_check_input(inputs[k], k));
     if (inputs[k]->storage->ctx != inputs[0]->storage->ctx) {
       char what[32];
       snprintf(what, sizeof what, "input %d", k);
@@ -295,6 +303,7 @@ static lt_status check_inputs(int n_inputs, const lt_tensor *const *inputs, cons
   }
   *ctx = inputs[0]->storage->ctx;
   if (d) {
+    LT_TRY(lt__check_tensor(d, "einsum: the output"));
     if (d->storage->ctx != *ctx)
       return lt__context_mismatch("einsum", "the output", d->storage->ctx, "the inputs", *ctx);
     LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
@@ -313,6 +322,7 @@ static einsum_build *build_state_new(lt_context *ctx) {
 static lt_status plan_from_expr(einsum_build *b, const char *text, const lt_tensor *const *inputs,
                                 const lt_tensor *d, const lt_plan_options *opts, lt_context *ctx,
                                 lt_plan **out) {
+  LT_TRY(lt__check_options(opts, "einsum"));
   if (opts == NULL) opts = lt__plan_options_default();
   int n = b->expr.n_inputs;
   lt_plan *plan;

@@ -1,6 +1,6 @@
 /* The .npy header: parsing untrusted bytes into a checked description, and formatting one. */
-#ifndef LT_CORE_NPY_H
-#define LT_CORE_NPY_H
+#ifndef LT_IO_NPY_H
+#define LT_IO_NPY_H
 
 #include "tensor.h"
 
@@ -31,6 +31,9 @@ lt_status lt__npy_parse_header(const unsigned char *bytes, size_t size, lt__npy_
 
 /* LT_ERR_FORMAT unless exactly h->data_bytes bytes (`have`) follow the header. */
 lt_status lt__npy_check_data_size(const lt__npy_header *h, uint64_t have);
+/* LT_ERR_FORMAT for a stream with more than h->data_bytes bytes after the header (how many more
+ * is not known: reading stopped at the first). */
+lt_status lt__npy_trailing_data(const lt__npy_header *h);
 
 /* Writes a version 1.0 little-endian C-order header for dtype/shape into buf (capacity
  * LT__NPY_FORMAT_CAP), padded so the data starts on a 64-byte boundary; *len is its size.

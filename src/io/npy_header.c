@@ -97,6 +97,9 @@ static lt_status parse_extent(cursor *c, int axis, int64_t *out) {
     return lt__error(LT_ERR_FORMAT, "npy: shape: extent of axis %d is negative", axis);
   if (c->p >= c->end || !isdigit((unsigned char)*c->p))
     return dict_error(c, "expected an integer extent in shape");
+  /* Python 3 refuses "012" (a syntax error), and so does NumPy's header reader. */
+  if (*c->p == '0' && c->p + 1 < c->end && isdigit((unsigned char)c->p[1]))
+    return dict_error(c, "an extent in shape has a leading zero, which is not a Python integer");
   int64_t v = 0;
   while (c->p < c->end && isdigit((unsigned char)*c->p)) {
     if (lt__mul_overflow(v, 10, &v) || lt__add_overflow(v, *c->p - '0', &v))
@@ -216,7 +219,16 @@ static lt_status check_sizes(lt__npy_header *h) {
                        i);
   }
   int64_t bytes;
-  if (lt__mul_overflow(n, (int64_t)lt_dtype_size(h->dtype), &bytes) || (uint64_t)bytes > SIZE_MAX)
+  bool too_big =
+      lt__mul_overflow(n, (int64_t)lt_dtype_size(h->dtype), &bytes) || (uint64_t)bytes > SIZE_MAX;
+  /* The same words as core's shape check (lt__check_shape) for an empty tensor: it holds no
+   * data, but its contiguous strides would not fit. */
+  if (too_big && any_zero)
+    return lt__error(LT_ERR_FORMAT,
+                     "npy: shape overflows: the tensor is empty, but the strides of a contiguous "
+                     "%s layout would exceed 2^63 bytes (product of the nonzero extents: %lld)",
+                     lt_dtype_name(h->dtype), (long long)n);
+  if (too_big)
     return lt__error(LT_ERR_FORMAT,
                      "npy: shape overflows: %lld elements of %s exceed the "
                      "address space",
@@ -280,11 +292,25 @@ lt_status lt__npy_check_data_size(const lt__npy_header *h, uint64_t have) {
   if (have == h->data_bytes) return LT_OK;
   char shape[LT__NPY_FORMAT_CAP];
   format_shape(h->rank, h->shape, shape, sizeof shape);
+  if (have < h->data_bytes)
+    return lt__error(LT_ERR_FORMAT,
+                     "npy: truncated data: shape %s of %s needs %zu bytes, the file holds %llu "
+                     "after the header",
+                     shape, lt_dtype_name(h->dtype), h->data_bytes, (unsigned long long)have);
   return lt__error(LT_ERR_FORMAT,
-                   "npy: %s data: shape %s of %s needs %zu bytes, the file holds %llu after the "
-                   "header",
-                   have < h->data_bytes ? "truncated" : "size mismatch in", shape,
-                   lt_dtype_name(h->dtype), h->data_bytes, (unsigned long long)have);
+                   "npy: trailing data after %zu bytes: shape %s of %s needs %zu bytes, the file "
+                   "holds %llu after the header",
+                   h->data_bytes, shape, lt_dtype_name(h->dtype), h->data_bytes,
+                   (unsigned long long)have);
+}
+
+lt_status lt__npy_trailing_data(const lt__npy_header *h) {
+  char shape[LT__NPY_FORMAT_CAP];
+  format_shape(h->rank, h->shape, shape, sizeof shape);
+  return lt__error(LT_ERR_FORMAT,
+                   "npy: trailing data after %zu bytes: shape %s of %s needs %zu bytes, and more "
+                   "follow them",
+                   h->data_bytes, shape, lt_dtype_name(h->dtype), h->data_bytes);
 }
 
 lt_status lt__npy_format_header(lt_dtype dtype, int rank, const int64_t *shape, char *buf,

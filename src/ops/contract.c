@@ -175,6 +175,7 @@ lt_status lt_plan_contraction(const lt_tensor *a, const int32_t *modes_a, const 
                "lt_plan_contraction: D has an invalid dtype");
   LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
                "lt_plan_contraction: D has overlapping elements (zero or clashing strides)");
+  LT_TRY(lt__check_options(opts, "lt_plan_contraction"));
   if (opts == NULL) opts = lt__plan_options_default();
   lt_plan *plan;
   LT_TRY(lt__plan_alloc(ctx, LT__PLAN_CONTRACTION, c ? 3 : 2, &plan));

@@ -78,6 +78,7 @@ static lt_status build_map_plan(lt__plan_kind kind, int n_in, const lt_tensor *c
                "unknown binary op code %d (op_ab)", (int)op_ab);
   LT_RETURN_IF(n_in >= 3 && !valid_binary_op(op_abc), LT_ERR_INVALID_ARGUMENT,
                "unknown binary op code %d (op_abc)", (int)op_abc);
+  LT_TRY(lt__check_options(opts, calls[n_in - 1]));
   if (opts == NULL) opts = lt__plan_options_default();
   LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
                "output D has elements that overlap each other (zero or clashing strides)");

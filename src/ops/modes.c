@@ -2,8 +2,15 @@
 #include "ops/modes.h"
 #include "core/error.h"
 
+#include <stdio.h>
+
 lt_status lt__modes_check(const lt_tensor *t, const int32_t *modes, const char *name) {
   LT_RETURN_IF(t == NULL, LT_ERR_NULL_POINTER, "tensor %s is NULL", name);
+  if (t->tag != LT__HANDLE_TENSOR) {
+    char who[64];
+    snprintf(who, sizeof who, "tensor %s", name);
+    return lt__handle_check(t, LT__HANDLE_TENSOR, "", who);
+  }
   LT_RETURN_IF(t->rank > 0 && modes == NULL, LT_ERR_NULL_POINTER,
                "modes of %s are NULL for a rank-%d tensor", name, t->rank);
   for (int i = 0; i < t->rank; i++)

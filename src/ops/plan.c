@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Internal copies of these (on the stack) carry the tag too, so that they pass every check. */
 static const lt_plan_options default_options = {
+    .tag = LT__HANDLE_PLAN_OPTIONS,
     .compute = LT_DTYPE_INVALID,
     .output = LT_DTYPE_INVALID,
     .unary = {LT_UNARY_IDENTITY, LT_UNARY_IDENTITY, LT_UNARY_IDENTITY},
@@ -25,10 +27,18 @@ lt_status lt_plan_options_create(lt_plan_options **out) {
   return LT_OK;
 }
 
-void lt_plan_options_destroy(lt_plan_options *opts) { free(opts); }
+void lt_plan_options_destroy(lt_plan_options *opts) {
+  if (!lt__handle_may_destroy(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_destroy")) return;
+  lt__handle_kill(opts, LT__HANDLE_PLAN_OPTIONS);
+  lt__handle_retire(opts);
+}
+
+lt_status lt__check_options(const lt_plan_options *opts, const char *fn) {
+  return opts == NULL ? LT_OK : lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, fn, "opts");
+}
 
 lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtype) {
-  LT_CHECK_NULL(opts, "opts");
+  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_compute_dtype", "opts"));
   LT_RETURN_IF(dtype != LT_F32 && dtype != LT_F64 && dtype != LT_DTYPE_INVALID, LT_ERR_DTYPE,
                "compute dtype must be f32 or f64, not %s",
                lt_dtype_name(dtype) ? lt_dtype_name(dtype) : "an invalid dtype");
@@ -37,7 +47,7 @@ lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtyp
 }
 
 lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary_op op) {
-  LT_CHECK_NULL(opts, "opts");
+  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_unary", "opts"));
   LT_RETURN_IF(operand < 0 || operand > 2, LT_ERR_OUT_OF_RANGE,
                "unary operand index %d is outside [0, 2] (A, B, C)", operand);
   LT_RETURN_IF((int)op < LT_UNARY_IDENTITY || (int)op > LT_UNARY_SQUARE, LT_ERR_INVALID_ARGUMENT,
@@ -47,7 +57,7 @@ lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary
 }
 
 lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo) {
-  LT_CHECK_NULL(opts, "opts");
+  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_path", "opts"));
   LT_RETURN_IF((int)algo < LT_PATH_AUTO || (int)algo > LT_PATH_NONE, LT_ERR_INVALID_ARGUMENT,
                "unknown path algorithm %d", (int)algo);
   opts->path = algo;
@@ -55,7 +65,7 @@ lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo) {
 }
 
 lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes) {
-  LT_CHECK_NULL(opts, "opts");
+  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_memory_limit", "opts"));
   LT_RETURN_IF(bytes < 0, LT_ERR_INVALID_ARGUMENT, "memory limit %lld is negative",
                (long long)bytes);
   opts->memory_limit = bytes;
@@ -63,7 +73,7 @@ lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes)
 }
 
 lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtype dtype) {
-  LT_CHECK_NULL(opts, "opts");
+  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_output_dtype", "opts"));
   LT_RETURN_IF(dtype != LT_DTYPE_INVALID && !lt__dtype_valid(dtype), LT_ERR_DTYPE,
                "invalid output dtype %d", (int)dtype);
   opts->output = dtype;
@@ -74,6 +84,7 @@ lt_status lt__plan_alloc(lt_context *ctx, lt__plan_kind kind, int n_inputs_max, 
   lt_plan *p = lt__host_alloc(ctx, sizeof *p);
   LT_RETURN_IF(p == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating a plan");
   memset(p, 0, sizeof *p);
+  p->tag = LT__HANDLE_PLAN;
   size_t bytes = sizeof(lt__layout) * (size_t)(n_inputs_max > 0 ? n_inputs_max : 1);
   p->inputs = lt__host_alloc(ctx, bytes);
   if (p->inputs == NULL) {
@@ -122,7 +133,7 @@ lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_te
 /* Fast path of check_layout: true when t matches (the message is only built on a mismatch,
  * keeping execution overhead low). */
 static bool layout_matches(const lt_tensor *t, const lt__layout *want) {
-  if (t == NULL || t->dtype != want->dtype || t->rank != want->rank) return false;
+  if (t == NULL || t->tag != LT__HANDLE_TENSOR || t->dtype != want->dtype || t->rank != want->rank) return false;
   for (int i = 0; i < t->rank; i++)
     if (t->shape[i] != want->shape[i] || (t->shape[i] > 1 && t->strides[i] != want->strides[i]))
       return false;
@@ -131,7 +142,7 @@ static bool layout_matches(const lt_tensor *t, const lt__layout *want) {
 
 /* Compares a tensor with the layout the plan expects, naming the first difference. */
 static lt_status check_layout(const lt_tensor *t, const lt__layout *want, const char *what) {
-  LT_RETURN_IF(t == NULL, LT_ERR_NULL_POINTER, "lt_plan_execute: %s is NULL", what);
+  LT_TRY(lt__handle_check(t, LT__HANDLE_TENSOR, "lt_plan_execute", what));
   LT_RETURN_IF(t->dtype != want->dtype, LT_ERR_LAYOUT_MISMATCH,
                "lt_plan_execute: %s has dtype %s but the plan was built for %s", what,
                lt_dtype_name(t->dtype), lt_dtype_name(want->dtype));
@@ -151,7 +162,7 @@ static lt_status check_layout(const lt_tensor *t, const lt__layout *want, const 
 
 lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
                           const double *scalars, int n_scalars, lt_tensor *d) {
-  LT_CHECK_NULL(plan, "plan");
+  LT_TRY(lt__handle_check(plan, LT__HANDLE_PLAN, "lt_plan_execute", "plan"));
   LT_RETURN_IF(n_inputs < plan->n_inputs_min || n_inputs > plan->n_inputs_max,
                LT_ERR_INVALID_ARGUMENT, "lt_plan_execute: the plan takes %d to %d inputs, got %d",
                plan->n_inputs_min, plan->n_inputs_max, n_inputs);
@@ -181,28 +192,29 @@ lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, i
 lt_status lt_plan_create_output(const lt_plan *plan, lt_tensor **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
-  LT_CHECK_NULL(plan, "plan");
+  LT_TRY(lt__handle_check(plan, LT__HANDLE_PLAN, "lt_plan_create_output", "plan"));
   return lt__tensor_new(plan->ctx, plan->output.dtype, plan->output.rank, plan->output.shape, out);
 }
 
 lt_status lt_plan_workspace_size(const lt_plan *plan, size_t *bytes) {
-  LT_CHECK_NULL(plan, "plan");
+  LT_TRY(lt__handle_check(plan, LT__HANDLE_PLAN, "lt_plan_workspace_size", "plan"));
   LT_CHECK_NULL(bytes, "bytes");
   *bytes = plan->workspace_bytes;
   return LT_OK;
 }
 
 const char *lt_plan_describe(const lt_plan *plan) {
-  if (plan == NULL) return NULL;
+  if (lt__handle_check(plan, LT__HANDLE_PLAN, "lt_plan_describe", "plan") != LT_OK) return NULL;
   return plan->description ? plan->description : "";
 }
 
 void lt_plan_destroy(lt_plan *plan) {
-  if (plan == NULL) return;
+  if (!lt__handle_may_destroy(plan, LT__HANDLE_PLAN, "lt_plan_destroy")) return;
   if (plan->destroy_impl) plan->destroy_impl(plan->impl);
   lt_context *ctx = plan->ctx;
   if (plan->description) lt__host_free(ctx, plan->description, strlen(plan->description) + 1);
   lt__host_free(ctx, plan->inputs, sizeof(lt__layout) * (size_t)plan->inputs_capacity);
-  lt__host_free(ctx, plan, sizeof *plan);
+  lt__handle_kill(plan, LT__HANDLE_PLAN);
+  lt__handle_free(ctx, plan, sizeof *plan);
   lt__context_release(ctx);
 }

@@ -5,6 +5,7 @@
 #include "core/object.h"
 
 struct lt_plan_options {
+  uint32_t tag; /* LT__HANDLE_PLAN_OPTIONS while alive (core/handle.h) */
   lt_dtype compute; /* LT_DTYPE_INVALID = default rule */
   lt_dtype output;  /* LT_DTYPE_INVALID = natural dtype */
   lt_unary_op unary[3];
@@ -30,6 +31,7 @@ typedef enum lt__plan_kind {
 } lt__plan_kind;
 
 struct lt_plan {
+  uint32_t tag; /* LT__HANDLE_PLAN while alive (core/handle.h) */
   lt__plan_kind kind;
   lt_context *ctx;                /* retained */
   int n_inputs_min, n_inputs_max; /* accepted input counts */
@@ -47,6 +49,8 @@ struct lt_plan {
   void *impl;
 };
 
+/* LT_OK for NULL (the defaults) or a live options handle; LT_ERR_INVALID_HANDLE otherwise. */
+lt_status lt__check_options(const lt_plan_options *opts, const char *fn);
 /* Default options when the caller passes NULL. */
 const lt_plan_options *lt__plan_options_default(void);
 /* Allocates a zeroed plan on ctx (retains ctx) with room for n_inputs_max input layouts. */

@@ -101,6 +101,7 @@ lt_status lt_plan_reduction(const lt_tensor *a, const int32_t *modes_a, const lt
                "unknown reduce op code %d", (int)op);
   LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
                "output D has elements that overlap each other (zero or clashing strides)");
+  LT_TRY(lt__check_options(opts, "lt_plan_reduction"));
   if (opts == NULL) opts = lt__plan_options_default();
   lt_context *ctx = d->storage->ctx;
   reduce_impl *r = lt__host_alloc(ctx, sizeof *r);

@@ -307,6 +307,26 @@ void lt_test_free_fn(void *ptr, size_t bytes, void *user) {
   free(ptr);
 }
 
+lt_test_npy_bytes lt_test_make_npy(int major, const char *dict, const void *data, size_t data_len,
+                                   bool pad) {
+  size_t len_bytes = major == 1 ? 2 : 4, pre = 8 + len_bytes, dlen = strlen(dict);
+  size_t hlen = pad ? ((pre + dlen + 1 + 15) / 16 * 16 - pre) : dlen;
+  lt_test_npy_bytes b = {malloc(pre + hlen + data_len + 1), pre + hlen + data_len};
+  assert_non_null(b.data);
+  memcpy(b.data, "\x93NUMPY", 6);
+  b.data[6] = (unsigned char)major;
+  b.data[7] = 0;
+  for (size_t i = 0; i < len_bytes; i++)
+    b.data[8 + i] = (unsigned char)(hlen >> (8 * i));
+  memcpy(b.data + pre, dict, dlen);
+  if (pad) {
+    memset(b.data + pre + dlen, ' ', hlen - dlen);
+    b.data[pre + hlen - 1] = '\n';
+  }
+  if (data_len) memcpy(b.data + pre + hlen, data, data_len);
+  return b;
+}
+
 void lt_test_temp_path(char buf[64]) {
   const char *dir = getenv("TMPDIR");
   snprintf(buf, 64, "%s/lt_test_XXXXXX", dir && *dir && strlen(dir) < 40 ? dir : "/tmp");

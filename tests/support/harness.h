@@ -121,6 +121,16 @@ typedef struct lt_test_alloc {
 void *lt_test_alloc_fn(size_t bytes, size_t align, void *user);
 void lt_test_free_fn(void *ptr, size_t bytes, void *user);
 
+/* A .npy byte stream written by hand, independently of the library: magic + version +
+ * little-endian header length (2 bytes for v1, 4 for v2/v3) + dict + data. The dict is padded
+ * with spaces and '\n' to a 16-byte multiple when `pad` is set. The caller frees data. */
+typedef struct lt_test_npy_bytes {
+  unsigned char *data;
+  size_t size;
+} lt_test_npy_bytes;
+lt_test_npy_bytes lt_test_make_npy(int major, const char *dict, const void *data, size_t data_len,
+                                   bool pad);
+
 /* Creates an empty temporary file and writes its path into buf (caller removes it). */
 void lt_test_temp_path(char buf[64]);
 /* ---- mode-label references (naive float64) ---- */

@@ -77,6 +77,18 @@ elseif(MODE STREQUAL "errors")
   expect_one_error_line("${out}" "${err}" "unknown verb 'frobnicate'" "unknown verb")
   run_tool(2 out err devices extra)
   expect_one_error_line("${out}" "${err}" "takes no arguments" "devices with an argument")
+  # -o onto a device that refuses the bytes: an error, and the device is still there (a save
+  # once unlinked it). /dev/full where it exists; its own node is made by test_io_safety.
+  if(EXISTS /dev/full)
+    run_tool(nonzero out err einsum "ij->ji" ${FIXTURE} -o /dev/full)
+    expect_one_error_line("${out}" "${err}" "No space left on device" "einsum -o /dev/full")
+    if(NOT EXISTS /dev/full)
+      message(FATAL_ERROR "einsum -o /dev/full removed /dev/full")
+    endif()
+  endif()
+  # -o over a good file that cannot be replaced by a file of the wrong kind: a directory.
+  run_tool(nonzero out err einsum "ij->ji" ${FIXTURE} -o ${CMAKE_CURRENT_LIST_DIR})
+  expect_one_error_line("${out}" "${err}" "is a directory" "einsum -o a directory")
 else()
   message(FATAL_ERROR "unknown MODE '${MODE}'")
 endif()
