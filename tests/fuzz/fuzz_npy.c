@@ -1,9 +1,32 @@
-/* Fuzz target: the .npy reader on arbitrary bytes (lt_npy_load_buffer). Malformed input must
- * be a status with a message and no tensor; accepted input must describe a tensor whose data
- * really was in the buffer, and reading every element must work. A loader that trusts a
- * header's shape before checking the payload size runs into libFuzzer's malloc limit. */
+/* Fuzz target: the .npy reader on arbitrary bytes (lt_npy_load_buffer), and the same bytes as a
+ * stream (lt_npy_load on a pipe, the path that cannot know the size in advance). Malformed
+ * input must be a status with a message and no tensor; accepted input must describe a tensor
+ * whose data really was in the buffer, and reading every element must work; the stream must
+ * agree with the buffer. A loader that trusts a header's shape before checking the payload size
+ * runs into libFuzzer's malloc limit. */
 #include "fuzz_input.h"
 #include "tensor.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+/* Loads `data` through a pipe (filled before reading starts: it fits the pipe's buffer). */
+static lt_status load_from_pipe(lt_context *ctx, const uint8_t *data, size_t size, int64_t *numel) {
+  int fds[2];
+  if (pipe(fds) != 0) abort();
+  if (size && write(fds[1], data, size) != (ssize_t)size) abort();
+  close(fds[1]);
+  char path[32];
+  snprintf(path, sizeof path, "/dev/fd/%d", fds[0]);
+  lt_tensor *t = NULL;
+  lt_status st = lt_npy_load(ctx, path, &t);
+  close(fds[0]);
+  *numel = t ? lt_tensor_numel(t) : -1;
+  FUZZ_ASSERT((st == LT_OK) == (t != NULL), "stream: status %s with tensor %p",
+              lt_status_string(st), (void *)t);
+  lt_tensor_destroy(t);
+  return st;
+}
 
 static bool accepted_failure(lt_status st) {
   return st == LT_ERR_FORMAT || st == LT_ERR_DTYPE || st == LT_ERR_OVERFLOW ||
@@ -17,6 +40,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   lt_tensor *t = (lt_tensor *)&ctx; /* must become NULL on failure */
   lt_clear_error();
   lt_status st = lt_npy_load_buffer(ctx, data, size, &t);
+  if (size <= 65536) {
+    int64_t stream_numel;
+    lt_status sst = load_from_pipe(ctx, data, size, &stream_numel);
+    FUZZ_ASSERT((sst == LT_OK) == (st == LT_OK), "buffer: %s, the same bytes as a stream: %s",
+                lt_status_string(st), lt_status_string(sst));
+    FUZZ_ASSERT(st != LT_OK || stream_numel == lt_tensor_numel(t), "stream read another shape");
+  }
   if (st != LT_OK) {
     FUZZ_ASSERT(accepted_failure(st), "unexpected status %s", lt_status_string(st));
     FUZZ_ASSERT(t == NULL, "failed but set *out");
