@@ -36,6 +36,13 @@ typedef struct named_call {
 
 static void release(lt_tensor *t) { lt_tensor_destroy(t); }
 
+/* Runs a plan constructor and destroys what it made. */
+#define PLAN_CALL(expr)                                                                            \
+  lt_plan *p = NULL;                                                                               \
+  lt_status st = (expr);                                                                           \
+  lt_plan_destroy(p);                                                                              \
+  return st
+
 #define OUT_CALL(expr)                                                                             \
   lt_tensor *o = NULL;                                                                             \
   lt_status st = (expr);                                                                           \
@@ -134,35 +141,20 @@ static lt_status c_npy_save(lt_tensor *x, const fixture *f) {
   return st;
 }
 static lt_status c_plan_perm_a(lt_tensor *x, const fixture *f) {
-  lt_plan *p = NULL;
-  lt_status st = lt_plan_permutation(x, mij, f->d, mij, NULL, &p);
-  lt_plan_destroy(p);
-  return st;
+  PLAN_CALL(lt_plan_permutation(x, mij, f->d, mij, NULL, &p));
 }
 static lt_status c_plan_perm_d(lt_tensor *x, const fixture *f) {
-  lt_plan *p = NULL;
-  lt_status st = lt_plan_permutation(f->a, mij, x, mij, NULL, &p);
-  lt_plan_destroy(p);
-  return st;
+  PLAN_CALL(lt_plan_permutation(f->a, mij, x, mij, NULL, &p));
 }
 static lt_status c_plan_binary_b(lt_tensor *x, const fixture *f) {
-  lt_plan *p = NULL;
-  lt_status st = lt_plan_binary(f->a, mij, x, mij, LT_BINARY_ADD, f->d, mij, NULL, &p);
-  lt_plan_destroy(p);
-  return st;
+  PLAN_CALL(lt_plan_binary(f->a, mij, x, mij, LT_BINARY_ADD, f->d, mij, NULL, &p));
 }
 static lt_status c_plan_trinary_c(lt_tensor *x, const fixture *f) {
-  lt_plan *p = NULL;
-  lt_status st = lt_plan_trinary(f->a, mij, f->b, mij, x, mij, LT_BINARY_ADD, LT_BINARY_MUL, f->d,
-                                 mij, NULL, &p);
-  lt_plan_destroy(p);
-  return st;
+  PLAN_CALL(lt_plan_trinary(f->a, mij, f->b, mij, x, mij, LT_BINARY_ADD, LT_BINARY_MUL, f->d, mij,
+                            NULL, &p));
 }
 static lt_status c_plan_reduction_c(lt_tensor *x, const fixture *f) {
-  lt_plan *p = NULL;
-  lt_status st = lt_plan_reduction(f->a, mij, x, mij, LT_REDUCE_SUM, f->d, mij, NULL, &p);
-  lt_plan_destroy(p);
-  return st;
+  PLAN_CALL(lt_plan_reduction(f->a, mij, x, mij, LT_REDUCE_SUM, f->d, mij, NULL, &p));
 }
 static lt_status c_plan_contraction_b(lt_tensor *x, const fixture *f) {
   lt_plan *p = NULL;
@@ -188,26 +180,17 @@ static lt_status c_execute_output(lt_tensor *x, const fixture *f) {
 }
 static lt_status c_plan_einsum(lt_tensor *x, const fixture *f) {
   const lt_tensor *in[2] = {f->a, x};
-  lt_plan *p = NULL;
-  lt_status st = lt_plan_einsum("ij,jk->ik", 2, in, NULL, NULL, &p);
-  lt_plan_destroy(p);
-  return st;
+  PLAN_CALL(lt_plan_einsum("ij,jk->ik", 2, in, NULL, NULL, &p));
 }
 static lt_status c_plan_einsum_out(lt_tensor *x, const fixture *f) {
   const lt_tensor *in[2] = {f->a, f->b};
-  lt_plan *p = NULL;
-  lt_status st = lt_plan_einsum("ij,jk->ik", 2, in, x, NULL, &p);
-  lt_plan_destroy(p);
-  return st;
+  PLAN_CALL(lt_plan_einsum("ij,jk->ik", 2, in, x, NULL, &p));
 }
 static lt_status c_plan_einsum_modes(lt_tensor *x, const fixture *f) {
   const lt_tensor *in[1] = {x};
   const int32_t *modes[1] = {mij};
-  lt_plan *p = NULL;
-  lt_status st = lt_plan_einsum_modes(1, in, modes, 2, mij, NULL, NULL, &p);
   (void)f;
-  lt_plan_destroy(p);
-  return st;
+  PLAN_CALL(lt_plan_einsum_modes(1, in, modes, 2, mij, NULL, NULL, &p));
 }
 static lt_status c_einsum(lt_tensor *x, const fixture *f) {
   const lt_tensor *in[2] = {x, f->b};
