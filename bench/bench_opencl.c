@@ -271,6 +271,9 @@ static void list_devices(void) {
 int main(int argc, char **argv) {
   const char *device = "opencl";
   int quick = 0;
+  /* `tensor bench --quick` sets LT_BENCH_QUICK for every benchmark it runs. */
+  const char *env_quick = getenv("LT_BENCH_QUICK");
+  if (env_quick && *env_quick && strcmp(env_quick, "0") != 0) quick = 1;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0)
       quick = 1;

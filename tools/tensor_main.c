@@ -25,6 +25,8 @@ int main(int argc, char **argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
+    return tool_version(1, argv + 1);
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
     if (strcmp(argv[1], verbs[i].name) == 0) return verbs[i].run(argc - 1, argv + 1);
   fprintf(stderr, "tensor: unknown verb '%s' (try `tensor --help`)\n", argv[1]);

@@ -27,6 +27,10 @@ int tool_usage_error(const char *verb, const char *message);
 void tool_print_dims(FILE *f, int rank, const int64_t *dims);
 /* Monotonic wall-clock time in seconds. */
 double tool_seconds(void);
+/* Writes len bytes to path the way the library saves (a temporary beside a regular target,
+ * renamed over it when complete; devices and FIFOs written in place, never removed): false with
+ * errno set on failure, the old file intact. */
+bool tool_write_file(const char *path, const char *data, size_t len);
 int tool_einsum(int argc, char **argv);
 int tool_bench(int argc, char **argv);
 

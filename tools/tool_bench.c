@@ -4,6 +4,7 @@
 #include "tool.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -133,7 +134,9 @@ static void json_string(FILE *f, const char *s, size_t len) {
 }
 
 static bool write_json(const char *path, const bench_result *r, int n, bool quick) {
-  FILE *f = fopen(path, "w");
+  char *text = NULL;
+  size_t text_len = 0;
+  FILE *f = open_memstream(&text, &text_len);
   if (!f) return false;
   fprintf(f, "{\"libtensor\": \"%s\", \"quick\": %s, \"benchmarks\": [", lt_version(),
           quick ? "true" : "false");
@@ -144,7 +147,9 @@ static bool write_json(const char *path, const bench_result *r, int n, bool quic
     fputc('}', f);
   }
   fprintf(f, "\n]}\n");
-  return fclose(f) == 0;
+  bool ok = fclose(f) == 0 && tool_write_file(path, text, text_len);
+  free(text);
+  return ok;
 }
 
 int tool_bench(int argc, char **argv) {
@@ -187,7 +192,7 @@ int tool_bench(int argc, char **argv) {
            results[i].exit_status ? ", FAILED" : "", results[i].output ? results[i].output : "");
   }
   if (json && !write_json(json, results, n, quick)) {
-    fprintf(stderr, "tensor bench: cannot write %s\n", json);
+    fprintf(stderr, "tensor bench: cannot write %s: %s\n", json, strerror(errno));
     failed++;
   }
   for (int i = 0; i < n; i++)

@@ -2,8 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tool.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int tool_wants_help(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
@@ -34,4 +39,35 @@ double tool_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+bool tool_write_file(const char *path, const char *data, size_t len) {
+  struct stat st;
+  bool exists = stat(path, &st) == 0;
+  char temp[PATH_MAX];
+  bool direct = exists && !S_ISREG(st.st_mode);
+  if (!direct &&
+      snprintf(temp, sizeof temp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof temp) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  int fd = direct ? open(path, O_WRONLY | O_CLOEXEC)
+                  : open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return false;
+  bool ok = true;
+  for (size_t done = 0; ok && done < len;) {
+    ssize_t k = write(fd, data + done, len - done);
+    if (k < 0 && errno == EINTR) continue;
+    ok = k > 0;
+    if (ok) done += (size_t)k;
+  }
+  int saved = errno;
+  ok = close(fd) == 0 && ok;
+  if (ok && !direct) ok = rename(temp, path) == 0;
+  if (!ok) {
+    saved = errno ? errno : saved;
+    if (!direct) unlink(temp);
+    errno = saved;
+  }
+  return ok;
 }

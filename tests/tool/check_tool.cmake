@@ -30,6 +30,8 @@ function(expect_one_error_line out err regex what)
 endfunction()
 
 if(MODE STREQUAL "demo")
+  run_tool(0 out err --version)
+  expect_match("${out}" "^libtensor [0-9]+\\.[0-9]+\\.[0-9]+" "tensor --version")
   run_tool(0 out err demo)
   foreach(step "1\\. Create" "lt_view_transpose" "lt_view_broadcast_to|broadcast_to\\(v"
           "f16\\): 70000 overflows to inf" "lt_npy_save" "lt_add" "done\\.")
