@@ -52,10 +52,6 @@ lt_status lt__handle_check(const void *h, lt__handle_kind kind, const char *fn, 
   return invalid(h, kind, who);
 }
 
-bool lt__handle_live(const void *h, lt__handle_kind kind) {
-  return h != NULL && read_tag(h) == (uint32_t)kind;
-}
-
 void lt__handle_kill(void *h, lt__handle_kind kind) {
   uint32_t dead = LT__HANDLE_DEAD(kind);
   memcpy(h, &dead, sizeof dead);

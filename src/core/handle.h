@@ -18,6 +18,7 @@
 #include "tensor.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* Tags are ASCII-ish constants so that a core dump shows which object a pointer was. */
 typedef enum lt__handle_kind {
@@ -40,8 +41,14 @@ typedef enum lt__handle_kind {
  * fn "" the message names `what` alone. */
 lt_status lt__handle_check(const void *h, lt__handle_kind kind, const char *fn, const char *what);
 
-/* True if h is a live handle of kind (no message): for accessors that return no status. */
-bool lt__handle_live(const void *h, lt__handle_kind kind);
+/* True if h is a live handle of kind (no message): the fast path of every check (inline: plan
+ * execution checks several handles per call). */
+static inline bool lt__handle_live(const void *h, lt__handle_kind kind) {
+  uint32_t tag;
+  if (h == NULL) return false;
+  memcpy(&tag, h, sizeof tag);
+  return tag == (uint32_t)kind;
+}
 
 /* Marks a handle destroyed (its tag becomes LT__HANDLE_DEAD(kind)). */
 void lt__handle_kill(void *h, lt__handle_kind kind);
