@@ -206,6 +206,20 @@ def cstr(value, what):
     return value.encode()
 
 
+def cpath(value, what="path"):
+    """A file name as the bytes the C library opens: str, bytes and os.PathLike all go through
+    os.fsencode (so names that are not valid UTF-8 survive); TypeError for other types,
+    ValueError for an embedded NUL, which would silently cut the name short in C."""
+    try:
+        raw = os.fsencode(os.fspath(value))
+    except TypeError:
+        raise TypeError(f"libtensor: {what} must be str, bytes or os.PathLike, not "
+                        f"{type(value).__name__}") from None
+    if b"\0" in raw:
+        raise ValueError(f"libtensor: {what} {os.fsdecode(raw)!r} contains a NUL character")
+    return raw
+
+
 def _range_checked(name, f, argtypes):
     checks = tuple((i, *_INT_RANGES[t]) for i, t in enumerate(argtypes) if t in _INT_RANGES)
     if not checks:

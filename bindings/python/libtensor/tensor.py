@@ -4,7 +4,6 @@ Sits on _lib, enums, errors and context; the arithmetic operators of Tensor (+, 
 unary -, @) are installed by ops and einsum, which sit above this module."""
 import ctypes
 import itertools
-import os
 import operator
 import threading
 
@@ -251,8 +250,8 @@ class Tensor:
         return _new("lt_tensor_to_context", ctx, self._handle, ctx.handle)
 
     def save(self, path):
-        """Writes a .npy file."""
-        check(_lib.fn("lt_npy_save")(self._handle, _lib.cstr(os.fspath(path), "path")))
+        """Writes a .npy file; `path` is a str, bytes or os.PathLike (see load)."""
+        check(_lib.fn("lt_npy_save")(self._handle, _lib.cpath(path)))
 
     # ---- views (zero-copy, share storage)
     def _view(self, fn_name, *args):
@@ -465,9 +464,11 @@ def full(shape, value, dtype="float32", device=None):
 
 
 def load(path, device=None):
-    """Loads a .npy file into a Tensor."""
+    """Loads a .npy file into a Tensor. `path` is a str, bytes or os.PathLike, passed to the
+    library as os.fsencode(os.fspath(path)) (names that are not UTF-8 work); a path holding a
+    NUL character is a ValueError."""
     ctx = context(device)
-    return _new("lt_npy_load", ctx, ctx.handle, str(path).encode())
+    return _new("lt_npy_load", ctx, ctx.handle, _lib.cpath(path))
 
 
 def save(path, data):
