@@ -190,18 +190,38 @@ class Tensor:
 
     # ---- NumPy interop
     def numpy(self, copy=False):
-        """The elements as a NumPy array: a zero-copy view that keeps this tensor alive for CPU
-        tensors of a NumPy dtype, else (or with copy=True) a C-ordered copy; bfloat16 becomes
-        float32."""
+        """The elements as a NumPy array; bfloat16 becomes float32.
+
+        A CPU tensor of a NumPy dtype gives a zero-copy view that keeps this tensor alive. The
+        view is read-only when the tensor is (it wraps a read-only array) and when it has a
+        zero stride over an axis longer than 1 (a broadcast: one element seen at several
+        places, read-only as NumPy's broadcast_to). Any other tensor (on a device such as
+        OpenCL, or bfloat16) gives a C-ordered copy that is read-only, since writes to it
+        would never reach the tensor. copy=True: always a fresh, writable C-ordered copy."""
         if not copy:
             view = self._host_view()
             if view is not None:
                 return view
-        return self._host_copy()
+        out = self._host_copy()
+        if not copy:
+            out.flags.writeable = False
+        return out
 
-    def __array__(self, dtype=None):
-        arr = self.numpy()
-        return arr if dtype is None else arr.astype(dtype)
+    def __array__(self, dtype=None, copy=None):
+        """NumPy's array protocol (np.asarray, np.array), NumPy 2 style: copy=None as numpy();
+        copy=True a fresh writable array; copy=False the zero-copy view, or ValueError when
+        there is none (device tensors, bfloat16, a dtype conversion), as NumPy 2 specifies."""
+        if copy is False:
+            view = self._host_view()
+            if view is None:
+                raise ValueError(f"libtensor: a {self.dtype} tensor on {self.device!r} cannot be "
+                                 "exposed to NumPy without a copy (copy=False)")
+            if dtype is not None and np.dtype(dtype) != view.dtype:
+                raise ValueError(f"libtensor: converting {view.dtype} to {np.dtype(dtype)} "
+                                 "needs a copy (copy=False)")
+            return view
+        arr = self.numpy(copy=bool(copy))
+        return arr if dtype is None or np.dtype(dtype) == arr.dtype else arr.astype(dtype)
 
     def _host_view(self):
         """The zero-copy NumPy view of a CPU tensor (see numpy()), or None if there is none."""
@@ -213,7 +233,8 @@ class Tensor:
             return np.empty(shape, dtype)  # no element to alias
         ptr = ctypes.c_void_p()
         check(_lib.fn("lt_tensor_host_pointer")(self._handle, ctypes.byref(ptr)))
-        return np.asarray(_HostView(self, ptr.value, dtype, self.readonly))
+        aliased = any(s == 0 and n > 1 for s, n in zip(self.strides, shape))
+        return np.asarray(_HostView(self, ptr.value, dtype, self.readonly or aliased))
 
     def _host_copy(self):
         """A fresh, writable, C-ordered NumPy copy (bfloat16 as float32)."""
