@@ -4,13 +4,20 @@
     lt.einsum("ij,jk->ik", a, b)          # NumPy arrays in, NumPy array out
     t = lt.tensor(a)[1:, ::-1].T          # zero-copy views
     plan = lt.plan_einsum("bij,bjk->bik", x, y); plan(x, y)
+
+The modules import one another in one direction only (no cycles, no imports inside
+functions): _lib (loading, ctypes signatures) -> enums (the header's values) -> errors ->
+context -> tensor -> convert (operands in, results out) -> ops, einsum -> this package.
 """
-from . import _lib
-from .context import Context, Device, context, devices
+from . import _lib, enums
+from . import errors as _errors
 from .errors import *  # noqa: F401,F403
 from .errors import LibtensorError, error_class
+from .context import Context, Device, context, devices
 from .tensor import (Tensor, as_strided, broadcast_to, empty, from_numpy, full, held_count,
                      load, lt_dtype, save, tensor, zeros)
+from . import convert
+from . import ops as _ops
 from .ops import *  # noqa: F401,F403
 from .einsum import EinsumPlan, einsum, einsum_path, plan_einsum
 
@@ -22,8 +29,6 @@ def has(name):
     """True if the loaded libtensor exports the C function `name` (e.g. "lt_einsum")."""
     return _lib.has(name)
 
-
-from . import errors as _errors, ops as _ops  # noqa: E402
 
 __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_class",
             "Tensor", "as_strided", "broadcast_to", "empty", "from_numpy", "full", "held_count",

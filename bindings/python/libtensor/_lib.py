@@ -110,6 +110,35 @@ _SIGNATURES = {
     "lt_einsum_into": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle]),
 }
 
+# Exported functions (tests/abi_symbols.txt) the binding deliberately does not declare, each with
+# what it uses instead.
+# tests/python/test_abi.py requires every exported function in _SIGNATURES or here.
+UNBOUND = {
+    # lt_binary(op, ...) covers them.
+    "lt_add": "lt_binary",
+    "lt_sub": "lt_binary",
+    "lt_mul": "lt_binary",
+    "lt_div": "lt_binary",
+    # Scalar half/bfloat16 bit conversions: NumPy converts float16; bfloat16 goes through
+    # lt_tensor_contiguous.
+    "lt_f32_to_f16": "numpy / lt_tensor_contiguous",
+    "lt_f16_to_f32": "numpy / lt_tensor_contiguous",
+    "lt_f32_to_bf16": "lt_tensor_contiguous",
+    "lt_bf16_to_f32": "lt_tensor_contiguous",
+    # Host allocator hooks: Python has no allocator to hand over; memory comes from NumPy.
+    "lt_context_create_with_allocator": "lt_context_create",
+    # The mode-label (cuTENSOR style) plan API: the binding offers NumPy-style functions and
+    # einsum strings, which the library lowers to these plans itself.
+    "lt_plan_permutation": "lt_permute / einsum",
+    "lt_plan_binary": "lt_binary",
+    "lt_plan_trinary": "two lt_binary calls",
+    "lt_plan_reduction": "lt_reduce",
+    "lt_plan_contraction": "lt_plan_einsum",
+    "lt_plan_options_set_unary": "lt_unary",
+    "lt_plan_einsum_modes": "lt_plan_einsum (string labels)",
+    "lt_einsum_modes": "lt_einsum (string labels)",
+}
+
 
 def _candidates():
     env = os.environ.get("LIBTENSOR_PATH")
@@ -175,6 +204,20 @@ def cstr(value, what):
     if "\0" in value:
         raise ValueError(f"libtensor: {what} contains a NUL character")
     return value.encode()
+
+
+def cpath(value, what="path"):
+    """A file name as the bytes the C library opens: str, bytes and os.PathLike all go through
+    os.fsencode (so names that are not valid UTF-8 survive); TypeError for other types,
+    ValueError for an embedded NUL, which would silently cut the name short in C."""
+    try:
+        raw = os.fsencode(os.fspath(value))
+    except TypeError:
+        raise TypeError(f"libtensor: {what} must be str, bytes or os.PathLike, not "
+                        f"{type(value).__name__}") from None
+    if b"\0" in raw:
+        raise ValueError(f"libtensor: {what} {os.fsdecode(raw)!r} contains a NUL character")
+    return raw
 
 
 def _range_checked(name, f, argtypes):

@@ -3,11 +3,14 @@ import ctypes
 import os
 import threading
 
-from . import _lib
+from . import _lib, enums
 from .errors import check
 
-_PROPS_STR = {"id": 0, "name": 1, "vendor": 2, "type": 3}
-_PROPS_INT = {"global_memory": 4, "compute_units": 5, "fp64": 6, "fp16": 7}
+_PROPS_STR = {"id": enums.LT_DEVICE_ID, "name": enums.LT_DEVICE_NAME,
+              "vendor": enums.LT_DEVICE_VENDOR, "type": enums.LT_DEVICE_TYPE}
+_PROPS_INT = {"global_memory": enums.LT_DEVICE_GLOBAL_MEMORY,
+              "compute_units": enums.LT_DEVICE_COMPUTE_UNITS, "fp64": enums.LT_DEVICE_FP64,
+              "fp16": enums.LT_DEVICE_FP16}
 
 
 class Device:
@@ -105,7 +108,9 @@ _shared_lock = threading.Lock()
 
 def context(device=None):
     """A shared Context for `device` (a string, a Context, or None: $LT_DEVICE, else "cpu"),
-    opened once per process and reused by the one-call functions."""
+    opened once per process and reused by the one-call functions. Names of one device
+    ("opencl" and "opencl:0:0") share one Context, so that their tensors can meet in an
+    operation (tensors of two contexts cannot, see ops)."""
     if isinstance(device, Context):
         return device
     if device is None:
@@ -113,5 +118,7 @@ def context(device=None):
     with _shared_lock:
         ctx = _shared.get(device)
         if ctx is None:
-            ctx = _shared[device] = Context(device)
+            ctx = Context(device)
+            ctx = _shared.setdefault(ctx.device, ctx)  # the device's shared one, if opened
+            _shared[device] = ctx
         return ctx

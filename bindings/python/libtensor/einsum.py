@@ -1,15 +1,21 @@
-"""einsum like numpy.einsum on NumPy arrays or Tensors, its path text, and explicit plans."""
+"""einsum like numpy.einsum on NumPy arrays or Tensors, its path text, and explicit plans.
+
+Operands as in ops (see convert): Tensors of one call share one context, nothing is moved
+implicitly. Also installs Tensor's @ operator."""
 import ctypes
 
 import numpy as np
 
-from . import _lib
+from . import _lib, enums
 from .context import context
+from .convert import operands, require_context, result
 from .errors import InvalidArgumentError, check
-from .ops import operands, result
 from .tensor import Tensor, _new, check_writeable, from_numpy, lt_dtype
 
-_PATHS = {"auto": 0, True: 0, "greedy": 1, "optimal": 2, "none": 3, False: 3, None: 3}
+_PATHS = {"auto": enums.LT_PATH_AUTO, True: enums.LT_PATH_AUTO, "greedy": enums.LT_PATH_GREEDY,
+          "optimal": enums.LT_PATH_OPTIMAL, "none": enums.LT_PATH_NONE,
+          False: enums.LT_PATH_NONE, None: enums.LT_PATH_NONE}
+_EINVAL = enums.LT_ERR_INVALID_ARGUMENT
 
 
 class _Options:
@@ -21,7 +27,8 @@ class _Options:
             key = "none"  # an explicit NumPy path: keep the operand order as written
         if key not in _PATHS:
             raise InvalidArgumentError(f"libtensor: optimize={optimize!r}: expected 'auto', "
-                                       "'greedy', 'optimal', 'none', True or False", -1)
+                                       "'greedy', 'optimal', 'none', True or False",
+                                       _EINVAL)
         out = ctypes.c_void_p()
         check(_lib.fn("lt_plan_options_create")(ctypes.byref(out)))
         self.handle = out.value
@@ -69,6 +76,7 @@ def _to_numpy(t, arrays, dtype=None):
 def _wrap_out(out, ctx):
     """A tensor writing straight into the NumPy array `out`, or None if it must be copied."""
     if isinstance(out, Tensor):
+        require_context(out, ctx, "out=", "the operands")
         check_writeable(out)
         return out
     if not (isinstance(out, np.ndarray) and out.flags.writeable and ctx.is_cpu):
@@ -154,10 +162,10 @@ class EinsumPlan:
         """Runs the plan: out = alpha * einsum(arrays) + beta * out."""
         if len(arrays) != self.n_inputs:
             raise InvalidArgumentError(f"libtensor: this plan takes {self.n_inputs} operands, "
-                                       f"got {len(arrays)}", -1)
-        tensors, numpy_out = operands(arrays, self.context)
+                                       f"got {len(arrays)}", _EINVAL)
+        tensors, numpy_out = operands(arrays, self.context, "the plan")
         if beta != 0 and out is None:
-            raise InvalidArgumentError("libtensor: beta != 0 needs out=", -1)
+            raise InvalidArgumentError("libtensor: beta != 0 needs out=", _EINVAL)
         target = None
         if isinstance(out, Tensor):
             target = _wrap_out(out, self.context)
@@ -179,6 +187,15 @@ class EinsumPlan:
         if out is not None:
             return out
         return _to_numpy(target, arrays) if numpy_out else target
+
+
+# Tensor's matrix product: tensor.py sits below this module, so it is installed from here.
+def _matmul(self, other):
+    return einsum("...ij,...jk->...ik", self, other)
+
+
+_matmul.__name__, _matmul.__qualname__ = "__matmul__", "Tensor.__matmul__"
+Tensor.__matmul__ = _matmul
 
 
 def _is_view_of(t, out):

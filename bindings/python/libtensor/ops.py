@@ -5,56 +5,27 @@ definitions.)
 
 Each function takes Tensors, NumPy arrays or scalars. With NumPy inputs (no Tensor among them)
 the result is a NumPy array (owning its storage through the library's result tensor); with a
-Tensor among the inputs it is a Tensor on that tensor's context."""
+Tensor among the inputs it is a Tensor on that tensor's context. Tensors on different devices
+(or contexts) in one call raise ContextMismatchError: nothing is moved implicitly, Tensor.to()
+moves (see convert). Also installs Tensor's arithmetic operators."""
 
-import numpy as np
+from . import _lib, enums
+from .convert import operands, result
+from .errors import InvalidArgumentError, OutOfRangeError
+from .tensor import Tensor, _new
 
-from . import _lib
-from .context import context
-from .tensor import Tensor, _new, from_numpy
-
-_BINARY = {"add": 0, "multiply": 1, "minimum": 2, "maximum": 3, "subtract": 4, "divide": 5,
-           "power": 6}
-_UNARY = {"negative": 1, "abs": 2, "sqrt": 3, "exp": 4, "log": 5, "sin": 6, "cos": 7, "tanh": 8,
-          "sigmoid": 9, "relu": 10, "reciprocal": 11, "square": 12}
-_REDUCE = {"sum": 0, "prod": 1, "min": 2, "max": 3, "mean": 4, "sumsq": 5, "maxabs": 6}
-
-
-def _is_scalar(x):
-    return isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
-
-
-def _float_dtype(v):
-    """The NumPy float dtype of an array or Tensor operand, else None."""
-    if _is_scalar(v) or isinstance(getattr(v, "dtype", None), str):
-        return None
-    dt = getattr(v, "dtype", None)
-    return dt if isinstance(dt, np.dtype) and dt.kind == "f" else None
-
-
-def operands(values, device=None):
-    """Tensors for `values` on one context (a Tensor's if any is given, else `device`'s), and
-    whether the caller passed only NumPy data (so results go back as NumPy arrays)."""
-    tensors = [v for v in values if isinstance(v, Tensor)]
-    ctx = tensors[0].context if tensors and device is None else context(device)
-    like = next((d for d in map(_float_dtype, values) if d is not None), None)
-    out = []
-    for v in values:
-        if isinstance(v, Tensor):
-            out.append(v if v.context is ctx else v.to(ctx))
-        elif _is_scalar(v) and like is not None and not isinstance(v, np.generic):
-            # NumPy keeps the array's float dtype for Python scalars; so do we.
-            out.append(from_numpy(np.asarray(v, dtype=like), ctx))
-        else:
-            out.append(from_numpy(v, ctx))
-    return out, not tensors
-
-
-def result(t, numpy_out):
-    if not numpy_out:
-        return t
-    arr = t.numpy()
-    return arr[()] if arr.ndim == 0 else arr
+_BINARY = {"add": enums.LT_BINARY_ADD, "multiply": enums.LT_BINARY_MUL,
+           "minimum": enums.LT_BINARY_MIN, "maximum": enums.LT_BINARY_MAX,
+           "subtract": enums.LT_BINARY_SUB, "divide": enums.LT_BINARY_DIV,
+           "power": enums.LT_BINARY_POW}
+_UNARY = {"negative": enums.LT_UNARY_NEG, "abs": enums.LT_UNARY_ABS,
+          "sqrt": enums.LT_UNARY_SQRT, "exp": enums.LT_UNARY_EXP, "log": enums.LT_UNARY_LOG,
+          "sin": enums.LT_UNARY_SIN, "cos": enums.LT_UNARY_COS, "tanh": enums.LT_UNARY_TANH,
+          "sigmoid": enums.LT_UNARY_SIGMOID, "relu": enums.LT_UNARY_RELU,
+          "reciprocal": enums.LT_UNARY_RECIPROCAL, "square": enums.LT_UNARY_SQUARE}
+_REDUCE = {"sum": enums.LT_REDUCE_SUM, "prod": enums.LT_REDUCE_PROD,
+           "min": enums.LT_REDUCE_MIN, "max": enums.LT_REDUCE_MAX, "mean": enums.LT_REDUCE_MEAN,
+           "sumsq": enums.LT_REDUCE_SUMSQ, "maxabs": enums.LT_REDUCE_MAXABS}
 
 
 def _binary(name, a, b):
@@ -101,8 +72,8 @@ def _axes(axis, ndim):
     for a in axes:
         a = _lib.as_int(a, 32, "axis")  # as NumPy: 1.0 or (0, 1) inside a tuple is a TypeError
         if not -ndim <= a < ndim:
-            from .errors import OutOfRangeError
-            raise OutOfRangeError(f"libtensor: axis {a} is out of range for {ndim} axes", -5)
+            raise OutOfRangeError(f"libtensor: axis {a} is out of range for {ndim} axes",
+                                  enums.LT_ERR_OUT_OF_RANGE)
         out.append(a % ndim)
     return out
 
@@ -149,9 +120,8 @@ def permute(a, axes=None):
     (ta,), numpy_out = operands([a])
     axes = list(range(ta.ndim - 1, -1, -1)) if axes is None else [int(x) for x in axes]
     if len(axes) != ta.ndim:
-        from .errors import InvalidArgumentError
         raise InvalidArgumentError(f"libtensor: permute needs {ta.ndim} axes, got {len(axes)}",
-                                   -1)
+                                   enums.LT_ERR_INVALID_ARGUMENT)
     return result(_new("lt_permute", ta.context, ta.handle, _lib.int_array(axes)), numpy_out)
 
 
@@ -159,6 +129,24 @@ def contiguous(a, dtype=None):
     (ta,), numpy_out = operands([a])
     return result(ta.contiguous(dtype), numpy_out)
 
+
+# Tensor's operators: tensor.py sits below this module, so they are installed from here.
+_OPERATORS = {
+    "__add__": lambda self, other: add(self, other),
+    "__radd__": lambda self, other: add(other, self),
+    "__sub__": lambda self, other: subtract(self, other),
+    "__rsub__": lambda self, other: subtract(other, self),
+    "__mul__": lambda self, other: multiply(self, other),
+    "__rmul__": lambda self, other: multiply(other, self),
+    "__truediv__": lambda self, other: divide(self, other),
+    "__rtruediv__": lambda self, other: divide(other, self),
+    "__pow__": lambda self, other: power(self, other),
+    "__neg__": lambda self: negative(self),
+}
+for _name, _method in _OPERATORS.items():
+    _method.__name__, _method.__qualname__ = _name, f"Tensor.{_name}"
+    setattr(Tensor, _name, _method)
+del _name, _method
 
 __all__ = list(_BINARY) + list(_UNARY) + list(_REDUCE)[:5] + [
     "sub", "mul", "div", "neg", "amin", "amax", "argmax", "argmin", "permute", "contiguous"]

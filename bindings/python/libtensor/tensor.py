@@ -1,25 +1,27 @@
-"""Tensors: NumPy interop (zero-copy both ways on the CPU), views, copies and .npy files."""
+"""Tensors: NumPy interop (zero-copy both ways on the CPU), views, copies and .npy files.
+
+Sits on _lib, enums, errors and context; the arithmetic operators of Tensor (+, -, *, /, **,
+unary -, @) are installed by ops and einsum, which sit above this module."""
 import ctypes
 import itertools
-import os
 import operator
 import threading
 
 import numpy as np
 
-from . import _lib
+from . import _lib, enums
 from .context import Context, context
 from .errors import DtypeError, check
 
-F16, BF16, F32, F64, I64 = 1, 2, 3, 4, 5
+F16, BF16, F32, F64, I64 = enums.LT_F16, enums.LT_BF16, enums.LT_F32, enums.LT_F64, enums.LT_I64
 _LT_TO_NP = {F16: np.dtype(np.float16), F32: np.dtype(np.float32), F64: np.dtype(np.float64),
              I64: np.dtype(np.int64)}
 _NP_TO_LT = {v: k for k, v in _LT_TO_NP.items()}
 _NAMES = {"float16": F16, "f16": F16, "half": F16, "bfloat16": BF16, "bf16": BF16,
           "float32": F32, "f32": F32, "float": F32, "float64": F64, "f64": F64, "double": F64,
           "int64": I64, "i64": I64}
-_SLICE_DEFAULT = -(2 ** 63)
-_ALL_AXES = -1000
+_SLICE_DEFAULT = enums.LT_SLICE_DEFAULT
+_ALL_AXES = enums.LT_ALL_AXES
 
 
 def lt_dtype(dtype):
@@ -32,7 +34,7 @@ def lt_dtype(dtype):
         code = None
     if code is None:
         raise DtypeError(f"libtensor: unsupported dtype {dtype!r} (float16, bfloat16, float32, "
-                         "float64 or int64)", -7)
+                         "float64 or int64)", enums.LT_ERR_DTYPE)
     return code
 
 
@@ -48,7 +50,8 @@ def _storable(arr):
     elif dt.kind in "iub" and dt != np.int64:
         arr = arr.astype(np.int64)
     elif dt.kind not in "fiub":
-        raise DtypeError(f"libtensor: NumPy dtype {dt} has no libtensor equivalent", -7)
+        raise DtypeError(f"libtensor: NumPy dtype {dt} has no libtensor equivalent",
+                         enums.LT_ERR_DTYPE)
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     return arr
@@ -93,11 +96,11 @@ def _new(fn_name, ctx, *args, readonly=False):
 class _HostView:
     """Exposes a CPU tensor's memory to NumPy and keeps the tensor alive as the array's base."""
 
-    def __init__(self, tensor, ptr, dtype):
+    def __init__(self, tensor, ptr, dtype, readonly):
         self.tensor = tensor
         self.__array_interface__ = {
             "version": 3, "shape": tensor.shape, "typestr": dtype.str,
-            "data": (ptr, tensor.readonly),
+            "data": (ptr, readonly),
             "strides": tuple(s * dtype.itemsize for s in tensor.strides)}
 
 
@@ -187,24 +190,60 @@ class Tensor:
 
     # ---- NumPy interop
     def numpy(self, copy=False):
-        """The elements as a NumPy array: a zero-copy view that keeps this tensor alive for CPU
-        tensors of a NumPy dtype, else (or with copy=True) a C-ordered copy; bfloat16 becomes
-        float32."""
+        """The elements as a NumPy array; bfloat16 becomes float32.
+
+        A CPU tensor of a NumPy dtype gives a zero-copy view that keeps this tensor alive. The
+        view is read-only when the tensor is (it wraps a read-only array) and when it has a
+        zero stride over an axis longer than 1 (a broadcast: one element seen at several
+        places, read-only as NumPy's broadcast_to). Any other tensor (on a device such as
+        OpenCL, or bfloat16) gives a C-ordered copy that is read-only, since writes to it
+        would never reach the tensor. copy=True: always a fresh, writable C-ordered copy."""
+        if not copy:
+            view = self._host_view()
+            if view is not None:
+                return view
+        out = self._host_copy()
+        if not copy:
+            out.flags.writeable = False
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        """NumPy's array protocol (np.asarray, np.array), NumPy 2 style: copy=None as numpy();
+        copy=True a fresh writable array; copy=False the zero-copy view, or ValueError when
+        there is none (device tensors, bfloat16, a dtype conversion), as NumPy 2 specifies."""
+        if copy is False:
+            view = self._host_view()
+            if view is None:
+                raise ValueError(f"libtensor: a {self.dtype} tensor on {self.device!r} cannot be "
+                                 "exposed to NumPy without a copy (copy=False)")
+            if dtype is not None and np.dtype(dtype) != view.dtype:
+                raise ValueError(f"libtensor: converting {view.dtype} to {np.dtype(dtype)} "
+                                 "needs a copy (copy=False)")
+            return view
+        arr = self.numpy(copy=bool(copy))
+        return arr if dtype is None or np.dtype(dtype) == arr.dtype else arr.astype(dtype)
+
+    def _host_view(self):
+        """The zero-copy NumPy view of a CPU tensor (see numpy()), or None if there is none."""
+        if self.lt_dtype == BF16 or not self.context.is_cpu:
+            return None
+        dtype = _LT_TO_NP[self.lt_dtype]
+        shape = self.shape
+        if 0 in shape:
+            return np.empty(shape, dtype)  # no element to alias
+        ptr = ctypes.c_void_p()
+        check(_lib.fn("lt_tensor_host_pointer")(self._handle, ctypes.byref(ptr)))
+        aliased = any(s == 0 and n > 1 for s, n in zip(self.strides, shape))
+        return np.asarray(_HostView(self, ptr.value, dtype, self.readonly or aliased))
+
+    def _host_copy(self):
+        """A fresh, writable, C-ordered NumPy copy (bfloat16 as float32)."""
         if self.lt_dtype == BF16:
             return self.contiguous(F32).numpy()
-        dtype = _LT_TO_NP[self.lt_dtype]
-        if not copy and self.context.is_cpu and self.size > 0:
-            ptr = ctypes.c_void_p()
-            check(_lib.fn("lt_tensor_host_pointer")(self._handle, ctypes.byref(ptr)))
-            return np.asarray(_HostView(self, ptr.value, dtype))
-        out = np.empty(self.shape, dtype)
+        out = np.empty(self.shape, _LT_TO_NP[self.lt_dtype])
         check(_lib.fn("lt_tensor_to_host")(self._handle, out.ctypes.data_as(ctypes.c_void_p),
                                            out.nbytes))
         return out
-
-    def __array__(self, dtype=None):
-        arr = self.numpy()
-        return arr if dtype is None else arr.astype(dtype)
 
     def item(self):
         if self.size != 1:
@@ -232,8 +271,8 @@ class Tensor:
         return _new("lt_tensor_to_context", ctx, self._handle, ctx.handle)
 
     def save(self, path):
-        """Writes a .npy file."""
-        check(_lib.fn("lt_npy_save")(self._handle, _lib.cstr(os.fspath(path), "path")))
+        """Writes a .npy file; `path` is a str, bytes or os.PathLike (see load)."""
+        check(_lib.fn("lt_npy_save")(self._handle, _lib.cpath(path)))
 
     # ---- views (zero-copy, share storage)
     def _view(self, fn_name, *args):
@@ -334,50 +373,7 @@ class Tensor:
                                         else self.dtype), self.context)
         check(_lib.fn("lt_tensor_copy_into")(dst._handle, src._handle))
 
-    # ---- operators (defined in ops)
-    def __add__(self, other):
-        from .ops import add
-        return add(self, other)
-
-    def __radd__(self, other):
-        from .ops import add
-        return add(other, self)
-
-    def __sub__(self, other):
-        from .ops import subtract
-        return subtract(self, other)
-
-    def __rsub__(self, other):
-        from .ops import subtract
-        return subtract(other, self)
-
-    def __mul__(self, other):
-        from .ops import multiply
-        return multiply(self, other)
-
-    def __rmul__(self, other):
-        from .ops import multiply
-        return multiply(other, self)
-
-    def __truediv__(self, other):
-        from .ops import divide
-        return divide(self, other)
-
-    def __rtruediv__(self, other):
-        from .ops import divide
-        return divide(other, self)
-
-    def __pow__(self, other):
-        from .ops import power
-        return power(self, other)
-
-    def __neg__(self):
-        from .ops import negative
-        return negative(self)
-
-    def __matmul__(self, other):
-        from .einsum import einsum
-        return einsum("...ij,...jk->...ik", self, other)
+    # Arithmetic operators (+, -, *, /, **, unary -, @): installed by ops and einsum.
 
 
 def check_writeable(t):
@@ -489,9 +485,11 @@ def full(shape, value, dtype="float32", device=None):
 
 
 def load(path, device=None):
-    """Loads a .npy file into a Tensor."""
+    """Loads a .npy file into a Tensor. `path` is a str, bytes or os.PathLike, passed to the
+    library as os.fsencode(os.fspath(path)) (names that are not UTF-8 work); a path holding a
+    NUL character is a ValueError."""
     ctx = context(device)
-    return _new("lt_npy_load", ctx, ctx.handle, str(path).encode())
+    return _new("lt_npy_load", ctx, ctx.handle, _lib.cpath(path))
 
 
 def save(path, data):

@@ -1,0 +1,68 @@
+"""The C header's enums and constants, as plain ints (the fast path of the ctypes calls).
+
+One table per C enum, named after it in `ENUMS`; every table holds all of its enum's values,
+also those the binding does not use. tests/python/test_abi.py parses include/ and fails when
+a value here differs from the header, or when the header gains a value this file lacks.
+Imports nothing: the bottom of the package (after `_lib`, which needs no enum).
+"""
+
+# lt_status: LT_STATUS_TABLE in include/tensor/base.h, (name, value, default message).
+STATUS_TABLE = (
+    ("LT_OK", 0, "success"),
+    ("LT_ERR_INVALID_ARGUMENT", -1, "invalid argument"),
+    ("LT_ERR_NULL_POINTER", -2, "null pointer"),
+    ("LT_ERR_OUT_OF_MEMORY", -3, "out of memory"),
+    ("LT_ERR_SHAPE_MISMATCH", -4, "shape mismatch"),
+    ("LT_ERR_OUT_OF_RANGE", -5, "index or axis out of range"),
+    ("LT_ERR_OVERFLOW", -6, "size arithmetic overflows"),
+    ("LT_ERR_DTYPE", -7, "unsupported or mismatched dtype"),
+    ("LT_ERR_NOT_VIEWABLE", -8, "layout cannot be expressed as a view"),
+    ("LT_ERR_PARSE", -9, "malformed expression"),
+    ("LT_ERR_IO", -10, "input/output error"),
+    ("LT_ERR_FORMAT", -11, "malformed file"),
+    ("LT_ERR_UNSUPPORTED", -12, "unsupported operation"),
+    ("LT_ERR_DEVICE", -13, "device error"),
+    ("LT_ERR_NO_DEVICE", -14, "no such device"),
+    ("LT_ERR_ALIASING", -15, "output overlaps an input"),
+    ("LT_ERR_CONTEXT_MISMATCH", -16, "tensors belong to different contexts"),
+    ("LT_ERR_LAYOUT_MISMATCH", -17, "tensor layout differs from the plan's"),
+    ("LT_ERR_BUILD", -18, "device program build failed"),
+    ("LT_ERR_INTERNAL", -19, "internal error"),
+    ("LT_ERR_INVALID_HANDLE", -20, "invalid or destroyed handle"),
+)
+STATUS = {name: value for name, value, _ in STATUS_TABLE}
+STATUS_NAME = {value: name for name, value, _ in STATUS_TABLE}
+
+# lt_dtype (base.h)
+DTYPE = {"LT_DTYPE_INVALID": 0, "LT_F16": 1, "LT_BF16": 2, "LT_F32": 3, "LT_F64": 4,
+         "LT_I64": 5}
+
+# lt_device_prop (context.h)
+DEVICE_PROP = {"LT_DEVICE_ID": 0, "LT_DEVICE_NAME": 1, "LT_DEVICE_VENDOR": 2,
+               "LT_DEVICE_TYPE": 3, "LT_DEVICE_GLOBAL_MEMORY": 4, "LT_DEVICE_COMPUTE_UNITS": 5,
+               "LT_DEVICE_FP64": 6, "LT_DEVICE_FP16": 7}
+
+# lt_unary_op, lt_binary_op, lt_reduce_op, lt_path_algo (ops.h)
+UNARY_OP = {"LT_UNARY_IDENTITY": 0, "LT_UNARY_NEG": 1, "LT_UNARY_ABS": 2, "LT_UNARY_SQRT": 3,
+            "LT_UNARY_EXP": 4, "LT_UNARY_LOG": 5, "LT_UNARY_SIN": 6, "LT_UNARY_COS": 7,
+            "LT_UNARY_TANH": 8, "LT_UNARY_SIGMOID": 9, "LT_UNARY_RELU": 10,
+            "LT_UNARY_RECIPROCAL": 11, "LT_UNARY_SQUARE": 12}
+BINARY_OP = {"LT_BINARY_ADD": 0, "LT_BINARY_MUL": 1, "LT_BINARY_MIN": 2, "LT_BINARY_MAX": 3,
+             "LT_BINARY_SUB": 4, "LT_BINARY_DIV": 5, "LT_BINARY_POW": 6}
+REDUCE_OP = {"LT_REDUCE_SUM": 0, "LT_REDUCE_PROD": 1, "LT_REDUCE_MIN": 2, "LT_REDUCE_MAX": 3,
+             "LT_REDUCE_MEAN": 4, "LT_REDUCE_SUMSQ": 5, "LT_REDUCE_MAXABS": 6,
+             "LT_REDUCE_ARGMAX": 7, "LT_REDUCE_ARGMIN": 8}
+PATH_ALGO = {"LT_PATH_AUTO": 0, "LT_PATH_GREEDY": 1, "LT_PATH_OPTIMAL": 2, "LT_PATH_NONE": 3}
+
+# C typedef name -> table.
+ENUMS = {"lt_status": STATUS, "lt_dtype": DTYPE, "lt_device_prop": DEVICE_PROP,
+         "lt_unary_op": UNARY_OP, "lt_binary_op": BINARY_OP, "lt_reduce_op": REDUCE_OP,
+         "lt_path_algo": PATH_ALGO}
+
+# The header's integer #defines the binding uses.
+DEFINES = {"LT_SLICE_DEFAULT": -2 ** 63, "LT_ALL_AXES": -1000}
+
+# Every name above as a module constant: enums.LT_F32, enums.LT_ERR_CONTEXT_MISMATCH, ...
+for _table in (*ENUMS.values(), DEFINES):
+    globals().update(_table)
+del _table
