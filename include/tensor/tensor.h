@@ -150,7 +150,7 @@ typedef enum lt_save_flags {
  * then fails with LT_ERR_IO). */
 LT_API lt_status lt_npy_save(const lt_tensor *t, const char *path);
 /* lt_npy_save with flags (an OR of lt_save_flags; unknown bits are LT_ERR_INVALID_ARGUMENT). */
-LT_API lt_status lt_npy_save_with_flags(const lt_tensor *t, const char *path, unsigned flags);
+LT_API lt_status lt_npy_save_with_flags(const lt_tensor *t, const char *path, uint32_t flags);
 
 #ifdef __cplusplus
 }

@@ -178,7 +178,7 @@ static lt_status write_file(const char *path, const char *header, size_t header_
   return lt__atomic_commit(&f, "lt_npy_save", flags);
 }
 
-lt_status lt_npy_save_with_flags(const lt_tensor *t, const char *path, unsigned flags) {
+lt_status lt_npy_save_with_flags(const lt_tensor *t, const char *path, uint32_t flags) {
   LT_TRY(lt__check_tensor(t, "lt_npy_save: tensor"));
   LT_CHECK_ARG_NULL(path, "lt_npy_save", "path");
   LT_RETURN_IF(flags & ~(unsigned)LT_SAVE_FSYNC, LT_ERR_INVALID_ARGUMENT,

@@ -84,6 +84,7 @@ _SIGNATURES = {
     "lt_npy_load": (status, [handle, ctypes.c_char_p, handle_p]),
     "lt_npy_load_buffer": (status, [handle, ctypes.c_void_p, ctypes.c_size_t, handle_p]),
     "lt_npy_save": (status, [handle, ctypes.c_char_p]),
+    "lt_npy_save_with_flags": (status, [handle, ctypes.c_char_p, ctypes.c_uint32]),
     # ops.h
     "lt_plan_options_create": (status, [handle_p]),
     "lt_plan_options_destroy": (None, [handle]),

@@ -270,9 +270,13 @@ class Tensor:
         ctx = context(device)
         return _new("lt_tensor_to_context", ctx, self._handle, ctx.handle)
 
-    def save(self, path):
-        """Writes a .npy file; `path` is a str, bytes or os.PathLike (see load)."""
-        check(_lib.fn("lt_npy_save")(self._handle, _lib.cpath(path)))
+    def save(self, path, fsync=False):
+        """Writes a .npy file; `path` is a str, bytes or os.PathLike (see load). The file is
+        written beside the target and renamed over it when complete, so a failed save (a full
+        disk) leaves an existing file as it was; `fsync=True` also waits until the data is on
+        disk."""
+        flags = enums.LT_SAVE_FSYNC if fsync else enums.LT_SAVE_DEFAULT
+        check(_lib.fn("lt_npy_save_with_flags")(self._handle, _lib.cpath(path), flags))
 
     # ---- views (zero-copy, share storage)
     def _view(self, fn_name, *args):
@@ -492,9 +496,9 @@ def load(path, device=None):
     return _new("lt_npy_load", ctx, ctx.handle, _lib.cpath(path))
 
 
-def save(path, data):
-    """Saves a Tensor or array as .npy through the library."""
-    tensor(data).save(path)
+def save(path, data, fsync=False):
+    """Saves a Tensor or array as .npy through the library (see Tensor.save)."""
+    tensor(data).save(path, fsync=fsync)
 
 
 def as_strided(data, shape, strides, offset=None):
