@@ -151,6 +151,12 @@ def signature_problems(header, signatures):
     return problems
 
 
+# Statuses the binding knows before the C header does (the lead adds LT_ERR_INVALID_HANDLE
+# to base.h in C work of its own). Tolerated only while absent from the header: once the
+# header has one, its value there must be the binding's. Empty this after that merge.
+AHEAD_OF_HEADER = {"lt_status": {"LT_ERR_INVALID_HANDLE": -20}}
+
+
 def enum_problems(header, tables):
     """Every difference between the binding's enum tables (enums.ENUMS) and the header."""
     problems = []
@@ -162,6 +168,8 @@ def enum_problems(header, tables):
             problems.append(f"enum {name} is not in the headers")
             continue
         for key in sorted(set(c) | set(table)):
+            if key not in c and AHEAD_OF_HEADER.get(name, {}).get(key) == table[key]:
+                continue
             if c.get(key) != table.get(key):
                 problems.append(f"{name}.{key}: {table.get(key)} in the binding, {c.get(key)} "
                                 "in the header")
@@ -185,7 +193,10 @@ def test_header_parsed(header):
 
 
 def test_status_table_matches_header(header):
-    assert list(enums.STATUS_TABLE) == header.status
+    ahead = AHEAD_OF_HEADER["lt_status"]
+    known = {n for n, _, _ in header.status}
+    assert [e for e in enums.STATUS_TABLE
+            if e[0] in known or ahead.get(e[0]) != e[1]] == header.status
 
 
 def test_enum_values_match_header(header):
@@ -201,15 +212,17 @@ def test_defines_match_header(header):
 
 
 def test_every_status_has_its_error_class(header):
-    for name, value, _ in header.status:
+    for name, value, _ in enums.STATUS_TABLE:  # header.status, and any AHEAD_OF_HEADER
         if value == 0:
             continue
         cls = lt.error_class(value)
         assert cls is not lt.LibtensorError, f"{name} has no exception class"
         assert cls.status == value and cls.status_name == name
         assert getattr(lt, cls.__name__) is cls
-        # The loaded library names the status alike.
-        assert _lib.fn("lt_status_string")(value).decode() == name
+        # The loaded library names the status alike (once the header has it).
+        if name not in AHEAD_OF_HEADER["lt_status"] or \
+                any(n == name for n, _, _ in header.status):
+            assert _lib.fn("lt_status_string")(value).decode() == name
 
 
 def test_signatures_match_header(header):

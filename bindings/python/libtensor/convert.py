@@ -61,7 +61,8 @@ def operands(values, device=None, where=None):
     out = []
     for i, v in enumerate(values):
         if isinstance(v, Tensor):
-            out.append(v if v.context is ctx else v.to(ctx))
+            require_context(v, ctx, f"operand {i + 1}", where)
+            out.append(v)
         elif _is_scalar(v) and like is not None and not isinstance(v, np.generic):
             # NumPy keeps the array's float dtype for Python scalars; so do we.
             out.append(from_numpy(np.asarray(v, dtype=like), ctx))
