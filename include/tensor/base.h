@@ -45,7 +45,8 @@ extern "C" {
   X(LT_ERR_CONTEXT_MISMATCH, -16, "tensors belong to different contexts")                          \
   X(LT_ERR_LAYOUT_MISMATCH, -17, "tensor layout differs from the plan's")                          \
   X(LT_ERR_BUILD, -18, "device program build failed")                                              \
-  X(LT_ERR_INTERNAL, -19, "internal error")
+  X(LT_ERR_INTERNAL, -19, "internal error")                                                        \
+  X(LT_ERR_INVALID_HANDLE, -20, "invalid or destroyed handle")
 
 /* Every call that can fail returns one of these; details are in lt_last_error(). */
 typedef enum lt_status {
