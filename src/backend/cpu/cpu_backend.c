@@ -148,7 +148,11 @@ static lt_status cpu_device_string(int index, lt_device_prop prop, const char **
   (void)index;
   switch (prop) {
   case LT_DEVICE_ID: *out = "cpu"; return LT_OK;
+#ifdef LT_HAVE_OPENBLAS
   case LT_DEVICE_NAME: *out = "host CPU (OpenBLAS + libtensor threads)"; return LT_OK;
+#else
+  case LT_DEVICE_NAME: *out = "host CPU (libtensor threads)"; return LT_OK;
+#endif
   case LT_DEVICE_VENDOR: *out = "host"; return LT_OK;
   case LT_DEVICE_TYPE: *out = "cpu"; return LT_OK;
   default:

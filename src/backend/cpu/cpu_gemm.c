@@ -1,12 +1,15 @@
 /* Batched GEMM through OpenBLAS (cblas). A batch either runs as a loop of threaded GEMMs, or
- * is split across threads that each run single-threaded GEMMs, whichever the shape favours. */
+ * is split across threads that each run single-threaded GEMMs, whichever the shape favours.
+ * Built without OpenBLAS (LT_WITH_OPENBLAS=OFF), the packed kernels run every GEMM. */
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_gemm_packed.h"
 #include "backend/cpu/cpu_isa.h"
 #include "core/error.h"
 #include "core/object.h"
 
+#ifdef LT_HAVE_OPENBLAS
 #include <cblas.h>
+#endif
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -36,6 +39,7 @@ void lt__cpu_gemm_batch_offsets(const lt__gemm_step *s, int64_t b, int64_t *oa, 
   }
 }
 
+#ifdef LT_HAVE_OPENBLAS
 /* Row-major cblas view of a rows x cols matrix with strides (rs, cs), one of them 1. */
 static void blas_view(int64_t rs, int64_t cs, int64_t cols, int64_t rows, bool *trans,
                       blasint *ld) {
@@ -141,11 +145,14 @@ static bool blas_layout(const lt__matrix *x, int64_t rows, int64_t cols) {
          (x->rs == 1 && (x->cs >= rows || cols == 1));
 }
 
+#endif /* LT_HAVE_OPENBLAS */
+
 bool lt__cpu_gemm_takes_any_strides(lt_context *ctx) {
   (void)ctx;
   return lt__cpu_has_avx512();
 }
 
+#ifdef LT_HAVE_OPENBLAS
 /* Whether the OpenBLAS in use runs AVX-512 kernels of its own. OpenBLAS picks its kernels by
  * CPU model (or OPENBLAS_CORETYPE), and Debian's 0.3.21 takes CPUs newer than it knows for
  * Prescott (SSE3), a quarter of this library's kernels; on a core it does know, its kernels
@@ -172,9 +179,18 @@ static bool use_packed(const lt__gemm_step *s, int64_t nb, bool blas_ok, int thr
   return !blas_ok || !openblas_runs_avx512() || nb >= 2 * (int64_t)threads;
 }
 
+#endif /* LT_HAVE_OPENBLAS */
+
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
   int64_t nb = lt__cpu_gemm_batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
+#ifndef LT_HAVE_OPENBLAS
+  const lt__gemm_blocking *packed = lt__cpu_has_avx512() ? lt__gemm_blocking_avx512(s->dtype) : NULL;
+  if (packed && lt__cpu_gemm_packed(ctx, s, packed)) return LT_OK;
+  LT_RETURN_IF(!lt__cpu_gemm_packed(ctx, s, lt__gemm_blocking_portable(s->dtype)),
+               LT_ERR_OUT_OF_MEMORY, "gemm: out of memory for packing buffers");
+  return LT_OK;
+#else
   bool blas_ok = blas_layout(&s->a, s->m, s->k) && blas_layout(&s->b, s->k, s->n) &&
                  blas_layout(&s->c, s->m, s->n);
   const lt__gemm_blocking *bk =
@@ -194,4 +210,5 @@ lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
   else
     gemm_range(s, 0, nb);
   return LT_OK;
+#endif
 }
