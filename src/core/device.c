@@ -14,7 +14,8 @@ static int backend_devices(const lt__backend_desc *b) {
 lt_status lt_device_count(int *count) {
   LT_CHECK_NULL(count, "count");
   *count = 0;
-  for (int i = 0; i < lt__backend_count(); i++) *count += backend_devices(lt__backend_at(i));
+  for (int i = 0; i < lt__backend_count(); i++)
+    *count += backend_devices(lt__backend_at(i));
   return LT_OK;
 }
 

@@ -1,6 +1,6 @@
 /* Lowering of a pairwise contraction into map / reduce / direct / GEMM steps (see pair.h). */
-#include "core/error.h"
 #include "lower/pair.h"
+#include "core/error.h"
 
 #include <math.h>
 #include <stdlib.h>

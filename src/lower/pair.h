@@ -34,7 +34,7 @@ typedef struct lt__pair {
   lt_unary_op unary[3];
   lt_dtype compute;
   lt__scalar_role alpha, beta;
-  bool gemm_any_strides; /* the backend's GEMM takes matrices with no unit stride */
+  bool gemm_any_strides;        /* the backend's GEMM takes matrices with no unit stride */
   const lt__backend_caps *caps; /* the backend's limits and cost figures (set by lt__lower_pair) */
 } lt__pair;
 

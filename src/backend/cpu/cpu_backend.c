@@ -75,6 +75,11 @@ static lt__cpu_pool *pool_for(lt__cpu_state *st, int threads) {
   return pool;
 }
 
+const lt__cpu_isa *lt__cpu_isa_of(const lt_context *ctx) {
+  const lt__cpu_state *st = ctx->backend_state;
+  return st->isa;
+}
+
 int lt__cpu_threads(const lt_context *ctx) {
   const lt__cpu_state *st = ctx->backend_state;
   return ctx->num_threads > 0 ? ctx->num_threads : st->default_threads;
@@ -133,6 +138,7 @@ static lt_status cpu_open(lt_context *ctx, const char *device) {
   pthread_mutex_init(&st->pool_lock, NULL);
   lt__cpu_scratch_init(&st->scratch);
   st->default_threads = lt__default_threads();
+  st->isa = lt__cpu_isa_select();
   snprintf(ctx->device, sizeof ctx->device, "cpu");
   ctx->backend = &cpu_backend;
   ctx->backend_state = st;
