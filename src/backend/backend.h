@@ -93,6 +93,18 @@ typedef struct lt__contract_step {
   lt_dtype compute;
 } lt__contract_step;
 
+/* What the front end's lowering needs to know about a backend's speed and limits. Figures are
+ * modelled seconds: only their ratios choose between plans. */
+typedef struct lt__backend_caps {
+  /* Up to this many flops a contraction runs in the backend's direct kernel (when it has one). */
+  double direct_max_flops;
+  /* Largest m, n, k and leading dimension one GEMM step may have. */
+  int64_t gemm_index_max;
+  double gemm_flops;   /* large-GEMM rate, flop/s */
+  double copy_seconds; /* per element copied by a permuting map */
+  double call_seconds; /* per GEMM call */
+} lt__backend_caps;
+
 typedef struct lt__backend {
   const char *name;
   /* Device memory of `bytes` (may be 0); *mem != NULL on success. */
@@ -110,15 +122,26 @@ typedef struct lt__backend {
   lt_status (*synchronize)(lt_context *ctx);
   /* Frees the backend state (ctx->backend_state) when the context dies. */
   void (*release)(lt_context *ctx);
+  lt__backend_caps caps;
 } lt__backend;
 
-/* Backend constructors: fill ctx->backend and ctx->backend_state for the device string. */
-lt_status lt__cpu_open(lt_context *ctx);
-#ifdef LT_HAVE_OPENCL
-lt_status lt__opencl_open(lt_context *ctx, const char *device);
-lt_status lt__opencl_device_count(int *count);
-lt_status lt__opencl_device_string(int index, lt_device_prop prop, const char **out);
-lt_status lt__opencl_device_int(int index, lt_device_prop prop, int64_t *out);
-#endif
+/* One backend as the registry (registry.c) lists it. Device strings are "<prefix>", or
+ * "<prefix>:..." when takes_suffix. Device indices are local to the backend. */
+typedef struct lt__backend_desc {
+  const char *prefix;
+  bool takes_suffix;
+  const char *forms; /* the accepted device strings, for messages: "\"cpu\"" */
+  /* Set when the backend was left out of this build: why (open and the rest are NULL). */
+  const char *missing;
+  lt_status (*device_count)(int *count);
+  lt_status (*device_string)(int index, lt_device_prop prop, const char **out);
+  lt_status (*device_int)(int index, lt_device_prop prop, int64_t *out);
+  /* Fills ctx->backend, ctx->backend_state and ctx->device for the device string. */
+  lt_status (*open)(lt_context *ctx, const char *device);
+} lt__backend_desc;
+
+/* The backends of this build, in device-index order (registry.c). */
+int lt__backend_count(void);
+const lt__backend_desc *lt__backend_at(int i);
 
 #endif

@@ -7,22 +7,22 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The registry's backend whose prefix names `device` ("cpu", "opencl", "opencl:P:D"). */
 static lt_status context_open_backend(lt_context *ctx, const char *device) {
-  if (strcmp(device, "cpu") == 0) {
-    snprintf(ctx->device, sizeof ctx->device, "cpu");
-    return lt__cpu_open(ctx);
+  char forms[256] = "";
+  int n = lt__backend_count();
+  for (int i = 0; i < n; i++) {
+    const lt__backend_desc *b = lt__backend_at(i);
+    size_t len = strlen(b->prefix);
+    if (strncmp(device, b->prefix, len) == 0 &&
+        (device[len] == '\0' || (b->takes_suffix && device[len] == ':'))) {
+      if (b->missing) return lt__error(LT_ERR_NO_DEVICE, "device '%s': %s", device, b->missing);
+      return b->open(ctx, device);
+    }
+    size_t used = strlen(forms);
+    snprintf(forms + used, sizeof forms - used, "%s%s", i == 0 ? "" : ", ", b->forms);
   }
-  if (strncmp(device, "opencl", 6) == 0 && (device[6] == '\0' || device[6] == ':')) {
-#ifdef LT_HAVE_OPENCL
-    return lt__opencl_open(ctx, device);
-#else
-    return lt__error(LT_ERR_NO_DEVICE,
-                     "device '%s': this libtensor was built without OpenCL (LT_WITH_OPENCL=OFF)",
-                     device);
-#endif
-  }
-  return lt__error(LT_ERR_NO_DEVICE,
-                   "unknown device '%s' (expected \"cpu\", \"opencl\" or \"opencl:P:D\")", device);
+  return lt__error(LT_ERR_NO_DEVICE, "unknown device '%s' (expected %s)", device, forms);
 }
 
 lt_status lt_context_create_with_allocator(const char *device, lt_alloc_fn alloc,

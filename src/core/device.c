@@ -1,69 +1,55 @@
-/* Device enumeration: the CPU is device 0, OpenCL devices (if built) follow. */
+/* Device enumeration over the backend registry: the CPU is device 0, OpenCL devices (if built)
+ * follow. */
 #include "core/error.h"
 #include "core/object.h"
 
-#include <unistd.h>
+/* Devices of the registry's backends, numbered in table order; a backend whose enumeration
+ * fails contributes none. */
+static int backend_devices(const lt__backend_desc *b) {
+  int n = 0;
+  if (b->device_count == NULL || b->device_count(&n) != LT_OK || n < 0) return 0;
+  return n;
+}
 
 lt_status lt_device_count(int *count) {
   LT_CHECK_NULL(count, "count");
-  *count = 1;
-#ifdef LT_HAVE_OPENCL
-  int n = 0;
-  if (lt__opencl_device_count(&n) == LT_OK) *count += n;
-#endif
+  *count = 0;
+  for (int i = 0; i < lt__backend_count(); i++)
+    *count += backend_devices(lt__backend_at(i));
   return LT_OK;
 }
 
-static lt_status check_index(int index) {
+/* The backend holding global device `index`, and the index within it. */
+static lt_status find_device(int index, const lt__backend_desc **backend, int *local) {
   int count = 0;
   LT_TRY(lt_device_count(&count));
   LT_RETURN_IF(index < 0 || index >= count, LT_ERR_OUT_OF_RANGE,
                "device index %d is outside [0, %d)", index, count);
-  return LT_OK;
+  for (int i = 0; i < lt__backend_count(); i++) {
+    const lt__backend_desc *b = lt__backend_at(i);
+    int n = backend_devices(b);
+    if (index < n) {
+      *backend = b;
+      *local = index;
+      return LT_OK;
+    }
+    index -= n;
+  }
+  return lt__error(LT_ERR_OUT_OF_RANGE, "device index %d is outside [0, %d)", index, count);
 }
 
 lt_status lt_device_string(int index, lt_device_prop prop, const char **out) {
   LT_CHECK_NULL(out, "out");
-  LT_TRY(check_index(index));
-  if (index > 0) {
-#ifdef LT_HAVE_OPENCL
-    return lt__opencl_device_string(index - 1, prop, out);
-#endif
-  }
-  switch (prop) {
-  case LT_DEVICE_ID: *out = "cpu"; return LT_OK;
-  case LT_DEVICE_NAME: *out = "host CPU (OpenBLAS + libtensor threads)"; return LT_OK;
-  case LT_DEVICE_VENDOR: *out = "host"; return LT_OK;
-  case LT_DEVICE_TYPE: *out = "cpu"; return LT_OK;
-  default:
-    return lt__error(LT_ERR_INVALID_ARGUMENT, "device property %d is not a string property",
-                     (int)prop);
-  }
+  const lt__backend_desc *b = NULL;
+  int local = 0;
+  LT_TRY(find_device(index, &b, &local));
+  return b->device_string(local, prop, out);
 }
 
 lt_status lt_device_int(int index, lt_device_prop prop, int64_t *out) {
   LT_CHECK_NULL(out, "out");
-  LT_TRY(check_index(index));
-  if (index > 0) {
-#ifdef LT_HAVE_OPENCL
-    return lt__opencl_device_int(index - 1, prop, out);
-#endif
-  }
-  switch (prop) {
-  case LT_DEVICE_GLOBAL_MEMORY: {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    *out = (pages > 0 && page > 0) ? (int64_t)pages * page : 0;
-    return LT_OK;
-  }
-  case LT_DEVICE_COMPUTE_UNITS: {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    *out = n > 0 ? n : 1;
-    return LT_OK;
-  }
-  case LT_DEVICE_FP64: *out = 1; return LT_OK;
-  case LT_DEVICE_FP16: *out = 0; return LT_OK;
-  default:
-    return lt__error(LT_ERR_INVALID_ARGUMENT, "device property %d is not an integer property",
-                     (int)prop);
-  }
+  const lt__backend_desc *b = NULL;
+  int local = 0;
+  LT_TRY(find_device(index, &b, &local));
+  return b->device_int(local, prop, out);
 }

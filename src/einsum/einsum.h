@@ -4,7 +4,8 @@
 #ifndef LT_EINSUM_EINSUM_H
 #define LT_EINSUM_EINSUM_H
 
-#include "einsum/lower.h"
+#include "lower/pair.h"
+#include "ops/plan.h"
 
 /* NumPy allows 32 operands (64 in NumPy 2); einsum here accepts up to this many. */
 #define LT__EINSUM_MAX_OPERANDS 64

@@ -1,5 +1,5 @@
 /* lt_plan_einsum / lt_plan_einsum_modes: parse, canonicalise, choose a path, lower every
- * pairwise step (einsum/lower_pair.c) into one program run by lt_plan_execute. */
+ * pairwise step (lower/pair.c) into one program run by lt_plan_execute. */
 #include "core/dtype.h"
 #include "core/error.h"
 #include "einsum/einsum.h"

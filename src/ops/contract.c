@@ -1,8 +1,9 @@
 /* lt_plan_contraction: D = alpha*opA(A).opB(B) + beta*C over mode labels, lowered once into
- * backend steps by lt__lower_pair (einsum/lower_pair.c). */
+ * backend steps by lt__lower_pair (lower/pair.c). */
 #include "core/dtype.h"
 #include "core/error.h"
-#include "einsum/lower.h"
+#include "lower/pair.h"
+#include "ops/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
 #define LT_BACKEND_CPU_H
 
 #include "backend/backend.h"
+#include "backend/cpu/cpu_isa.h"
 #include "backend/cpu/cpu_pool.h"
 #include "backend/cpu/cpu_scratch.h"
 
@@ -15,7 +16,11 @@ typedef struct lt__cpu_state {
   int pool_threads;    /* threads the pool was built for (workers + caller) */
   int default_threads; /* LT_NUM_THREADS, else the number of online cores */
   lt__cpu_scratch scratch;
+  const lt__cpu_isa *isa; /* chosen when the context opened (LT_CPU_ISA read then) */
 } lt__cpu_state;
+
+/* The instruction-set table of a CPU context: kernels, GEMM blocking, transposes. */
+const lt__cpu_isa *lt__cpu_isa_of(const lt_context *ctx);
 
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *step);

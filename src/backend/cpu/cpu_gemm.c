@@ -1,12 +1,15 @@
 /* Batched GEMM through OpenBLAS (cblas). A batch either runs as a loop of threaded GEMMs, or
- * is split across threads that each run single-threaded GEMMs, whichever the shape favours. */
+ * is split across threads that each run single-threaded GEMMs, whichever the shape favours.
+ * Built without OpenBLAS (LT_WITH_OPENBLAS=OFF), the packed kernels run every GEMM. */
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_gemm_packed.h"
 #include "backend/cpu/cpu_isa.h"
 #include "core/error.h"
 #include "core/object.h"
 
+#ifdef LT_HAVE_OPENBLAS
 #include <cblas.h>
+#endif
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -36,6 +39,7 @@ void lt__cpu_gemm_batch_offsets(const lt__gemm_step *s, int64_t b, int64_t *oa, 
   }
 }
 
+#ifdef LT_HAVE_OPENBLAS
 /* Row-major cblas view of a rows x cols matrix with strides (rs, cs), one of them 1. */
 static void blas_view(int64_t rs, int64_t cs, int64_t cols, int64_t rows, bool *trans,
                       blasint *ld) {
@@ -141,11 +145,13 @@ static bool blas_layout(const lt__matrix *x, int64_t rows, int64_t cols) {
          (x->rs == 1 && (x->cs >= rows || cols == 1));
 }
 
+#endif /* LT_HAVE_OPENBLAS */
+
 bool lt__cpu_gemm_takes_any_strides(lt_context *ctx) {
-  (void)ctx;
-  return lt__cpu_has_avx512();
+  return lt__cpu_isa_of(ctx)->gemm_blocking != NULL;
 }
 
+#ifdef LT_HAVE_OPENBLAS
 /* Whether the OpenBLAS in use runs AVX-512 kernels of its own. OpenBLAS picks its kernels by
  * CPU model (or OPENBLAS_CORETYPE), and Debian's 0.3.21 takes CPUs newer than it knows for
  * Prescott (SSE3), a quarter of this library's kernels; on a core it does know, its kernels
@@ -166,19 +172,31 @@ static bool openblas_runs_avx512(void) {
  * OpenBLAS has AVX-512 kernels too and the step is a few large BLAS-layout GEMMs (where it is
  * as fast); batches of small GEMMs and strided matrices are ours either way, as they avoid
  * OpenBLAS's per-call overhead and copies. */
-static bool use_packed(const lt__gemm_step *s, int64_t nb, bool blas_ok, int threads) {
-  if (!lt__cpu_has_avx512()) return false;
+static bool use_packed(const lt__cpu_isa *isa, const lt__gemm_step *s, int64_t nb, bool blas_ok,
+                       int threads) {
+  if (isa->gemm_blocking == NULL) return false;
   if (blas_ok && (s->m == 1 || s->n == 1) && s->k > 0) return false; /* gemv: see gemv_one */
   return !blas_ok || !openblas_runs_avx512() || nb >= 2 * (int64_t)threads;
 }
 
+#endif /* LT_HAVE_OPENBLAS */
+
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
   int64_t nb = lt__cpu_gemm_batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
+#ifndef LT_HAVE_OPENBLAS
+  const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
+  const lt__gemm_blocking *packed = isa->gemm_blocking ? isa->gemm_blocking(s->dtype) : NULL;
+  if (packed && lt__cpu_gemm_packed(ctx, s, packed)) return LT_OK;
+  LT_RETURN_IF(!lt__cpu_gemm_packed(ctx, s, lt__gemm_blocking_portable(s->dtype)),
+               LT_ERR_OUT_OF_MEMORY, "gemm: out of memory for packing buffers");
+  return LT_OK;
+#else
   bool blas_ok = blas_layout(&s->a, s->m, s->k) && blas_layout(&s->b, s->k, s->n) &&
                  blas_layout(&s->c, s->m, s->n);
+  const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
   const lt__gemm_blocking *bk =
-      use_packed(s, nb, blas_ok, lt__cpu_threads(ctx)) ? lt__gemm_blocking_avx512(s->dtype) : NULL;
+      use_packed(isa, s, nb, blas_ok, lt__cpu_threads(ctx)) ? isa->gemm_blocking(s->dtype) : NULL;
   if (bk && lt__cpu_gemm_packed(ctx, s, bk)) return LT_OK;
   if (!blas_ok) {
     /* Planned for the AVX-512 path (or its packing buffers are out): the portable kernels. */
@@ -194,4 +212,5 @@ lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
   else
     gemm_range(s, 0, nb);
   return LT_OK;
+#endif
 }

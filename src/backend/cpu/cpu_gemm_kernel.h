@@ -20,8 +20,8 @@ typedef struct lt__gemm_blocking {
   lt__gemm_microkernel kernel;
 } lt__gemm_blocking;
 
-/* The AVX-512 kernels for LT_F32 / LT_F64, NULL for other dtypes or when not built. Only call
- * after lt__cpu_has_avx512(). */
+/* The AVX-512 kernels for LT_F32 / LT_F64, NULL for other dtypes or when not built. Reached
+ * only through the avx512 ISA table (cpu_isa.c), chosen where the CPU runs them. */
 const lt__gemm_blocking *lt__gemm_blocking_avx512(lt_dtype dtype);
 
 /* Plain C kernels for LT_F32 / LT_F64 (NULL otherwise), for any CPU. */

@@ -264,7 +264,7 @@ static bool slots_take(lt_context *ctx, gemm_slots *slots, int count, size_t a_b
 bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm_blocking *bk) {
   int64_t nb = lt__cpu_gemm_batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return true;
-  lt__cpu_simd simd = lt__cpu_simd_level();
+  lt__cpu_simd simd = lt__cpu_isa_of(ctx)->simd;
   gemm_problem g0 = problem_of(s, bk, simd, 0);
   int64_t kc = min64(s->k > 0 ? s->k : 1, bk->kc);
   size_t a_bytes = (size_t)(round_up(min64(g0.m, bk->mc), bk->mr) * kc) * bk->esize;

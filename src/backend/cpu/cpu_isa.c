@@ -1,5 +1,6 @@
-/* Runtime instruction-set checks. LT_CPU_ISA (baseline, avx2, avx512) caps the set, so the
- * tests can run every code path on one machine and users can rule out a suspect kernel. */
+/* Runtime instruction-set checks and the per-instruction-set tables (cpu_isa.h). LT_CPU_ISA
+ * (baseline, avx2, avx512) caps the set, so the tests can run every code path on one machine
+ * and users can rule out a suspect kernel. */
 #include "backend/cpu/cpu_isa.h"
 
 #include <stdatomic.h>
@@ -29,7 +30,6 @@ static enum isa_level isa_of_cpu(void) {
   return ISA_BASELINE;
 }
 
-/* Read the environment on every call: it is cheap next to any kernel, and tests switch it. */
 static enum isa_level isa_level(void) {
   static atomic_int cpu_level = -1; /* every thread that races here stores the same value */
   int level = atomic_load_explicit(&cpu_level, memory_order_relaxed);
@@ -41,6 +41,34 @@ static enum isa_level isa_level(void) {
   return (enum isa_level)level < cap ? (enum isa_level)level : cap;
 }
 
-bool lt__cpu_has_avx2(void) { return isa_level() >= ISA_AVX2; }
+static const lt__cpu_isa isa_baseline = {
+    .name = "baseline",
+    .simd = LT__CPU_SIMD_BASELINE,
+    .kernels = lt__cpu_kernels_for,
+    .gemm_blocking = NULL,
+};
+#if defined(LT_HAVE_X86_ISA_KERNELS)
+static const lt__cpu_isa isa_avx2 = {
+    .name = "avx2",
+    .simd = LT__CPU_SIMD_AVX2,
+    .kernels = lt__cpu_kernels_avx2,
+    .gemm_blocking = NULL,
+};
+static const lt__cpu_isa isa_avx512 = {
+    .name = "avx512",
+    .simd = LT__CPU_SIMD_AVX512,
+    .kernels = lt__cpu_kernels_avx512,
+    .gemm_blocking = lt__gemm_blocking_avx512,
+};
+#endif
 
-bool lt__cpu_has_avx512(void) { return isa_level() >= ISA_AVX512; }
+const lt__cpu_isa *lt__cpu_isa_select(void) {
+#if defined(LT_HAVE_X86_ISA_KERNELS)
+  switch (isa_level()) {
+  case ISA_AVX512: return &isa_avx512;
+  case ISA_AVX2: return &isa_avx2;
+  default: break;
+  }
+#endif
+  return &isa_baseline;
+}

@@ -1,15 +1,30 @@
-/* Which vector instruction sets the CPU kernels may use, decided once per process. Kernels for
- * AVX2 / AVX-512 live in files named *_avx2.c / *_avx512.c that are compiled for that set
- * only, so nothing in them may run before these checks say yes. */
+/* Which vector instruction sets the CPU kernels may use: one table per instruction set, chosen
+ * once when a context opens (lt__cpu_isa_select; LT_CPU_ISA is read then, not per operation).
+ * Kernels for AVX2 / AVX-512 live in files named *_avx2.c / *_avx512.c that are compiled for
+ * that set only, so nothing in them may run unless the chosen table points at them. */
 #ifndef LT_BACKEND_CPU_ISA_H
 #define LT_BACKEND_CPU_ISA_H
 
+#include "backend/cpu/cpu_gemm_kernel.h"
+#include "backend/cpu/cpu_transpose.h"
+#include "backend/cpu/cpu_typed.h"
+
 #include <stdbool.h>
 
-/* True when the build has the AVX2+FMA kernels and the running CPU (and OS) supports them,
- * unless LT_CPU_ISA=baseline forces the portable code. */
-bool lt__cpu_has_avx2(void);
-/* Same for AVX-512 (F, DQ, BW, VL); LT_CPU_ISA=avx2 or baseline disables it. */
-bool lt__cpu_has_avx512(void);
+typedef struct lt__cpu_isa {
+  const char *name;  /* "baseline", "avx2", "avx512" */
+  lt__cpu_simd simd; /* tile transposes, gathers and streaming stores */
+  /* Chunk kernels for a compute dtype (F32, F64): lt__cpu_kernels_for / _avx2 / _avx512; the
+   * results are identical on every path. */
+  const lt__cpu_kernels *(*kernels)(lt_dtype compute);
+  /* Blocking of the packed AVX-512 GEMM kernels, NULL where they may not run (then GEMM goes
+   * to OpenBLAS, or to the portable packed kernels for what BLAS does not take). */
+  const lt__gemm_blocking *(*gemm_blocking)(lt_dtype dtype);
+} lt__cpu_isa;
+
+/* The widest table the build has and the running CPU (and OS) supports, capped by LT_CPU_ISA
+ * (baseline, avx2, avx512), so the tests can run every code path on one machine and users can
+ * rule out a suspect kernel. Reads the environment: call it once per context. */
+const lt__cpu_isa *lt__cpu_isa_select(void);
 
 #endif

@@ -337,11 +337,12 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
   lt__cpu_map_job j;
   memset(&j, 0, sizeof j);
   j.step = s;
-  j.k = lt__cpu_kernels_widest(s->compute);
+  const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
+  j.k = isa->kernels(s->compute);
   j.out = s->n_in;
   j.bitcopy = is_bitcopy(s);
   j.esize = lt_dtype_size(s->out.dtype);
-  j.simd = lt__cpu_simd_level();
+  j.simd = isa->simd;
   lt__cpu_nest *nest = &j.nest;
   lt__cpu_nest_init(nest, s->rank, s->shape, s->n_in + 1);
   for (int q = 0; q <= s->n_in; q++) {

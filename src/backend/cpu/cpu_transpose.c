@@ -90,12 +90,6 @@ static void rows_f64_sse(char *const *drow, const char *const *srow, int64_t np,
 }
 #endif
 
-lt__cpu_simd lt__cpu_simd_level(void) {
-  if (lt__cpu_has_avx512()) return LT__CPU_SIMD_AVX512;
-  if (lt__cpu_has_avx2()) return LT__CPU_SIMD_AVX2;
-  return LT__CPU_SIMD_BASELINE;
-}
-
 int64_t lt__cpu_transpose_block(lt__cpu_simd simd, size_t esize) {
 #if defined(LT_HAVE_X86_ISA_KERNELS)
   if (esize == 4 || esize == 8) {

@@ -9,14 +9,12 @@
 /* Largest tile edge the tile kernels accept. */
 #define LT__CPU_TILE_MAX 128
 
-/* The vector unit the tile transposes use, chosen once per operation (the choice reads the
- * environment, see cpu_isa.h, which is too slow for every tile). */
+/* The vector unit the tile transposes use: the context's ISA table says which (cpu_isa.h). */
 typedef enum lt__cpu_simd {
   LT__CPU_SIMD_BASELINE,
   LT__CPU_SIMD_AVX2,
   LT__CPU_SIMD_AVX512
 } lt__cpu_simd;
-lt__cpu_simd lt__cpu_simd_level(void);
 
 /* dst[i*ds] = src[i*ss] for i < n, elements of esize bytes (2, 4 or 8). */
 void lt__cpu_copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, int64_t n,
@@ -41,7 +39,7 @@ void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds
                             int64_t nq, size_t esize, lt__cpu_simd simd);
 
 /* The vector kernels (cpu_transpose_avx2.c, cpu_transpose_avx512.c; call them only where
- * lt__cpu_simd_level() allows): the same transpose restricted to q < nq - nq % b,
+ * the ISA table allows): the same transpose restricted to q < nq - nq % b,
  * b = lt__cpu_transpose_block(simd, esize), and p < np - np % (16 / esize): whole b x b blocks,
  * then partial blocks of 16-byte column groups (short source rows, e.g. extents of 12, still
  * run in vectors). With `stream` every destination row starts on a 64-byte boundary and

@@ -65,10 +65,9 @@ static inline void lt__cpu_prefetch_span(const void *p, int64_t bytes) {
  * scale_totals_f32, arg_f32, arg_rows_f32 (with the static helpers to_i64_f32 and
  * reduce_lanes_f32) and the same with _f64. */
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute);
-/* The same kernels compiled for the widest instruction set the CPU runs (cpu_isa.h; reads the
- * environment, so once per operation): lt__cpu_kernels_avx512 / _avx2 (cpu_typed_avx*.c, only
- * when built), else lt__cpu_kernels_for. Results are identical on every path. */
-const lt__cpu_kernels *lt__cpu_kernels_widest(lt_dtype compute);
+/* The same kernels compiled for AVX2 / AVX-512 (cpu_typed_avx*.c, only when built; the ISA
+ * table of cpu_isa.c points at them where the CPU runs them). Results are identical on every
+ * path. */
 const lt__cpu_kernels *lt__cpu_kernels_avx2(lt_dtype compute);
 const lt__cpu_kernels *lt__cpu_kernels_avx512(lt_dtype compute);
 

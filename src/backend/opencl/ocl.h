@@ -44,6 +44,10 @@ typedef struct lt__ocl_state {
 
 /* The enumerated devices (built once per process); NULL with *count 0 if there are none. */
 const lt__ocl_device *lt__ocl_devices(int *count);
+/* Device enumeration for the registry entry (ocl_context.c); indices are OpenCL-local. */
+lt_status lt__opencl_device_count(int *count);
+lt_status lt__opencl_device_string(int index, lt_device_prop prop, const char **out);
+lt_status lt__opencl_device_int(int index, lt_device_prop prop, int64_t *out);
 
 /* Name of a CL error code ("CL_OUT_OF_RESOURCES"). */
 const char *lt__cl_error_name(cl_int err);

@@ -89,6 +89,16 @@ static const lt__backend opencl_backend = {
     .contract = lt__ocl_contract,
     .synchronize = ocl_synchronize,
     .release = ocl_release,
+    /* The figures lower/pair.c used for every backend before they became caps; they should be
+     * measured per device (a GPU's GEMM rate and launch cost differ from a CPU's). */
+    .caps =
+        {
+            .direct_max_flops = 32768.0,
+            .gemm_index_max = 2147483647LL, /* BLAS int */
+            .gemm_flops = 50e9,
+            .copy_seconds = 1e-9,
+            .call_seconds = 2e-6,
+        },
 };
 
 static lt_status create_queue(lt__ocl_state *st) {
@@ -103,7 +113,7 @@ static lt_status create_queue(lt__ocl_state *st) {
   return LT_OK;
 }
 
-lt_status lt__opencl_open(lt_context *ctx, const char *device) {
+static lt_status opencl_open(lt_context *ctx, const char *device) {
   const lt__ocl_device *dev = NULL;
   LT_TRY(select_device(device, &dev));
   lt__ocl_state *st = lt__host_alloc(ctx, sizeof *st);
@@ -124,3 +134,14 @@ lt_status lt__opencl_open(lt_context *ctx, const char *device) {
   ctx->backend_state = st;
   return LT_OK;
 }
+
+/* OpenCL's entry in the backend registry (backend/registry.c). */
+const lt__backend_desc lt__opencl_backend_desc = {
+    .prefix = "opencl",
+    .takes_suffix = true,
+    .forms = "\"opencl\" or \"opencl:P:D\"",
+    .device_count = lt__opencl_device_count,
+    .device_string = lt__opencl_device_string,
+    .device_int = lt__opencl_device_int,
+    .open = opencl_open,
+};

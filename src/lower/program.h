@@ -1,10 +1,10 @@
 /* A lowered operation: a list of backend steps over the plan's inputs, its output and one
  * workspace block. Everything is decided when the plan is built; executing only patches
  * memory handles, offsets and the alpha/beta scalars into copies of the steps. */
-#ifndef LT_EINSUM_PROGRAM_H
-#define LT_EINSUM_PROGRAM_H
+#ifndef LT_LOWER_PROGRAM_H
+#define LT_LOWER_PROGRAM_H
 
-#include "ops/plan.h"
+#include "core/object.h"
 
 #include <stdatomic.h>
 

@@ -1,14 +1,11 @@
-/* Lowering of a pairwise contraction into map / reduce / direct / GEMM steps (see lower.h). */
+/* Lowering of a pairwise contraction into map / reduce / direct / GEMM steps (see pair.h). */
+#include "lower/pair.h"
 #include "core/error.h"
-#include "einsum/lower.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Up to this many flops a contraction runs in the backend's direct kernel. */
-#define DIRECT_MAX_FLOPS 32768.0
-#define BLAS_INT_MAX 2147483647LL
 /* Elements within which a packing gather along a stride stays on the same few cache lines. */
 #define NEAR_STRIDE 8
 
@@ -260,7 +257,7 @@ static bool as_matrix(const lt__pair *p, const lt__mview *v, const group *r, con
   int64_t sr, sc;
   if (!collapse(v, r, p->extent, &sr) || !collapse(v, c, p->extent, &sc)) return false;
   int64_t rows = r->size, cols = c->size;
-  bool blas_ints = sr <= BLAS_INT_MAX && sc <= BLAS_INT_MAX;
+  bool blas_ints = sr <= p->caps->gemm_index_max && sc <= p->caps->gemm_index_max;
   if (rows == 1 && cols == 1)
     *rs = 1, *cs = 1;
   else if (blas_ints && cols == 1 && sr >= 1)
@@ -331,10 +328,8 @@ typedef struct gemm_cfg {
   double cost;   /* modelled seconds */
 } gemm_cfg;
 
-/* Modelled machine for choosing among configurations: relative figures are what matter. */
-#define MODEL_GEMM_FLOPS 50e9   /* large-GEMM rate */
-#define MODEL_PACK_SECONDS 1e-9 /* per element copied by a permuting map */
-#define MODEL_CALL_SECONDS 2e-6 /* per BLAS call */
+/* The modelled machine for choosing among configurations comes from the backend's caps
+ * (p->caps): relative figures are what matter. */
 
 /* GEMM efficiency along one dimension: small extents waste the micro-kernel. */
 static double dim_efficiency(int64_t x) { return (double)x / ((double)x + 8.0); }
@@ -386,8 +381,8 @@ static void configure(const lt__pair *p, gemm_cfg *cfg) {
       2.0 * (double)cfg->bt.size * (double)cfg->m.size * (double)cfg->n.size * (double)cfg->k.size;
   double eff =
       dim_efficiency(cfg->m.size) * dim_efficiency(cfg->n.size) * dim_efficiency(cfg->k.size);
-  cfg->cost = copies * MODEL_PACK_SECONDS + flops / (MODEL_GEMM_FLOPS * eff) +
-              (double)cfg->bt.size * MODEL_CALL_SECONDS;
+  cfg->cost = copies * p->caps->copy_seconds + flops / (p->caps->gemm_flops * eff) +
+              (double)cfg->bt.size * p->caps->call_seconds;
 }
 
 static void group_add(group *g, int32_t mode, const int64_t *extent);
@@ -515,6 +510,8 @@ static lt_status alloc_d(lt__program *prog, lt__pair *p) {
 lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__how *how) {
   p->gemm_any_strides =
       ctx->backend->gemm_takes_any_strides && ctx->backend->gemm_takes_any_strides(ctx);
+  p->caps = &ctx->backend->caps;
+  const int64_t index_max = p->caps->gemm_index_max;
   for (int i = 0; i < p->d.rank; i++)
     LT_RETURN_IF(!lt__mview_has(&p->a, p->d.mode[i]) && !lt__mview_has(&p->b, p->d.mode[i]),
                  LT_ERR_INVALID_ARGUMENT, "contraction: output mode %d appears in neither A nor B",
@@ -548,8 +545,8 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
   if (any_zero || k.n == 0 ||
       (ctx->backend->contract &&
        2.0 * (double)bt.size * (double)m.size * (double)n.size * (double)k.size <=
-           DIRECT_MAX_FLOPS) ||
-      m.size > BLAS_INT_MAX || n.size > BLAS_INT_MAX || k.size > BLAS_INT_MAX) {
+           p->caps->direct_max_flops) ||
+      m.size > index_max || n.size > index_max || k.size > index_max) {
     if (allocate_d) LT_TRY(alloc_d(prog, p));
     if (any_zero) {
       *how = LT__HOW_FILL;

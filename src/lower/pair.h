@@ -1,17 +1,17 @@
 /* Lowering of one pairwise contraction D = alpha*opA(A).opB(B) + beta*C over mode labels
  * into backend steps. Shared by lt_plan_contraction and every step of an einsum path.
  *
- * Strategy (chosen at plan time, see lower_pair.c): modes only in one input are reduced first;
+ * Strategy (chosen at plan time, see pair.c): modes only in one input are reduced first;
  * size-0 modes give beta*C; no contracted mode: one elementwise map; tiny problems: the
  * backend's direct contraction; otherwise batched GEMM over (batch, M, N, K) groups, passing
  * each operand to BLAS in place when its strides allow, packing it into workspace otherwise.
  * A packing micro-kernel path (tensor blocks straight into SIMD kernels) would be one more
  * strategy here that emits a new backend step from the same grouped description; the front
  * ends (contract.c, einsum) would not change. */
-#ifndef LT_EINSUM_LOWER_H
-#define LT_EINSUM_LOWER_H
+#ifndef LT_LOWER_PAIR_H
+#define LT_LOWER_PAIR_H
 
-#include "einsum/program.h"
+#include "lower/program.h"
 
 /* A strided operand described over mode ids (each mode at most once). */
 typedef struct lt__mview {
@@ -34,7 +34,8 @@ typedef struct lt__pair {
   lt_unary_op unary[3];
   lt_dtype compute;
   lt__scalar_role alpha, beta;
-  bool gemm_any_strides; /* the backend's GEMM takes matrices with no unit stride */
+  bool gemm_any_strides;        /* the backend's GEMM takes matrices with no unit stride */
+  const lt__backend_caps *caps; /* the backend's limits and cost figures (set by lt__lower_pair) */
 } lt__pair;
 
 /* How a lowered pair runs, for plan descriptions. */

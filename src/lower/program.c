@@ -1,5 +1,5 @@
 /* Building and running lowered step lists (see program.h). */
-#include "einsum/program.h"
+#include "lower/program.h"
 #include "core/checked.h"
 #include "core/error.h"
 
