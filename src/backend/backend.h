@@ -103,6 +103,9 @@ typedef struct lt__backend_caps {
   double gemm_flops;   /* large-GEMM rate, flop/s */
   double copy_seconds; /* per element copied by a permuting map */
   double call_seconds; /* per GEMM call */
+  /* Memory handles are host pointers: host memory can be wrapped, pointed into, and compared
+   * by address across storages (core asks this instead of naming a device). */
+  bool host_memory;
 } lt__backend_caps;
 
 typedef struct lt__backend {

@@ -26,7 +26,7 @@ static bool same_layout(const lt_tensor *a, int64_t abase, const lt_tensor *b, i
 
 /* Host memory: two storages there may wrap the same bytes (lt_tensor_wrap_host twice), so
  * their addresses are compared. Device buffers of different storages never share bytes. */
-static bool host_memory(const lt__storage *s) { return strcmp(s->ctx->device, "cpu") == 0; }
+static bool host_memory(const lt__storage *s) { return s->ctx->backend->caps.host_memory; }
 
 /* The storage addresses to compare a and b in one space (0, 0 within one storage); false when
  * they cannot share bytes. */

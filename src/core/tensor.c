@@ -217,7 +217,7 @@ lt_status lt_tensor_wrap_host(lt_context *ctx, lt_dtype dtype, int rank, const i
   LT_CHECK_NULL(out, "out");
   *out = NULL;
   LT_TRY(lt__check_context(ctx, "lt_tensor_wrap_host", "ctx"));
-  LT_RETURN_IF(strcmp(ctx->device, "cpu") != 0, LT_ERR_UNSUPPORTED,
+  LT_RETURN_IF(!ctx->backend->caps.host_memory, LT_ERR_UNSUPPORTED,
                "lt_tensor_wrap_host: context '%s' is not a CPU context; use lt_tensor_from_host",
                ctx->device);
   int64_t numel;
@@ -314,7 +314,7 @@ lt_status lt_tensor_set(lt_tensor *t, const int64_t *index, double value) {
 lt_status lt_tensor_host_pointer(const lt_tensor *t, void **out) {
   LT_TRY(lt__check_tensor(t, "lt_tensor_host_pointer: tensor"));
   LT_CHECK_NULL(out, "out");
-  LT_RETURN_IF(strcmp(t->storage->ctx->device, "cpu") != 0, LT_ERR_UNSUPPORTED,
+  LT_RETURN_IF(!t->storage->ctx->backend->caps.host_memory, LT_ERR_UNSUPPORTED,
                "lt_tensor_host_pointer: tensor lives on '%s', not the host",
                t->storage->ctx->device);
   *out = (char *)t->storage->mem + t->offset * (int64_t)lt_dtype_size(t->dtype);

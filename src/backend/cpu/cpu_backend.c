@@ -127,6 +127,7 @@ static const lt__backend cpu_backend = {
             .gemm_flops = 50e9,
             .copy_seconds = 1e-9,
             .call_seconds = 2e-6,
+            .host_memory = true,
         },
 };
 

@@ -98,6 +98,7 @@ static const lt__backend opencl_backend = {
             .gemm_flops = 50e9,
             .copy_seconds = 1e-9,
             .call_seconds = 2e-6,
+            .host_memory = false, /* cl_mem handles, even where the device is the CPU */
         },
 };
 
