@@ -91,15 +91,8 @@ static const lt__backend opencl_backend = {
     .release = ocl_release,
     /* The figures lower/pair.c used for every backend before they became caps; they should be
      * measured per device (a GPU's GEMM rate and launch cost differ from a CPU's). */
-    .caps =
-        {
-            .direct_max_flops = 32768.0,
-            .gemm_index_max = 2147483647LL, /* BLAS int */
-            .gemm_flops = 50e9,
-            .copy_seconds = 1e-9,
-            .call_seconds = 2e-6,
-            .host_memory = false, /* cl_mem handles, even where the device is the CPU */
-        },
+    /* host_memory false: cl_mem handles, even where the device is the CPU. */
+    .caps = {LT__CAPS_UNMEASURED_COSTS, .host_memory = false},
 };
 
 static lt_status create_queue(lt__ocl_state *st) {
