@@ -111,8 +111,8 @@ typedef struct lt__backend_caps {
 /* The cost figures lower/pair.c applied to every backend before they became caps, shared by
  * the backends until each measures its own (changing them changes plans). */
 #define LT__CAPS_UNMEASURED_COSTS                                                                  \
-  .direct_max_flops = 32768.0, .gemm_index_max = 2147483647LL /* BLAS int */,                      \
-  .gemm_flops = 50e9, .copy_seconds = 1e-9, .call_seconds = 2e-6
+  .direct_max_flops = 32768.0, .gemm_index_max = 2147483647LL /* BLAS int */, .gemm_flops = 50e9,  \
+  .copy_seconds = 1e-9, .call_seconds = 2e-6
 
 typedef struct lt__backend {
   const char *name;
