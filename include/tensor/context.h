@@ -51,6 +51,15 @@ LT_API lt_status lt_context_synchronize(lt_context *ctx);
 /* Drops every cached plan of the context (einsum one-shot cache). */
 LT_API lt_status lt_context_clear_cache(lt_context *ctx);
 
+/* Memory figures of a context: bytes its allocations hold now (*in_use) and the most they held
+ * since creation or the last lt_context_reset_peak_memory (*peak). Counted: everything from
+ * the context's host allocator (CPU tensors, plan workspaces, GEMM packing buffers, plans)
+ * and device buffers of backends without host memory (OpenCL tensors and workspaces). Either
+ * pointer may be NULL. LT_ERR_INVALID_HANDLE for a bad context. */
+LT_API lt_status lt_context_memory(const lt_context *ctx, int64_t *in_use, int64_t *peak);
+/* Restarts the peak at the bytes held now. */
+LT_API lt_status lt_context_reset_peak_memory(lt_context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

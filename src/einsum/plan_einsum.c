@@ -200,9 +200,10 @@ static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog)
                n);
   memcpy(list, b->canon.in, sizeof(lt__mview) * (size_t)n);
   lt_status st = LT_OK;
-  for (int s = 0; s < n - 1 && st == LT_OK; s++) {
+  const int steps = n - 1;
+  for (int s = 0; s < steps && st == LT_OK; s++) {
     int i = (int)b->path.pos[s][0], j = (int)b->path.pos[s][1];
-    bool last = s + 1 == n - 1;
+    bool last = s + 1 == steps;
     lt__pair p;
     memset(&p, 0, sizeof p);
     p.extent = b->canon.extent;
@@ -225,11 +226,11 @@ static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog)
     if (st != LT_OK) break;
     modes_text(b, &p.d, td, sizeof td);
     /* Long networks: the first and last steps tell the story; the tree API has them all. */
-    if (s < 64 || s + 16 >= n - 1)
+    if (s < 64 || s + 16 >= steps)
       say(b, "  step %d: %s,%s->%s  flops %.3g  %s %.0f elements  %s\n", s + 1, ta, tb, td, flops,
           last ? "output" : "intermediate", view_size(&b->canon, &p.d), lt__how_name(how));
     else if (s == 64)
-      say(b, "  ... (%d more steps)\n", n - 1 - 64 - 16);
+      say(b, "  ... (%d more steps)\n", steps - 64 - 16);
     memmove(&list[j], &list[j + 1], sizeof(lt__mview) * (size_t)(n - j - 1));
     memmove(&list[i], &list[i + 1], sizeof(lt__mview) * (size_t)(n - i - 2));
     n -= 2;
