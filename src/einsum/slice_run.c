@@ -16,7 +16,9 @@ lt_status lt__einsum_run_slices(const lt__einsum_impl *impl, lt_context *ctx,
   /* shallow copies whose offsets move; memory and layouts stay the caller's */
   size_t bytes = sizeof(lt_tensor) * (size_t)(n + 1) + sizeof(lt_tensor *) * (size_t)n +
                  sizeof(int64_t) * (size_t)ns;
-  char *mem = lt__host_alloc(ctx, bytes);
+  /* Few operands (the usual case) keep their copies on the stack, outside the memory figures. */
+  _Alignas(64) char local[16 * 1024];
+  char *mem = bytes <= sizeof local ? local : lt__host_alloc(ctx, bytes);
   LT_RETURN_IF(mem == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory running %d operands", n);
   lt_tensor *copy = (lt_tensor *)mem;
   const lt_tensor **ptrs = (const lt_tensor **)(mem + sizeof(lt_tensor) * (size_t)(n + 1));
@@ -52,6 +54,6 @@ lt_status lt__einsum_run_slices(const lt__einsum_impl *impl, lt_context *ctx,
       idx[j++] = 0;
     if (j == ns) break;
   }
-  lt__host_free(ctx, mem, bytes);
+  if (mem != local) lt__host_free(ctx, mem, bytes);
   return st;
 }
