@@ -116,8 +116,8 @@ static lt_status find(const net *g, const lt_plan_options *opts, int64_t (*pairs
     shapes[k] = shape_store[k];
     modes[k] = g->modes[k];
   }
-  return lt_einsum_find_path(g->n, g->rank, shapes, modes, g->rank_out, g->out, opts, pairs,
-                             cost, NULL);
+  return lt_einsum_find_path(g->n, g->rank, shapes, modes, g->rank_out, g->out, opts, pairs, cost,
+                             NULL);
 }
 
 static lt_plan_options *algo_options(lt_path_algo algo) {
@@ -379,11 +379,19 @@ static void sliced_on(lt_context *ctx) {
     sliced_case(ctx, &g, (lt_test_layout)(it % 4));
   }
   /* a ring with summed labels only, and a chain keeping its ends */
-  net ring = {.n = 4, .n_labels = 4, .rank = {2, 2, 2, 2},
-              .modes = {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, .ext = {7, 6, 5, 8}};
+  net ring = {.n = 4,
+              .n_labels = 4,
+              .rank = {2, 2, 2, 2},
+              .modes = {{0, 1}, {1, 2}, {2, 3}, {3, 0}},
+              .ext = {7, 6, 5, 8}};
   sliced_case(ctx, &ring, LT_LAYOUT_TRANSPOSED);
-  net chain = {.n = 3, .n_labels = 4, .rank = {2, 2, 2}, .modes = {{0, 1}, {1, 2}, {2, 3}},
-               .ext = {9, 7, 8, 6}, .rank_out = 2, .out = {0, 3}};
+  net chain = {.n = 3,
+               .n_labels = 4,
+               .rank = {2, 2, 2},
+               .modes = {{0, 1}, {1, 2}, {2, 3}},
+               .ext = {9, 7, 8, 6},
+               .rank_out = 2,
+               .out = {0, 3}};
   sliced_case(ctx, &chain, LT_LAYOUT_NEGATIVE);
 }
 
@@ -393,9 +401,13 @@ static void test_explicit_path(void **state) {
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
   lt_test_rng_reset(lt_test_seed());
-  net g = {.n = 4, .n_labels = 5, .rank = {2, 2, 2, 2},
-           .modes = {{0, 1}, {1, 2}, {2, 3}, {3, 4}}, .ext = {3, 4, 5, 6, 2},
-           .rank_out = 2, .out = {0, 4}};
+  net g = {.n = 4,
+           .n_labels = 5,
+           .rank = {2, 2, 2, 2},
+           .modes = {{0, 1}, {1, 2}, {2, 3}, {3, 4}},
+           .ext = {3, 4, 5, 6, 2},
+           .rank_out = 2,
+           .out = {0, 4}};
   lt_tensor *ins[4];
   double *host[4];
   const int32_t *modes[4];
@@ -507,8 +519,8 @@ static void test_thousand_operands(void **state) {
   if (!(fabs(v - 2 * cos(angle)) <= 1e-9)) fail_msg("trace %.17g, want %.17g", v, 2 * cos(angle));
   lt_tensor_destroy(out);
   lt_plan *plan;
-  LT_CHECK(lt_plan_einsum_modes(n, (const lt_tensor *const *)ins, modes, 0, NULL, NULL, NULL,
-                                &plan));
+  LT_CHECK(
+      lt_plan_einsum_modes(n, (const lt_tensor *const *)ins, modes, 0, NULL, NULL, NULL, &plan));
   int64_t steps;
   LT_CHECK(lt_plan_einsum_n_steps(plan, &steps));
   assert_int_equal(steps, n - 1);
@@ -523,12 +535,9 @@ static void test_thousand_operands(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_dp_equals_brute_force),
-      cmocka_unit_test(test_matrix_chain_optimum),
-      cmocka_unit_test(test_never_worse_than_greedy),
-      cmocka_unit_test(test_explicit_path),
-      cmocka_unit_test(test_sliced_equals_reference),
-      cmocka_unit_test(test_thousand_operands),
+      cmocka_unit_test(test_dp_equals_brute_force),   cmocka_unit_test(test_matrix_chain_optimum),
+      cmocka_unit_test(test_never_worse_than_greedy), cmocka_unit_test(test_explicit_path),
+      cmocka_unit_test(test_sliced_equals_reference), cmocka_unit_test(test_thousand_operands),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

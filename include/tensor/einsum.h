@@ -37,8 +37,7 @@ LT_API lt_status lt_einsum_modes(int n_inputs, const lt_tensor *const *inputs,
  * greedy runs (>= 1; default 64) and a cap of `seconds` of planning (> 0; default 0.25). The
  * result is deterministic for a seed unless the time cap cuts the search short. Returns
  * LT_ERR_INVALID_ARGUMENT for trials < 1 or seconds not > 0. */
-LT_API lt_status lt_plan_options_set_path_budget(lt_plan_options *opts, int trials,
-                                                 double seconds);
+LT_API lt_status lt_plan_options_set_path_budget(lt_plan_options *opts, int trials, double seconds);
 /* Seed of the randomised path search (default 0). */
 LT_API lt_status lt_plan_options_set_path_seed(lt_plan_options *opts, uint64_t seed);
 /* Path objective: cost + memory_weight * (elements every step writes), as cotengra's
@@ -73,11 +72,10 @@ LT_API lt_status lt_plan_einsum_slicing(const lt_plan *plan, int *n_sliced, int3
  * a plan (as np.einsum_path). pairs (n_inputs - 1 rows) receives the path; *cost the sum of
  * the steps' extent products, *largest the elements of the largest intermediate (either may
  * be NULL). Any number of operands. Errors as lt_plan_einsum_modes. */
-LT_API lt_status lt_einsum_find_path(int n_inputs, const int *ranks,
-                                     const int64_t *const *shapes, const int32_t *const *modes,
-                                     int rank_out, const int32_t *modes_out,
-                                     const lt_plan_options *opts, int64_t (*pairs)[2],
-                                     double *cost, double *largest);
+LT_API lt_status lt_einsum_find_path(int n_inputs, const int *ranks, const int64_t *const *shapes,
+                                     const int32_t *const *modes, int rank_out,
+                                     const int32_t *modes_out, const lt_plan_options *opts,
+                                     int64_t (*pairs)[2], double *cost, double *largest);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@
 struct lt_context {
   uint32_t tag;              /* LT__HANDLE_CONTEXT while alive (core/handle.h) */
   atomic_bool user_released; /* lt_context_destroy was called: the user's handle is gone */
-  atomic_int refcount; /* the user's handle + every storage and plan on it */
+  atomic_int refcount;       /* the user's handle + every storage and plan on it */
   const lt__backend *backend;
   void *backend_state;
   char device[64];

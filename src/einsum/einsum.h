@@ -58,12 +58,12 @@ lt_status lt__einsum_canonicalize(const lt__einsum_expr *e, const lt_tensor *con
 /* ---- contraction path ---- */
 
 typedef struct lt__path {
-  lt__pnet net;       /* the network searched (kept for slicing) */
-  int n;              /* operands */
-  int32_t (*ssa)[2];  /* n-1 steps, SSA ids (path.h) */
-  int64_t (*pos)[2];  /* the same steps as NumPy-style positions */
-  double *step_cost;  /* per step: product of the extents it touches (per slice) */
-  double *step_size;  /* per step: elements of its result (per slice) */
+  lt__pnet net;            /* the network searched (kept for slicing) */
+  int n;                   /* operands */
+  int32_t (*ssa)[2];       /* n-1 steps, SSA ids (path.h) */
+  int64_t (*pos)[2];       /* the same steps as NumPy-style positions */
+  double *step_cost;       /* per step: product of the extents it touches (per slice) */
+  double *step_size;       /* per step: elements of its result (per slice) */
   double cost, naive_cost; /* sums of step costs (times the slice count) */
   double largest;          /* elements of the largest intermediate (per slice) */
   bool *sliced;            /* per dense label (net.n_labels), or NULL: nothing sliced */

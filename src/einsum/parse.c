@@ -152,8 +152,8 @@ static lt_status explicit_output(const term *out, const term *terms, int n, int 
   return LT_OK;
 }
 
-static lt_status parse_terms(const char *text, int n_inputs, const int *ranks, term *terms,
-                             int cap, lt__einsum_expr *e);
+static lt_status parse_terms(const char *text, int n_inputs, const int *ranks, term *terms, int cap,
+                             lt__einsum_expr *e);
 
 lt_status lt__einsum_parse(const char *text, int n_inputs, const int *ranks, lt__einsum_expr *e) {
   expr_reset(e);
@@ -169,8 +169,8 @@ lt_status lt__einsum_parse(const char *text, int n_inputs, const int *ranks, lt_
   return st;
 }
 
-static lt_status parse_terms(const char *text, int n_inputs, const int *ranks, term *terms,
-                             int cap, lt__einsum_expr *e) {
+static lt_status parse_terms(const char *text, int n_inputs, const int *ranks, term *terms, int cap,
+                             lt__einsum_expr *e) {
   e->letters = true;
   size_t pos = 0;
   int n = 0;

@@ -155,9 +155,8 @@ lt_status lt__einsum_path(lt_context *ctx, const lt__einsum_canon *c, const lt_p
     /* Over the limit: also look for a tree that fits without slicing (used unless slicing the
      * unconstrained one is cheaper, decided when slicing). */
     if (st == LT_OK && limit > 0 && best.cost.largest > limit) {
-      cand_tree fit = {.ssa = work + 0};
       int32_t(*work2)[2] = lt__host_alloc(ctx, sizeof(int32_t[2]) * steps);
-      fit.ssa = work2;
+      cand_tree fit = {.ssa = work2};
       if (work2 == NULL) st = lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
       p->net.limit = limit;
       if (st == LT_OK) st = search(&p->net, opts, opts->path, work, &fit);
@@ -173,7 +172,7 @@ lt_status lt__einsum_path(lt_context *ctx, const lt__einsum_canon *c, const lt_p
           st = lt__tree_eval(&p->net, (const int32_t(*)[2])best.ssa, sl, &sc, NULL, NULL);
         if (st == LT_OK && (!ok || fit.cost.objective <= sc.objective))
           memcpy(best.ssa, fit.ssa, sizeof(int32_t[2]) * steps);
-        if (sl) lt__host_free(ctx, sl, (size_t)p->net.n_labels + 1);
+        if (sl) lt__host_free(ctx, sl, sizeof(bool) * ((size_t)p->net.n_labels + 1));
       }
       if (work2) lt__host_free(ctx, work2, sizeof(int32_t[2]) * steps);
     }

@@ -36,9 +36,9 @@ typedef struct lt__pnet {
 
 /* Builds a network from modes per operand (dense ids < n_labels, repeats allowed) and the
  * output's modes; frees with lt__pnet_free. */
-lt_status lt__pnet_init(lt__pnet *net, lt_context *ctx, int n, int n_labels,
-                        const int64_t *extent, const int *rank, const int32_t *const *modes,
-                        int rank_out, const int32_t *modes_out);
+lt_status lt__pnet_init(lt__pnet *net, lt_context *ctx, int n, int n_labels, const int64_t *extent,
+                        const int *rank, const int32_t *const *modes, int rank_out,
+                        const int32_t *modes_out);
 void lt__pnet_free(lt__pnet *net);
 
 /* Merges legs a and b into out (room for na + nb); returns the result's leg count. *size gets
@@ -91,8 +91,8 @@ lt_status lt__path_greedy(const lt__pnet *net, double costmod, double temperatur
 lt_status lt__path_refine(const lt__pnet *net, int32_t (*ssa)[2], int subtree, double deadline);
 /* Chooses labels to slice so that every intermediate holds at most `target` elements,
  * greedily by least total cost; sliced[] (n_labels) is filled. *ok false if impossible. */
-lt_status lt__path_slice(const lt__pnet *net, const int32_t (*ssa)[2], double target,
-                         bool *sliced, bool *ok);
+lt_status lt__path_slice(const lt__pnet *net, const int32_t (*ssa)[2], double target, bool *sliced,
+                         bool *ok);
 
 /* Monotonic seconds. */
 double lt__seconds(void);

@@ -9,8 +9,7 @@
 #include <string.h>
 
 /* Product of every extent in the union of two leg lists (the step's cost). */
-static double union_cost(const lt__pnet *net, const lt__leg *a, int na, const lt__leg *b,
-                         int nb) {
+static double union_cost(const lt__pnet *net, const lt__leg *a, int na, const lt__leg *b, int nb) {
   int i = 0, j = 0;
   double c = 1;
   while (i < na || j < nb) {
@@ -46,8 +45,7 @@ static int dp_emit(dp_state *d, uint32_t s) {
 }
 
 lt_status lt__path_dp_items(const lt__pnet *net, int k, const lt__leg *const *legs,
-                            const int *n_legs, int32_t (*ssa)[2], double *objective,
-                            bool *found) {
+                            const int *n_legs, int32_t (*ssa)[2], double *objective, bool *found) {
   *found = false;
   LT_RETURN_IF(k < 1 || k > LT__DP_MAX, LT_ERR_INTERNAL, "einsum: %d items for the exact search",
                k);

@@ -71,7 +71,8 @@ static cand heap_pop(greedy *g) {
 static lt_status need_tmp(greedy *g, size_t n) {
   if (n <= g->tmp_cap) return LT_OK;
   size_t cap = 2 * n;
-  lt__leg *grown = lt__host_realloc(g->ctx, g->tmp, g->tmp_cap * sizeof(lt__leg), cap * sizeof(lt__leg));
+  lt__leg *grown =
+      lt__host_realloc(g->ctx, g->tmp, g->tmp_cap * sizeof(lt__leg), cap * sizeof(lt__leg));
   LT_RETURN_IF(grown == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the greedy path");
   g->tmp = grown;
   g->tmp_cap = cap;

@@ -55,9 +55,9 @@ void lt__pnet_free(lt__pnet *net) {
   memset(net, 0, sizeof *net);
 }
 
-lt_status lt__pnet_init(lt__pnet *net, lt_context *ctx, int n, int n_labels,
-                        const int64_t *extent, const int *rank, const int32_t *const *modes,
-                        int rank_out, const int32_t *modes_out) {
+lt_status lt__pnet_init(lt__pnet *net, lt_context *ctx, int n, int n_labels, const int64_t *extent,
+                        const int *rank, const int32_t *const *modes, int rank_out,
+                        const int32_t *modes_out) {
   memset(net, 0, sizeof *net);
   net->ctx = ctx;
   net->n = n;
@@ -196,8 +196,7 @@ lt_status lt__tree_eval(const lt__pnet *net, const int32_t (*ssa)[2], const bool
   return st;
 }
 
-lt_status lt__ssa_to_positions(lt_context *ctx, int n, const int32_t (*ssa)[2],
-                               int64_t (*pos)[2]) {
+lt_status lt__ssa_to_positions(lt_context *ctx, int n, const int32_t (*ssa)[2], int64_t (*pos)[2]) {
   int32_t *list = lt__host_alloc(ctx, sizeof(int32_t) * (size_t)n);
   LT_RETURN_IF(list == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory converting a path");
   int len = n;
@@ -228,8 +227,8 @@ lt_status lt__ssa_to_positions(lt_context *ctx, int n, const int32_t (*ssa)[2],
 lt_status lt__positions_to_ssa(lt_context *ctx, int n, int64_t n_pairs, const int64_t (*pos)[2],
                                int32_t (*ssa)[2]) {
   LT_RETURN_IF(n_pairs != n - 1, LT_ERR_INVALID_ARGUMENT,
-               "einsum: the explicit path has %lld pairs, but %d operands take %d", (long long)n_pairs,
-               n, n - 1);
+               "einsum: the explicit path has %lld pairs, but %d operands take %d",
+               (long long)n_pairs, n, n - 1);
   int32_t *list = lt__host_alloc(ctx, sizeof(int32_t) * (size_t)n);
   LT_RETURN_IF(list == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory converting a path");
   int len = n;

@@ -52,8 +52,8 @@ static void sort_nodes(int32_t *v, int m, const double *cost, int32_t *scratch) 
   sort_nodes(v + h, m - h, cost, scratch);
   int i = 0, j = h, k = 0;
   while (i < h || j < m)
-    scratch[k++] = (j >= m || (i < h && by_cost_desc(&v[i], &v[j], (void *)cost) <= 0)) ? v[i++]
-                                                                                     : v[j++];
+    scratch[k++] =
+        (j >= m || (i < h && by_cost_desc(&v[i], &v[j], (void *)cost) <= 0)) ? v[i++] : v[j++];
   memcpy(v, scratch, sizeof(int32_t) * (size_t)m);
 }
 

@@ -196,8 +196,7 @@ static lt_status result_modes(const einsum_build *b, const lt__mview *list, int 
 static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog) {
   int n = b->canon.n_inputs;
   lt__mview *list = lt__host_alloc(ctx, sizeof(lt__mview) * (size_t)n);
-  LT_RETURN_IF(list == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory lowering %d operands",
-               n);
+  LT_RETURN_IF(list == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory lowering %d operands", n);
   memcpy(list, b->canon.in, sizeof(lt__mview) * (size_t)n);
   lt_status st = LT_OK;
   const int steps = n - 1;
@@ -329,7 +328,8 @@ static lt_status plan_path(einsum_build *b, const lt_plan_options *opts, lt__ein
     if (limit == 0 || impl->prog.ws_bytes <= (size_t)limit) break;
     /* Packing copies and simultaneous intermediates outgrow the largest one: aim lower. */
     double next = target * (double)limit / (double)impl->prog.ws_bytes;
-    if (b->path.largest < target) next = b->path.largest * 0.75 < next ? b->path.largest * 0.75 : next;
+    if (b->path.largest < target)
+      next = b->path.largest * 0.75 < next ? b->path.largest * 0.75 : next;
     target = next < target * 0.75 ? next : target * 0.75;
     LT_RETURN_IF(target < 1 || attempt > 60, LT_ERR_OUT_OF_MEMORY,
                  "einsum: no contraction order or slicing keeps the execution under the memory "

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <string.h>
 
-lt_status lt__path_slice(const lt__pnet *net, const int32_t (*ssa)[2], double target,
-                         bool *sliced, bool *ok) {
+lt_status lt__path_slice(const lt__pnet *net, const int32_t (*ssa)[2], double target, bool *sliced,
+                         bool *ok) {
   *ok = false;
   memset(sliced, 0, sizeof(bool) * (size_t)net->n_labels);
   lt__tree_cost now;

@@ -22,8 +22,8 @@ lt_status lt__einsum_run_slices(const lt__einsum_impl *impl, lt_context *ctx,
   LT_RETURN_IF(mem == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory running %d operands", n);
   lt_tensor *copy = (lt_tensor *)mem;
   const lt_tensor **ptrs = (const lt_tensor **)(mem + sizeof(lt_tensor) * (size_t)(n + 1));
-  int64_t *idx = (int64_t *)(mem + sizeof(lt_tensor) * (size_t)(n + 1) +
-                             sizeof(lt_tensor *) * (size_t)n);
+  int64_t *idx =
+      (int64_t *)(mem + sizeof(lt_tensor) * (size_t)(n + 1) + sizeof(lt_tensor *) * (size_t)n);
   for (int k = 0; k < n; k++) {
     copy[k] = *inputs[k];
     ptrs[k] = &copy[k];

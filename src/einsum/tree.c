@@ -5,8 +5,7 @@
 
 #include <string.h>
 
-static lt_status einsum_impl_of(const lt_plan *plan, const char *fn,
-                                const lt__einsum_impl **impl) {
+static lt_status einsum_impl_of(const lt_plan *plan, const char *fn, const lt__einsum_impl **impl) {
   LT_TRY(lt__handle_check(plan, LT__HANDLE_PLAN, fn, "plan"));
   LT_RETURN_IF(plan->kind != LT__PLAN_EINSUM, LT_ERR_INVALID_ARGUMENT,
                "%s: the plan is not an einsum plan", fn);

@@ -44,7 +44,8 @@ lt_status lt__check_options(const lt_plan_options *opts, const char *fn) {
 }
 
 lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtype) {
-  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_compute_dtype", "opts"));
+  LT_TRY(
+      lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_compute_dtype", "opts"));
   LT_RETURN_IF(dtype != LT_F32 && dtype != LT_F64 && dtype != LT_DTYPE_INVALID, LT_ERR_DTYPE,
                "compute dtype must be f32 or f64, not %s",
                lt_dtype_name(dtype) ? lt_dtype_name(dtype) : "an invalid dtype");
@@ -71,7 +72,8 @@ lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo) {
 }
 
 lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes) {
-  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_memory_limit", "opts"));
+  LT_TRY(
+      lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_memory_limit", "opts"));
   LT_RETURN_IF(bytes < 0, LT_ERR_INVALID_ARGUMENT, "memory limit %lld is negative",
                (long long)bytes);
   opts->memory_limit = bytes;
@@ -79,7 +81,8 @@ lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes)
 }
 
 lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtype dtype) {
-  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_output_dtype", "opts"));
+  LT_TRY(
+      lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_output_dtype", "opts"));
   LT_RETURN_IF(dtype != LT_DTYPE_INVALID && !lt__dtype_valid(dtype), LT_ERR_DTYPE,
                "invalid output dtype %d", (int)dtype);
   opts->output = dtype;
@@ -139,7 +142,8 @@ lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_te
 /* Fast path of check_layout: true when t matches (the message is only built on a mismatch,
  * keeping execution overhead low). */
 static bool layout_matches(const lt_tensor *t, const lt__layout *want) {
-  if (t == NULL || t->tag != LT__HANDLE_TENSOR || t->dtype != want->dtype || t->rank != want->rank) return false;
+  if (t == NULL || t->tag != LT__HANDLE_TENSOR || t->dtype != want->dtype || t->rank != want->rank)
+    return false;
   for (int i = 0; i < t->rank; i++)
     if (t->shape[i] != want->shape[i] || (t->shape[i] > 1 && t->strides[i] != want->strides[i]))
       return false;

@@ -7,8 +7,8 @@
 #include <string.h>
 
 lt_status lt_plan_options_set_path_budget(lt_plan_options *opts, int trials, double seconds) {
-  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_path_budget",
-                          "opts"));
+  LT_TRY(
+      lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_path_budget", "opts"));
   LT_RETURN_IF(trials < 1, LT_ERR_INVALID_ARGUMENT,
                "lt_plan_options_set_path_budget: trials %d is below 1", trials);
   LT_RETURN_IF(!(seconds > 0) || !isfinite(seconds), LT_ERR_INVALID_ARGUMENT,
@@ -35,8 +35,8 @@ lt_status lt_plan_options_set_path_cost(lt_plan_options *opts, double memory_wei
 
 lt_status lt_plan_options_set_explicit_path(lt_plan_options *opts, int64_t n_pairs,
                                             const int64_t (*pairs)[2]) {
-  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_explicit_path",
-                          "opts"));
+  LT_TRY(
+      lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_explicit_path", "opts"));
   LT_RETURN_IF(n_pairs < -1, LT_ERR_INVALID_ARGUMENT,
                "lt_plan_options_set_explicit_path: n_pairs %lld is below -1", (long long)n_pairs);
   LT_RETURN_IF(n_pairs > 0 && pairs == NULL, LT_ERR_NULL_POINTER,

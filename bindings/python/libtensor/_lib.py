@@ -109,12 +109,26 @@ _SIGNATURES = {
                                 handle_p]),
     "lt_einsum": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle_p]),
     "lt_einsum_into": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle]),
+    # paths (issue 22): budget, objective, tree size, memory figures
+    "lt_plan_options_set_path_budget": (status, [handle, ctypes.c_int, ctypes.c_double]),
+    "lt_plan_options_set_path_cost": (status, [handle, ctypes.c_double]),
+    "lt_plan_einsum_n_steps": (status, [handle, ctypes.POINTER(ctypes.c_int64)]),
+    "lt_context_memory": (status, [handle, ctypes.POINTER(ctypes.c_int64),
+                                   ctypes.POINTER(ctypes.c_int64)]),
+    "lt_context_reset_peak_memory": (status, [handle]),
 }
 
 # Exported functions (tests/abi_symbols.txt) the binding deliberately does not declare, each with
 # what it uses instead.
 # tests/python/test_abi.py requires every exported function in _SIGNATURES or here.
 UNBOUND = {
+    # paths (issue 22): array-of-pairs parameters; the Python einsum_path/explicit-path front
+    # end (branch python) binds these with its own argument handling.
+    "lt_plan_options_set_explicit_path": "einsum(optimize=[pairs]) (branch python)",
+    "lt_plan_options_set_path_seed": "default seed",
+    "lt_plan_einsum_step": "einsum_path (branch python)",
+    "lt_plan_einsum_slicing": "lt_plan_describe",
+    "lt_einsum_find_path": "einsum_path (branch python)",
     # lt_binary(op, ...) covers them.
     "lt_add": "lt_binary",
     "lt_sub": "lt_binary",
