@@ -169,7 +169,10 @@ def networks():
     out.append(("MPS/MPO sandwich L=50 D=32", *mps_sandwich(50, 32)))
     out.append(("circuit 12 qubits depth 10", *circuit(12, 10, rng)))
     out.append(("circuit 20 qubits depth 12", *circuit(20, 12, rng)))
-    return out
+    # small networks first, so that a run cut short still compares many
+    out.sort(key=lambda net: len(net[1]))
+    only = os.environ.get("LT_BENCH_MAX_TENSORS")
+    return [net for net in out if not only or len(net[1]) <= int(only)]
 
 
 # ---- one cost rule for every path ----
@@ -247,6 +250,7 @@ def ctg_path(inputs, output, size):
 
 def main():
     rows = []
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     print(f"{'network':34} {'n':>4} | log10 cost: {'libtensor':>9} {'oe-greedy':>9} {'oe-hq':>7} "
           f"{'cotengra':>8} {'best':>6} | plan s: {'lt':>7} {'oe-greedy':>9} {'oe-hq':>7} {'ctg':>7}")
     for name, inputs, output, size in networks():
@@ -272,13 +276,16 @@ def main():
               f"{lg('ctg'):>8} {math.log10(best):6.2f} | {'':7} {tm('lt'):>7} {tm('greedy'):>9} "
               f"{tm('auto-hq'):>7} {tm('ctg'):>7}", flush=True)
         rows.append(res)
+        summary(rows)
 
+
+def summary(rows):
     def geo(f):
         v = [f(r) for r in rows]
         v = [x for x in v if x is not None]
         return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
 
-    print()
+    print(f"  after {len(rows)} networks:")
     print(f"geomean cost libtensor / best of run: {geo(lambda r: r['lt'][0] / min(x[0] for x in r.values())):.3f}")
     if oe is not None:
         print(f"geomean cost libtensor / opt_einsum greedy: {geo(lambda r: r['lt'][0] / r['greedy'][0]):.3f}"
@@ -287,7 +294,8 @@ def main():
     if ctg is not None:
         print(f"geomean cost libtensor / cotengra(32): {geo(lambda r: r['lt'][0] / r['ctg'][0]):.3f}"
               f"  (worst {max(r['lt'][0] / r['ctg'][0] for r in rows):.3f})")
-        print(f"geomean planning time libtensor / cotengra(32): {geo(lambda r: r['lt'][1] / r['ctg'][1]):.4f}")
+        print(f"geomean planning time libtensor / cotengra(32): {geo(lambda r: r['lt'][1] / r['ctg'][1]):.4f}",
+              flush=True)
 
 
 if __name__ == "__main__":

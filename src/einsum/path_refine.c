@@ -155,7 +155,7 @@ lt_status lt__path_refine(const lt__pnet *net, int32_t (*ssa)[2], int subtree, d
     sort_nodes(order, m, t.cost, order + nodes);
     bool any = false;
     for (int i = 0; i < m && st == LT_OK; i++) {
-      if (deadline > 0 && (i & 15) == 0 && lt__seconds() > deadline) {
+      if (deadline > 0 && lt__seconds() > deadline) {
         pass = 8;
         break;
       }
