@@ -38,6 +38,9 @@ static void add(lset *s, int32_t l) {
   if (!has(s, l)) s->l[s->n++] = l;
 }
 
+/* Weight of the elements each step writes in the objective (lt_plan_options_set_path_cost). */
+static double g_weight;
+
 /* Cost of a NumPy-style path over the current list `cur` (m items): each step pays the product
  * of every extent in the union and keeps the labels others or the output still need. */
 static double sim_cost(const net *g, lset *cur, int m, const int64_t (*pairs)[2], int steps) {
@@ -65,6 +68,10 @@ static double sim_cost(const net *g, lset *cur, int m, const int64_t (*pairs)[2]
         need = k != i && k != j && has(&cur[k], u.l[q]);
       if (need) add(&r, u.l[q]);
     }
+    double size = 1;
+    for (int q = 0; q < r.n; q++)
+      size *= (double)g->ext[r.l[q]];
+    total += g_weight * size;
     memmove(&cur[j], &cur[j + 1], sizeof(lset) * (size_t)(m - j - 1));
     memmove(&cur[i], &cur[i + 1], sizeof(lset) * (size_t)(m - i - 2));
     m -= 2;
@@ -168,6 +175,21 @@ static void test_dp_equals_brute_force(void **state) {
     LT_CHECK(find(&g, aut, pairs, &cost));
     assert_true(fabs(path_cost(&g, (const int64_t(*)[2])pairs) - want) <= 1e-12 * want);
   }
+  /* the combined objective: cost + weight * elements written, still exact */
+  g_weight = 10;
+  LT_CHECK(lt_plan_options_set_path_cost(opt, g_weight));
+  for (int it = 0; it < 30; it++) {
+    net g;
+    random_small(&g, (int)lt_test_rand_int(3, 6));
+    int64_t pairs[8][2];
+    double cost;
+    lset *cur = initial(&g);
+    double want = brute(&g, cur, g.n);
+    free(cur);
+    LT_CHECK(find(&g, opt, pairs, &cost));
+    assert_true(fabs(path_cost(&g, (const int64_t(*)[2])pairs) - want) <= 1e-12 * want);
+  }
+  g_weight = 0;
   lt_plan_options_destroy(opt);
   lt_plan_options_destroy(aut);
 }

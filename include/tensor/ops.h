@@ -52,9 +52,10 @@ typedef enum lt_reduce_op {
 
 /* Contraction path algorithms for einsum. */
 typedef enum lt_path_algo {
-  LT_PATH_AUTO = 0,    /* optimal up to a few operands, then branch-and-bound/greedy */
+  LT_PATH_AUTO = 0,    /* exact up to 10 operands; matrix chains exact; else sampled greedy
+                          trials refined by subtree reconfiguration (see einsum.h budget) */
   LT_PATH_GREEDY = 1,  /* cheapest pair first */
-  LT_PATH_OPTIMAL = 2, /* exhaustive (dynamic programming) */
+  LT_PATH_OPTIMAL = 2, /* exhaustive (dynamic programming) up to 13 operands, else as AUTO */
   LT_PATH_NONE = 3     /* left to right, as written */
 } lt_path_algo;
 
@@ -67,7 +68,8 @@ LT_API lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dty
 LT_API lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary_op op);
 /* Path algorithm for einsum plans. */
 LT_API lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo);
-/* Upper bound on workspace bytes the einsum path may use (0 = unlimited). */
+/* Upper bound on workspace bytes the einsum path may use (0 = unlimited); einsum slices labels
+ * (runs them one value at a time) when no order fits (lt_plan_einsum_slicing reports it). */
 LT_API lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes);
 /* Output dtype for plans that allocate their output (einsum one-shot). */
 LT_API lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtype dtype);
