@@ -34,8 +34,9 @@ LT_API lt_status lt_einsum_modes(int n_inputs, const lt_tensor *const *inputs,
 /* ---- contraction paths (search budget, explicit paths, tree introspection, slicing) ---- */
 
 /* Budget of the LT_PATH_AUTO search for networks beyond exact search: `trials` randomised
- * greedy runs (>= 1; default 64) and a cap of `seconds` of planning (> 0; default 0.25). The
- * result is deterministic for a seed unless the time cap cuts the search short. Returns
+ * greedy runs (>= 1; default 64) and a cap of `seconds` of planning (> 0; default 0.5), the
+ * rest going to subtree refinement. The result is deterministic for a seed unless the time
+ * cap cuts the search short. Returns
  * LT_ERR_INVALID_ARGUMENT for trials < 1 or seconds not > 0. */
 LT_API lt_status lt_plan_options_set_path_budget(lt_plan_options *opts, int trials, double seconds);
 /* Seed of the randomised path search (default 0). */

@@ -77,9 +77,12 @@ static lt_status search(const lt__pnet *net, const lt_plan_options *opts, lt_pat
     LT_TRY(lt__path_greedy(net, costmod, temperature, &rng, work, &found));
     LT_TRY(offer(net, best, work, found));
   }
-  if (best->found) {
+  /* Refinement with growing subtrees while the budget lasts: larger subtrees find what smaller
+   * ones cannot, at a cost exponential in their size. */
+  for (int sub = n <= 300 ? 8 : 6; best->found && sub <= 12; sub += 2) {
+    if (deadline > 0 && lt__seconds() > deadline) break;
     memcpy(work, best->ssa, sizeof(int32_t[2]) * (size_t)(n - 1));
-    LT_TRY(lt__path_refine(net, work, n <= 300 ? 8 : 6, deadline));
+    LT_TRY(lt__path_refine(net, work, sub, deadline));
     LT_TRY(offer(net, best, work, true));
   }
   return LT_OK;

@@ -25,8 +25,15 @@ static double union_cost(const lt__pnet *net, const lt__leg *a, int na, const lt
   return c;
 }
 
+/* Subsets' labels as bits over the items' distinct labels (when at most 128), so that a
+ * split's cost is size(a) * size(b) / (extents a and b share): a few multiplications. */
+typedef struct lmask {
+  uint64_t w[2];
+} lmask;
+
 typedef struct dp_state {
   double *obj, *size;
+  lmask *mask;
   uint32_t *split;
   int64_t *at;
   int *cnt;
@@ -62,6 +69,24 @@ lt_status lt__path_dp_items(const lt__pnet *net, int k, const lt__leg *const *le
   d.split = lt__host_alloc(ctx, m * sizeof(uint32_t));
   d.at = lt__host_alloc(ctx, m * sizeof(int64_t));
   d.cnt = lt__host_alloc(ctx, m * sizeof(int));
+  d.mask = lt__host_alloc(ctx, m * sizeof(lmask));
+  int32_t local[128];
+  double local_ext[128];
+  int n_local = 0;
+  bool masks = true;
+  for (int i = 0; i < k && masks; i++)
+    for (int q = 0; q < n_legs[i] && masks; q++) {
+      int32_t l = legs[i][q].label;
+      int f = 0;
+      while (f < n_local && local[f] != l)
+        f++;
+      if (f == n_local) {
+        if (n_local == 128)
+          masks = false;
+        else
+          local[n_local] = l, local_ext[n_local++] = net->extent[l];
+      }
+    }
   lt__legpool pool = {.ctx = ctx};
   lt__leg *tmp = NULL;
   int tmp_n = 0;
@@ -69,7 +94,7 @@ lt_status lt__path_dp_items(const lt__pnet *net, int k, const lt__leg *const *le
     tmp_n += n_legs[i];
   tmp = lt__host_alloc(ctx, sizeof(lt__leg) * (size_t)(tmp_n + 1));
   lt_status st = LT_OK;
-  if (!d.obj || !d.size || !d.split || !d.at || !d.cnt || !tmp)
+  if (!d.obj || !d.size || !d.split || !d.at || !d.cnt || !d.mask || !tmp)
     st = lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the exact path search");
   uint32_t full = (uint32_t)(m - 1);
   for (uint32_t s = 1; s <= full && st == LT_OK; s++) {
@@ -77,6 +102,15 @@ lt_status lt__path_dp_items(const lt__pnet *net, int k, const lt__leg *const *le
     d.split[s] = 0;
     if (s == low) {
       int i = __builtin_ctz(s);
+      if (masks) {
+        d.mask[s] = (lmask){{0, 0}};
+        for (int q = 0; q < n_legs[i]; q++) {
+          int f = 0;
+          while (local[f] != legs[i][q].label)
+            f++;
+          d.mask[s].w[f / 64] |= 1ull << (f % 64);
+        }
+      }
       st = lt__legpool_push(&pool, legs[i], n_legs[i], &d.at[s]);
       d.cnt[s] = n_legs[i];
       d.size[s] = lt__legs_size(net, legs[i], n_legs[i]);
@@ -91,6 +125,15 @@ lt_status lt__path_dp_items(const lt__pnet *net, int k, const lt__leg *const *le
     d.cnt[s] = r;
     d.size[s] = size;
     d.obj[s] = INFINITY;
+    if (masks) {
+      d.mask[s] = (lmask){{0, 0}};
+      for (int q = 0; q < r; q++) {
+        int f = 0;
+        while (local[f] != tmp[q].label)
+          f++;
+        d.mask[s].w[f / 64] |= 1ull << (f % 64);
+      }
+    }
     if (net->limit > 0 && s != full && size > net->limit) continue;
     double best = INFINITY;
     for (uint32_t a = (s - 1) & s; a; a = (a - 1) & s) {
@@ -98,8 +141,17 @@ lt_status lt__path_dp_items(const lt__pnet *net, int k, const lt__leg *const *le
       uint32_t b = s & ~a;
       double c = d.obj[a] + d.obj[b];
       if (!(c < best)) continue;
-      c += union_cost(net, pool.data + d.at[a], d.cnt[a], pool.data + d.at[b], d.cnt[b]) +
-           net->mem_weight * size;
+      double u;
+      if (masks) {
+        double shared = 1;
+        for (int w = 0; w < 2; w++)
+          for (uint64_t x = d.mask[a].w[w] & d.mask[b].w[w]; x; x &= x - 1)
+            shared *= local_ext[w * 64 + __builtin_ctzll(x)];
+        u = d.size[a] * d.size[b] / shared;
+      } else {
+        u = union_cost(net, pool.data + d.at[a], d.cnt[a], pool.data + d.at[b], d.cnt[b]);
+      }
+      c += u + net->mem_weight * size;
       if (c < best) best = c, d.split[s] = a;
     }
     d.obj[s] = best;
@@ -116,6 +168,7 @@ lt_status lt__path_dp_items(const lt__pnet *net, int k, const lt__leg *const *le
   if (d.split) lt__host_free(ctx, d.split, m * sizeof(uint32_t));
   if (d.at) lt__host_free(ctx, d.at, m * sizeof(int64_t));
   if (d.cnt) lt__host_free(ctx, d.cnt, m * sizeof(int));
+  if (d.mask) lt__host_free(ctx, d.mask, m * sizeof(lmask));
   return st;
 }
 

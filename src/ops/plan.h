@@ -6,7 +6,7 @@
 
 /* Default einsum path budget: greedy trials and a time cap in seconds. */
 #define LT__PATH_DEFAULT_TRIALS 64
-#define LT__PATH_DEFAULT_SECONDS 0.25
+#define LT__PATH_DEFAULT_SECONDS 0.5
 
 struct lt_plan_options {
   uint32_t tag;     /* LT__HANDLE_PLAN_OPTIONS while alive (core/handle.h) */
