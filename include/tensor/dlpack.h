@@ -1,0 +1,156 @@
+/* libtensor: DLPack interop (zero-copy exchange with NumPy, PyTorch, JAX, CuPy, ...).
+ *
+ * The DLPack structs are declared below under the names and layout of DLPack 1.x's dlpack.h
+ * (https://github.com/dmlc/dlpack), behind dlpack.h's own include guard DLPACK_DLPACK_H_. So:
+ * - include this header alone and the DLPack types come from here;
+ * - include the real <dlpack/dlpack.h> (version 1.0 or later) BEFORE tensor.h and its
+ *   declarations are used (ours are skipped); include it AFTER and it is skipped instead. Either
+ *   way there is exactly one definition, with the same layout.
+ * A dlpack.h older than 1.0 (no DLManagedTensorVersioned) included first is an #error. */
+#ifndef LT_TENSOR_DLPACK_H
+#define LT_TENSOR_DLPACK_H
+
+#include "base.h"
+
+#ifndef DLPACK_DLPACK_H_
+#define DLPACK_DLPACK_H_
+
+#define DLPACK_MAJOR_VERSION 1
+#define DLPACK_MINOR_VERSION 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  uint32_t major;
+  uint32_t minor;
+} DLPackVersion;
+
+typedef enum {
+  kDLCPU = 1,
+  kDLCUDA = 2,
+  kDLCUDAHost = 3,
+  kDLOpenCL = 4,
+  kDLVulkan = 7,
+  kDLMetal = 8,
+  kDLVPI = 9,
+  kDLROCM = 10,
+  kDLROCMHost = 11,
+  kDLExtDev = 12,
+  kDLCUDAManaged = 13,
+  kDLOneAPI = 14,
+  kDLWebGPU = 15,
+  kDLHexagon = 16,
+  kDLMAIA = 17
+} DLDeviceType;
+
+typedef struct {
+  DLDeviceType device_type;
+  int32_t device_id;
+} DLDevice;
+
+typedef enum {
+  kDLInt = 0U,
+  kDLUInt = 1U,
+  kDLFloat = 2U,
+  kDLOpaqueHandle = 3U,
+  kDLBfloat = 4U,
+  kDLComplex = 5U,
+  kDLBool = 6U
+} DLDataTypeCode;
+
+typedef struct {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+} DLDataType;
+
+typedef struct {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides;
+  uint64_t byte_offset;
+} DLTensor;
+
+/* The legacy (pre-1.0) managed tensor: no version, no flags. */
+typedef struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+#define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
+
+typedef struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void *manager_ctx;
+  void (*deleter)(struct DLManagedTensorVersioned *self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DLPACK_DLPACK_H_ */
+
+#if DLPACK_MAJOR_VERSION < 1
+#error "libtensor needs dlpack.h 1.0 or later (DLManagedTensorVersioned)"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a DLPack exchange treats the data (an OR of these; unknown bits are
+ * LT_ERR_INVALID_ARGUMENT). */
+typedef enum lt_dlpack_flags {
+  LT_DLPACK_DEFAULT = 0,
+  /* Import: copy the elements into a new tensor on ctx instead of sharing them (the producer's
+   * deleter then runs before the call returns). Export: hand out a fresh C-contiguous copy,
+   * marked DLPACK_FLAG_BITMASK_IS_COPIED. */
+  LT_DLPACK_COPY = 1,
+  /* Export: mark the tensor DLPACK_FLAG_BITMASK_READ_ONLY (the consumer must not write). */
+  LT_DLPACK_READ_ONLY = 2
+} lt_dlpack_flags;
+
+/* Imports a DLPack 1.x tensor. Zero-copy when ctx can address the memory (a CPU context and a
+ * kDLCPU / kDLCUDAHost / kDLROCMHost tensor): the new tensor (and every view of it) keeps the
+ * producer's memory alive and calls `managed->deleter` once the last of them is destroyed.
+ * A tensor flagged DLPACK_FLAG_BITMASK_READ_ONLY is never shared, since every libtensor tensor
+ * is writable: it is copied (as with LT_DLPACK_COPY). Other devices, non-host memory on a
+ * CPU context and host memory on an OpenCL context are copied with LT_DLPACK_COPY (host memory
+ * only) and otherwise refused with LT_ERR_UNSUPPORTED. Dtypes map by (code, bits) to the
+ * library's dtype of that name ("f32", "bf16", "i64", ...); lanes != 1, complex, opaque and
+ * unknown dtypes are LT_ERR_DTYPE. Strides NULL mean C order; byte_offset is honoured; data
+ * not aligned to its element size is LT_ERR_INVALID_ARGUMENT. A major version other than 1 is
+ * LT_ERR_UNSUPPORTED. On success the library owns `managed`; on failure the caller still does
+ * (its deleter has not been called). */
+LT_API lt_status lt_tensor_from_dlpack(lt_context *ctx, DLManagedTensorVersioned *managed,
+                                       uint32_t flags, lt_tensor **out);
+/* lt_tensor_from_dlpack for the legacy DLManagedTensor (no read-only flag to honour). */
+LT_API lt_status lt_tensor_from_dlpack_legacy(lt_context *ctx, DLManagedTensor *managed,
+                                              uint32_t flags, lt_tensor **out);
+/* Exports a tensor as a DLPack 1.1 managed tensor sharing its storage (a CPU tensor; element
+ * strides, any sign, and byte_offset 0 with data at element [0,...,0]). The export holds its own
+ * reference: `t` may be destroyed first, and the consumer calls (*out)->deleter once when done.
+ * Tensors that do not live in host memory (OpenCL) are exported as a host copy with
+ * LT_DLPACK_COPY and otherwise refused with LT_ERR_UNSUPPORTED; a dtype with no DLPack
+ * equivalent is LT_ERR_DTYPE. On failure *out is NULL. */
+LT_API lt_status lt_tensor_to_dlpack(const lt_tensor *t, uint32_t flags,
+                                     DLManagedTensorVersioned **out);
+/* lt_tensor_to_dlpack as a legacy DLManagedTensor (for consumers older than DLPack 1.0;
+ * LT_DLPACK_READ_ONLY cannot be expressed there and is LT_ERR_INVALID_ARGUMENT). */
+LT_API lt_status lt_tensor_to_dlpack_legacy(const lt_tensor *t, uint32_t flags,
+                                            DLManagedTensor **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
