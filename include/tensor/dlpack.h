@@ -51,13 +51,13 @@ typedef struct {
 } DLDevice;
 
 typedef enum {
-  kDLInt = 0U,
-  kDLUInt = 1U,
-  kDLFloat = 2U,
-  kDLOpaqueHandle = 3U,
-  kDLBfloat = 4U,
-  kDLComplex = 5U,
-  kDLBool = 6U
+  kDLInt = 0,
+  kDLUInt = 1,
+  kDLFloat = 2,
+  kDLOpaqueHandle = 3,
+  kDLBfloat = 4,
+  kDLComplex = 5,
+  kDLBool = 6
 } DLDataTypeCode;
 
 typedef struct {
@@ -76,24 +76,27 @@ typedef struct {
   uint64_t byte_offset;
 } DLTensor;
 
-/* The legacy (pre-1.0) managed tensor: no version, no flags. */
-typedef struct DLManagedTensor {
+/* The legacy (pre-1.0) managed tensor: no version, no flags. (Declared in two steps, which
+ * dlpack.h does in one: the same type.) */
+typedef struct DLManagedTensor DLManagedTensor;
+struct DLManagedTensor {
   DLTensor dl_tensor;
   void *manager_ctx;
   void (*deleter)(struct DLManagedTensor *self);
-} DLManagedTensor;
+};
 
 #define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
 #define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
 #define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
 
-typedef struct DLManagedTensorVersioned {
+typedef struct DLManagedTensorVersioned DLManagedTensorVersioned;
+struct DLManagedTensorVersioned {
   DLPackVersion version;
   void *manager_ctx;
   void (*deleter)(struct DLManagedTensorVersioned *self);
   uint64_t flags;
   DLTensor dl_tensor;
-} DLManagedTensorVersioned;
+};
 
 #ifdef __cplusplus
 }

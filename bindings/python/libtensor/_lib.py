@@ -109,6 +109,12 @@ _SIGNATURES = {
                                 handle_p]),
     "lt_einsum": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle_p]),
     "lt_einsum_into": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle]),
+    # dlpack.h (issue 20): managed tensors pass as plain pointers.
+    "lt_tensor_from_dlpack": (status, [handle, ctypes.c_void_p, ctypes.c_uint32, handle_p]),
+    "lt_tensor_from_dlpack_legacy": (status, [handle, ctypes.c_void_p, ctypes.c_uint32,
+                                              handle_p]),
+    "lt_tensor_to_dlpack": (status, [handle, ctypes.c_uint32, handle_p]),
+    "lt_tensor_to_dlpack_legacy": (status, [handle, ctypes.c_uint32, handle_p]),
 }
 
 # Exported functions (tests/abi_symbols.txt) the binding deliberately does not declare, each with
