@@ -10,11 +10,14 @@ device as well, as the C library refuses them alike (lt.context() gives every na
 device the same shared context, so only explicitly made Contexts can meet this). NumPy data
 and scalars are not Tensors: they are wrapped (zero-copy on the CPU) or copied onto the
 operation's context, as before."""
+import ctypes
+
 import numpy as np
 
+from . import _lib
 from .context import context
-from .errors import raise_status
-from .tensor import Tensor, from_numpy
+from .errors import check, raise_status
+from .tensor import Tensor, check_writeable, from_numpy
 
 
 def _is_scalar(x):
@@ -82,4 +85,57 @@ def result(t, numpy_out):
     return arr[()] if arr.ndim == 0 else arr
 
 
-__all__ = ["operands", "result", "require_context"]
+def out_tensor(out, ctx):
+    """A Tensor writing straight into `out` (a Tensor on ctx, or a writable NumPy array the
+    library can wrap zero-copy on a CPU context), else None (the caller copies into it).
+    ValueError for a read-only `out`, TypeError for anything that is not an array."""
+    if isinstance(out, Tensor):
+        require_context(out, ctx, "out=", "the operands")
+        check_writeable(out)
+        return out
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"libtensor: out= must be a Tensor or a NumPy array, not "
+                        f"{type(out).__name__}")
+    if not out.flags.writeable:
+        raise ValueError("libtensor: out= is read-only")
+    if not ctx.is_cpu:
+        return None
+    try:
+        t = from_numpy(out, ctx)
+    except Exception:
+        return None
+    ptr = ctypes.c_void_p()
+    if _lib.fn("lt_tensor_host_pointer")(t.handle, ctypes.byref(ptr)) != 0:
+        return None
+    same = (ptr.value or 0) == out.__array_interface__["data"][0] and t.dtype == out.dtype
+    return t if same else None
+
+
+def deliver(t, out, numpy_out, broadcast=False):
+    """The result `t` of an operation as the caller asked: with out=None as `result` does; else
+    written into `out` (converted to its dtype) and `out` returned. The shapes must match, or
+    with `broadcast` (elementwise ops, whose out= takes part in broadcasting as in NumPy) t's
+    shape must broadcast to out's."""
+    if out is None:
+        return result(t, numpy_out)
+    if not isinstance(out, (Tensor, np.ndarray)):
+        raise TypeError(f"libtensor: out= must be a Tensor or a NumPy array, not "
+                        f"{type(out).__name__}")
+    shape = tuple(out.shape)
+    if t.shape != shape:
+        try:
+            ok = broadcast and np.broadcast_shapes(t.shape, shape) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise_status("LT_ERR_SHAPE_MISMATCH",
+                         f"libtensor: out= has shape {shape}, the result {t.shape}")
+    target = out_tensor(out, t.context)
+    if target is None:
+        np.copyto(out, t.numpy(), casting="unsafe")
+    else:
+        check(_lib.fn("lt_tensor_copy_into")(target.handle, t.handle))
+    return out
+
+
+__all__ = ["operands", "result", "require_context", "out_tensor", "deliver"]
