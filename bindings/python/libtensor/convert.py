@@ -48,6 +48,40 @@ def require_context(t, ctx, what, where):
                  "copies onto another)")
 
 
+# Lean calls: small NumPy operands passed again and again (a training loop's weights) are
+# wrapped once. An entry holds its array, so its id cannot be reused while cached, and is taken
+# only for the same array object with the same shape and strides (ndarray.shape can be
+# assigned). Only arrays wrapped zero-copy are cached, so the tensor always sees the array's
+# current values. Small arrays only, few of them: the cache never holds much memory alive.
+_WRAP_CACHE = {}
+_WRAP_SLOTS = 64
+_WRAP_MAX_BYTES = 1 << 16
+_ZERO_COPY_DTYPES = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64,
+                                                    np.int64))
+
+
+def _wrap(v, ctx):
+    if type(v) is not np.ndarray or v.nbytes > _WRAP_MAX_BYTES or not ctx.is_cpu:
+        return from_numpy(v, ctx)
+    key = id(v)
+    hit = _WRAP_CACHE.get(key)
+    if hit is not None and hit[0] is v and hit[1] is ctx and hit[2] == v.shape \
+            and hit[3] == v.strides:
+        return hit[4]
+    t = from_numpy(v, ctx)
+    if v.dtype in _ZERO_COPY_DTYPES and v.flags.aligned and \
+            not any(s % v.itemsize for s in v.strides):
+        if len(_WRAP_CACHE) >= _WRAP_SLOTS:
+            _WRAP_CACHE.pop(next(iter(_WRAP_CACHE)))
+        _WRAP_CACHE[key] = (v, ctx, v.shape, v.strides, t)
+    return t
+
+
+def clear_wrap_cache():
+    """Drops the cached wrappers of NumPy operands (and the references they hold)."""
+    _WRAP_CACHE.clear()
+
+
 def operands(values, device=None, where=None):
     """Tensors for `values` on one context, and whether the caller passed only NumPy data (so
     results go back as NumPy arrays). The context is `device`'s when given (a name or a
@@ -70,7 +104,7 @@ def operands(values, device=None, where=None):
             # NumPy keeps the array's float dtype for Python scalars; so do we.
             out.append(from_numpy(np.asarray(v, dtype=like), ctx))
         else:
-            out.append(from_numpy(v, ctx))
+            out.append(_wrap(v, ctx))
     return out, not tensors
 
 
@@ -100,8 +134,12 @@ def out_tensor(out, ctx):
         raise ValueError("libtensor: out= is read-only")
     if not ctx.is_cpu:
         return None
+    hit = _WRAP_CACHE.get(id(out))
+    if hit is not None and hit[0] is out and hit[1] is ctx and hit[2] == out.shape \
+            and hit[3] == out.strides:
+        return hit[4]  # cached wrappers are zero-copy by construction
     try:
-        t = from_numpy(out, ctx)
+        t = _wrap(out, ctx)
     except Exception:
         return None
     ptr = ctypes.c_void_p()
@@ -138,4 +176,5 @@ def deliver(t, out, numpy_out, broadcast=False):
     return out
 
 
-__all__ = ["operands", "result", "require_context", "out_tensor", "deliver"]
+__all__ = ["operands", "result", "require_context", "out_tensor", "deliver",
+           "clear_wrap_cache"]

@@ -51,6 +51,7 @@ class _Options:
 
 
 _options_cache = {}
+_execute = _lib.fn("lt_plan_execute")
 
 
 def _options(optimize="auto", dtype=None, memory_limit=None):
@@ -176,6 +177,13 @@ class EinsumPlan:
 
     def __call__(self, *arrays, out=None, alpha=1.0, beta=0.0):
         """Runs the plan: out = alpha * einsum(arrays) + beta * out."""
+        # Lean path: Tensors of this context in and out, no scalars to pass: one C call.
+        if type(out) is Tensor and out.context is self.context and not out.readonly and \
+                alpha == 1.0 and beta == 0.0 and len(arrays) == self.n_inputs and \
+                all(type(a) is Tensor and a.context is self.context for a in arrays):
+            handles = (ctypes.c_void_p * self.n_inputs)(*[a._handle for a in arrays])
+            check(_execute(self.handle, handles, self.n_inputs, None, 0, out._handle))
+            return out
         if len(arrays) != self.n_inputs:
             raise InvalidArgumentError(f"libtensor: this plan takes {self.n_inputs} operands, "
                                        f"got {len(arrays)}", _EINVAL)
