@@ -22,8 +22,11 @@
 extern "C" {
 #endif
 
+/* The DLPack ABI version of a managed tensor (major changes break the layout). */
 typedef struct {
+  /* Major version (1 for this layout). */
   uint32_t major;
+  /* Minor version. */
   uint32_t minor;
 } DLPackVersion;
 
@@ -45,8 +48,11 @@ typedef enum {
   kDLMAIA = 17
 } DLDeviceType;
 
+/* Where a tensor's memory lives. */
 typedef struct {
+  /* The kind of device (kDLCPU for host memory). */
   DLDeviceType device_type;
+  /* Which device of that kind (0 for the CPU). */
   int32_t device_id;
 } DLDevice;
 
@@ -60,28 +66,44 @@ typedef enum {
   kDLBool = 6
 } DLDataTypeCode;
 
+/* An element type: kind, width and vector lanes (libtensor uses lanes = 1). */
 typedef struct {
+  /* A DLDataTypeCode. */
   uint8_t code;
+  /* Bits per lane (8, 16, 32, 64). */
   uint8_t bits;
+  /* Vector lanes per element. */
   uint16_t lanes;
 } DLDataType;
 
+/* A strided tensor as DLPack describes it (borrowed pointers, no ownership). */
 typedef struct {
+  /* Base address; element [0,...,0] is at data + byte_offset. */
   void *data;
+  /* The memory's device. */
   DLDevice device;
+  /* Number of axes. */
   int32_t ndim;
+  /* Element type. */
   DLDataType dtype;
+  /* ndim extents. */
   int64_t *shape;
+  /* ndim strides in elements, or NULL for C order. */
   int64_t *strides;
+  /* Bytes from data to element [0,...,0]. */
   uint64_t byte_offset;
 } DLTensor;
 
 /* The legacy (pre-1.0) managed tensor: no version, no flags. (Declared in two steps, which
  * dlpack.h does in one: the same type.) */
 typedef struct DLManagedTensor DLManagedTensor;
+/* The legacy managed tensor's layout. */
 struct DLManagedTensor {
+  /* The tensor. */
   DLTensor dl_tensor;
+  /* The producer's private state. */
   void *manager_ctx;
+  /* Called once by the consumer when it no longer needs the tensor. */
   void (*deleter)(struct DLManagedTensor *self);
 };
 
@@ -90,11 +112,17 @@ struct DLManagedTensor {
 #define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
 
 typedef struct DLManagedTensorVersioned DLManagedTensorVersioned;
+/* A DLPack 1.x managed tensor: versioned, with flags (read-only, copied). */
 struct DLManagedTensorVersioned {
+  /* The DLPack version of this struct. */
   DLPackVersion version;
+  /* The producer's private state. */
   void *manager_ctx;
+  /* Called once by the consumer when it no longer needs the tensor. */
   void (*deleter)(struct DLManagedTensorVersioned *self);
+  /* DLPACK_FLAG_BITMASK_* bits. */
   uint64_t flags;
+  /* The tensor. */
   DLTensor dl_tensor;
 };
 
