@@ -1,12 +1,11 @@
-/* libtensor: DLPack interop (zero-copy exchange with NumPy, PyTorch, JAX, CuPy, ...).
- *
- * The DLPack structs are declared below under the names and layout of DLPack 1.x's dlpack.h
+/* libtensor: DLPack interop (zero-copy exchange with NumPy, PyTorch, JAX, CuPy, ...). */
+/* The DLPack structs are declared below under the names and layout of DLPack 1.x's dlpack.h
  * (https://github.com/dmlc/dlpack), behind dlpack.h's own include guard DLPACK_DLPACK_H_. So:
  * - include this header alone and the DLPack types come from here;
  * - include the real <dlpack/dlpack.h> (version 1.0 or later) BEFORE tensor.h and its
  *   declarations are used (ours are skipped); include it AFTER and it is skipped instead. Either
  *   way there is exactly one definition, with the same layout.
- * A dlpack.h older than 1.0 (no DLManagedTensorVersioned) included first is an #error. */
+ * A dlpack.h older than 1.0 (no DLManagedTensorVersioned) included first stops the build. */
 #ifndef LT_TENSOR_DLPACK_H
 #define LT_TENSOR_DLPACK_H
 
@@ -15,7 +14,9 @@
 #ifndef DLPACK_DLPACK_H_
 #define DLPACK_DLPACK_H_
 
+/* The DLPack major version these declarations follow. */
 #define DLPACK_MAJOR_VERSION 1
+/* The DLPack minor version these declarations follow. */
 #define DLPACK_MINOR_VERSION 1
 
 #ifdef __cplusplus
@@ -30,6 +31,7 @@ typedef struct {
   uint32_t minor;
 } DLPackVersion;
 
+/* Device kinds (DLPack's numbering). */
 typedef enum {
   kDLCPU = 1,
   kDLCUDA = 2,
@@ -56,6 +58,7 @@ typedef struct {
   int32_t device_id;
 } DLDevice;
 
+/* Element kinds (DLPack's numbering). */
 typedef enum {
   kDLInt = 0,
   kDLUInt = 1,
@@ -107,10 +110,14 @@ struct DLManagedTensor {
   void (*deleter)(struct DLManagedTensor *self);
 };
 
+/* Flag: the consumer must not write the tensor. */
 #define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+/* Flag: the producer made a copy for this exchange. */
 #define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+/* Flag: sub-byte elements are padded to whole bytes. */
 #define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
 
+/* The DLPack 1.x managed tensor (see the struct). */
 typedef struct DLManagedTensorVersioned DLManagedTensorVersioned;
 /* A DLPack 1.x managed tensor: versioned, with flags (read-only, copied). */
 struct DLManagedTensorVersioned {

@@ -28,6 +28,15 @@ float32 = np.dtype(np.float32)
 float64 = np.dtype(np.float64)
 int64 = np.dtype(np.int64)
 _DTYPES = {"float32": float32, "float64": float64, "int64": int64}
+# The standard's other dtype names, so that code (and the conformance suite) can name them; the
+# library stores them once the integer/bool dtypes land (until then creating such a tensor
+# raises DtypeError, and __array_namespace_info__().dtypes() does not list them).
+bool = np.dtype(np.bool_)  # noqa: A001 (the standard's name)
+int8, int16, int32 = np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32)
+uint8, uint16 = np.dtype(np.uint8), np.dtype(np.uint16)
+uint32, uint64 = np.dtype(np.uint32), np.dtype(np.uint64)
+# Complex tensors are not supported at all: the names exist for code that names them.
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
 
@@ -72,7 +81,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if arr.dtype.kind == "f":
             arr = arr.astype(np.float64)
         return _tensor(arr, device=device, copy=True)
-    return _tensor(obj, dtype=dtype, device=device, copy=bool(copy))
+    return _tensor(obj, dtype=dtype, device=device, copy=builtins.bool(copy))
 
 
 def _shape(shape):
@@ -93,7 +102,7 @@ def ones(shape, *, dtype=None, device=None):
 
 def full(shape, fill_value, *, dtype=None, device=None):
     if dtype is None:
-        dtype = int64 if isinstance(fill_value, int) and not isinstance(fill_value, bool) \
+        dtype = int64 if isinstance(fill_value, int) and not isinstance(fill_value, builtins.bool) \
             else float64
     return _ops_filled(shape, fill_value, dtype, device, "full")
 
