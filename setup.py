@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Builds libtensor.so with CMake and puts it inside the wheel's libtensor package.
 
 Environment knobs:

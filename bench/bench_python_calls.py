@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Per-call cost of the Python binding, side by side with NumPy, one process:
 
     LIBTENSOR_PATH=build/src/libtensor.so /usr/bin/python3 bench/bench_python_calls.py

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DLPack: exports read back through the DLTensor alone (independently of the library) for every
  * layout family and dtype; imports of hand-built producer tensors (zero-copy or copied, versioned
  * and legacy), deleter counts and lifetimes in either order, the read-only flag, and every kind

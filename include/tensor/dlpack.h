@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: DLPack interop (zero-copy exchange with NumPy, PyTorch, JAX, CuPy, ...). */
 /* The DLPack structs are declared below under the names and layout of DLPack 1.x's dlpack.h
  * (https://github.com/dmlc/dlpack), behind dlpack.h's own include guard DLPACK_DLPACK_H_. So:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DLPack import and export: tensors shared zero-copy with other libraries' host memory. */
 #include "core/error.h"
 #include "core/object.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The array API namespace: reached from a Tensor, its functions against NumPy on random data,
 plug-in by name, and the names it still lacks reported rather than hidden."""
 import numpy as np

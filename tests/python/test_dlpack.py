@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """DLPack: zero-copy round trips with NumPy (and PyTorch when installed), both directions, every
 layout family and dtype; lifetimes when either side goes first; read-only data; copies; capsule
 rules; device tensors."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """einsum's other spellings, against NumPy: the sublist form (Ellipsis, implicit output, past 52
 labels), einsum_path's (path, text), and explicit paths followed and validated with NumPy's
 exception types."""

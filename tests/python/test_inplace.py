@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """In-place operators and out=: results land in the existing storage (also a wrapped NumPy
 array's), compared with NumPy on random data and varied layouts, on every device."""
 import numpy as np

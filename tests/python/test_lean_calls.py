@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The lean-call paths give the same answers as the general ones: cached wrappers of NumPy
 operands follow the array's current values and layout, and the plan's one-call path checks
 what the general path checks."""

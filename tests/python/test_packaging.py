@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`pip install .` into a fresh virtual environment: the wheel bundles libtensor.so and the
 installed binding loads that bundled library first (not the build tree's, not LIBTENSOR_PATH).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python array API standard's namespace (2023.12) over libtensor: `Tensor.__array_namespace__()`
 returns this module, and `import libtensor.array_api as xp` gives it directly.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """DLPack: Tensor.__dlpack__ / __dlpack_device__ and from_dlpack, zero-copy on the CPU.
 
 Sits on tensor (installs the two Tensor methods from here). The capsules follow the Python array
