@@ -8,5 +8,7 @@
 #include "tensor/einsum.h"
 #include "tensor/ops.h"
 #include "tensor/tensor.h"
+/* DLPack interop (issue 20). */
+#include "tensor/dlpack.h"
 
 #endif

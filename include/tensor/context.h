@@ -10,6 +10,7 @@ extern "C" {
 
 /* User allocator hooks: must return memory aligned to at least `align` bytes, or NULL. */
 typedef void *(*lt_alloc_fn)(size_t bytes, size_t align, void *user);
+/* Frees a block of `bytes` bytes that lt_alloc_fn returned. */
 typedef void (*lt_free_fn)(void *ptr, size_t bytes, void *user);
 
 /* Device properties for lt_device_string / lt_device_int. */

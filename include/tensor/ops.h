@@ -61,6 +61,7 @@ typedef enum lt_path_algo {
 
 /* Plan options: an opaque object with setters, so the ABI can grow. */
 LT_API lt_status lt_plan_options_create(lt_plan_options **out);
+/* Destroys plan options (plans made with them keep their own copy). NULL ok. */
 LT_API void lt_plan_options_destroy(lt_plan_options *opts);
 /* Arithmetic precision: LT_F32 or LT_F64 (default: F64 if any input is F64, else F32). */
 LT_API lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtype);
@@ -139,9 +140,13 @@ LT_API void lt_plan_destroy(lt_plan *plan);
 /* out = a op b, a new tensor. */
 LT_API lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b,
                            lt_tensor **out);
+/* lt_binary(LT_BINARY_ADD, ...). */
 LT_API lt_status lt_add(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+/* lt_binary(LT_BINARY_SUB, ...). */
 LT_API lt_status lt_sub(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+/* lt_binary(LT_BINARY_MUL, ...). */
 LT_API lt_status lt_mul(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+/* lt_binary(LT_BINARY_DIV, ...). */
 LT_API lt_status lt_div(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
 /* out = op(a), a new tensor. */
 LT_API lt_status lt_unary(lt_unary_op op, const lt_tensor *a, lt_tensor **out);
@@ -150,6 +155,7 @@ LT_API lt_status lt_reduce(lt_reduce_op op, const lt_tensor *a, int n_axes, cons
                            bool keepdims, lt_tensor **out);
 /* Index of the max/min along `axis`, as LT_I64. */
 LT_API lt_status lt_argmax(const lt_tensor *a, int axis, lt_tensor **out);
+/* Index of the min along `axis`, as LT_I64 (first occurrence; NaN wins). */
 LT_API lt_status lt_argmin(const lt_tensor *a, int axis, lt_tensor **out);
 /* Materialised permutation: a C-contiguous copy of a with axes reordered. */
 LT_API lt_status lt_permute(const lt_tensor *a, const int *axes, lt_tensor **out);

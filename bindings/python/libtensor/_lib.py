@@ -116,6 +116,15 @@ _SIGNATURES = {
     "lt_context_memory": (status, [handle, ctypes.POINTER(ctypes.c_int64),
                                    ctypes.POINTER(ctypes.c_int64)]),
     "lt_context_reset_peak_memory": (status, [handle]),
+    # dlpack.h (issue 20): managed tensors pass as plain pointers.
+    "lt_tensor_from_dlpack": (status, [handle, ctypes.c_void_p, ctypes.c_uint32, handle_p]),
+    "lt_tensor_from_dlpack_legacy": (status, [handle, ctypes.c_void_p, ctypes.c_uint32,
+                                              handle_p]),
+    "lt_tensor_to_dlpack": (status, [handle, ctypes.c_uint32, handle_p]),
+    "lt_tensor_to_dlpack_legacy": (status, [handle, ctypes.c_uint32, handle_p]),
+    # einsum's sublist form past 52 labels (issue 20).
+    "lt_einsum_modes": (status, [ctypes.c_int, handle_p, ctypes.POINTER(c_int32_p), ctypes.c_int,
+                                 c_int32_p, handle, handle_p]),
 }
 
 # Exported functions (tests/abi_symbols.txt) the binding deliberately does not declare, each with
@@ -151,7 +160,6 @@ UNBOUND = {
     "lt_plan_contraction": "lt_plan_einsum",
     "lt_plan_options_set_unary": "lt_unary",
     "lt_plan_einsum_modes": "lt_plan_einsum (string labels)",
-    "lt_einsum_modes": "lt_einsum (string labels)",
 }
 
 
