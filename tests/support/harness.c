@@ -405,7 +405,7 @@ double lt_test_binary_ref(lt_binary_op op, double a, double b) {
   case LT_BINARY_LOGICAL_AND: return a != 0 && b != 0;
   case LT_BINARY_LOGICAL_OR: return a != 0 || b != 0;
   case LT_BINARY_LOGICAL_XOR: return (a != 0) != (b != 0);
-  case LT_BINARY_FLOOR_DIVIDE: return floor(a / b);
+  case LT_BINARY_FLOOR_DIVIDE: return isinf(a) ? NAN : floor(a / b); /* NumPy: inf // b is nan */
   case LT_BINARY_REMAINDER: {
     double r = fmod(a, b);
     return r != 0 && (r < 0) != (b < 0) ? r + b : r;

@@ -140,8 +140,8 @@ def where(cond, a, b):
     """cond ? a : b with broadcasting; a non-bool cond means cond != 0 (as NumPy)."""
     (tc, ta, tb), numpy_out = operands([cond, a, b])
     if tc.lt_dtype != enums.LT_BOOL:
-        tc = _new("lt_binary", tc.context, enums.LT_BINARY_NE, tc.handle,
-                  operands([0], tc.context)[0][0].handle)
+        (zero,), _ = operands([0], tc.context)
+        tc = _new("lt_binary", tc.context, enums.LT_BINARY_NE, tc.handle, zero.handle)
     return result(_new("lt_where", ta.context, tc.handle, ta.handle, tb.handle), numpy_out)
 
 
