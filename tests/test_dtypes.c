@@ -60,6 +60,8 @@ static __int128 *read_exact_all(const lt_tensor *t) {
   for (int64_t i = 0; i < n; i++) {
     uint64_t v = 0;
     memcpy(&v, raw + (size_t)i * es, es); /* little-endian host */
+    if (lt_tensor_dtype(t) == LT_BOOL && v > 1)
+      fail_msg("bool element %lld holds byte %llu", (long long)i, (unsigned long long)v);
     out[i] = value_of(lt_tensor_dtype(t), v);
   }
   free(raw);
