@@ -7,16 +7,42 @@
 #include <stdio.h>
 #include <string.h>
 
-/* True when tensors[i+1] starts where tensors[i] ends along ax in one storage, with equal
- * strides: then the whole is one strided view (what lt_split hands out comes back free). */
-static bool adjacent(int n, const lt_tensor *const *ts, int ax) {
-  for (int i = 0; i + 1 < n; i++) {
-    const lt_tensor *a = ts[i], *b = ts[i + 1];
-    if (a->storage != b->storage || a->dtype != b->dtype) return false;
-    for (int k = 0; k < a->rank; k++)
-      if (a->strides[k] != b->strides[k]) return false;
-    if (b->offset != a->offset + a->shape[ax] * a->strides[ax]) return false;
+/* True when the non-empty pieces sit one after the other along ax in one storage, with equal
+ * strides elsewhere (what lt_split hands out comes back free): *offset and strides then
+ * describe the joined view. Empty pieces add nothing (their offsets and strides are
+ * arbitrary), and the axis stride of an extent-1 piece is implied by its neighbour's offset. */
+static bool adjacent(int n, const lt_tensor *const *ts, int ax, int64_t *offset,
+                     int64_t *strides) {
+  const lt_tensor *first = NULL, *prev = NULL;
+  int64_t step = 0;
+  bool known = false;
+  for (int i = 0; i < n; i++) {
+    const lt_tensor *t = ts[i];
+    if (t->numel == 0) continue;
+    if (first == NULL) first = t;
+    if (t->storage != first->storage || t->dtype != first->dtype) return false;
+    for (int k = 0; k < t->rank; k++)
+      if (k != ax && t->shape[k] > 1 && t->strides[k] != first->strides[k]) return false;
+    if (t->shape[ax] > 1) {
+      if (known && t->strides[ax] != step) return false;
+      step = t->strides[ax];
+      known = true;
+    }
+    if (prev != NULL) {
+      int64_t diff = t->offset - prev->offset;
+      if (!known && prev->shape[ax] == 1) {
+        step = diff;
+        known = true;
+      }
+      if (diff != prev->shape[ax] * step) return false;
+    }
+    prev = t;
   }
+  /* Pieces over the same elements (stack(a, a)) would alias each other in the result. */
+  if (first == NULL || (known && step == 0)) return false;
+  memcpy(strides, first->strides, sizeof(int64_t) * (size_t)first->rank);
+  strides[ax] = known ? step : first->strides[ax];
+  *offset = first->offset;
   return true;
 }
 
@@ -64,9 +90,14 @@ static lt_status concat_checked(const char *call, int n, const lt_tensor *const 
                  "%s: the joined extent overflows", call);
     shape[ax] += ts[i]->shape[ax];
   }
-  if (adjacent(n, ts, ax))
-    return lt__tensor_wrap_storage(t0->storage, t0->dtype, t0->rank, shape, t0->strides,
-                                   t0->offset, out);
+  int64_t offset, strides[LT_MAX_RANK];
+  if (adjacent(n, ts, ax, &offset, strides)) {
+    const lt_tensor *any = ts[0];
+    for (int i = 0; i < n; i++)
+      if (ts[i]->numel > 0) any = ts[i];
+    return lt__tensor_wrap_storage(any->storage, t0->dtype, t0->rank, shape, strides, offset,
+                                   out);
+  }
   lt_tensor *d = NULL;
   LT_TRY(lt__tensor_new(t0->storage->ctx, t0->dtype, t0->rank, shape, &d));
   lt_status st = LT_OK;
