@@ -3,11 +3,11 @@
  * axis across threads and walks that axis in order inside each, so every output element
  * receives its additions in one fixed order whatever the thread count (no atomics). */
 #include "backend/cpu/cpu.h"
+#include "backend/index_error.h"
 #include "core/dtype.h"
 #include "core/error.h"
 
 #include <stdatomic.h>
-#include <stdio.h>
 #include <string.h>
 
 /* Rows: every dim but the last (the inner loop). */
@@ -81,24 +81,10 @@ static void gather_rows(void *arg, int64_t lo, int64_t hi) {
   }
 }
 
-/* "index value V at position (i, j, ...)" for the bad C-order position `pos` of shape. */
 static lt_status range_error(int rank, const int64_t *shape, const lt__operand *index,
                              int64_t pos, int64_t extent) {
-  char where[256] = "";
-  int len = 0;
-  int64_t off = index->offset, idx[LT_MAX_RANK], p = pos;
-  for (int d = rank - 1; d >= 0; d--) {
-    idx[d] = p % shape[d];
-    p /= shape[d];
-    off += idx[d] * index->strides[d];
-  }
-  for (int d = 0; d < rank && len < (int)sizeof where - 24; d++)
-    len += snprintf(where + len, sizeof where - (size_t)len, "%s%lld", d ? ", " : "",
-                    (long long)idx[d]);
-  int64_t v = lt__load_index(index->mem, index->dtype, off);
-  return lt__error(LT_ERR_OUT_OF_RANGE,
-                   "index %lld at position (%s) is out of range for an axis of extent %lld",
-                   (long long)v, where, (long long)extent);
+  int64_t v = lt__load_index(index->mem, index->dtype, lt__index_offset(rank, shape, index, pos));
+  return lt__index_range_error(rank, shape, pos, v, extent);
 }
 
 static lt_status cpu_gather(lt_context *ctx, const lt__gather_step *g) {
