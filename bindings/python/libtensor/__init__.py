@@ -7,7 +7,8 @@
 
 The modules import one another in one direction only (no cycles, no imports inside
 functions): _lib (loading, ctypes signatures) -> enums (the header's values) -> errors ->
-context -> tensor -> convert (operands in, results out) -> ops, einsum -> this package.
+context -> tensor -> convert (operands in, results out) -> ops, einsum, indexing -> this
+package.
 """
 from . import _lib, enums
 from . import errors as _errors
