@@ -44,9 +44,8 @@ static lt_tensor *data_tensor(lt_context *ctx, lt_dtype dt, int rank, const int6
                                      dt == LT_I64 ? 1000 : 1);
 }
 
-static void check_take(lt_context *ctx, lt_dtype dt, int ra, const int64_t *sa, int axis,
-                       int ri, const int64_t *si, lt_test_layout la, lt_test_layout lo,
-                       bool flip) {
+static void check_take(lt_context *ctx, lt_dtype dt, int ra, const int64_t *sa, int axis, int ri,
+                       const int64_t *si, lt_test_layout la, lt_test_layout lo, bool flip) {
   lt_tensor *a = data_tensor(ctx, dt, ra, sa, la);
   int64_t nidx = lt_test_numel(ri, si), ext = sa[axis];
   int64_t *ih = malloc(sizeof(int64_t) * (size_t)(nidx ? nidx : 1));
@@ -454,8 +453,8 @@ static void sort_on(lt_context *ctx) {
             int64_t base = (row / stride) * n * stride + row % stride, perm[9];
             for (int64_t i = 0; i < n; i++) {
               int64_t j = i;
-              while (j > 0 && ref_before(av[base + i * stride], av[base + perm[j - 1] * stride],
-                                         desc)) {
+              while (j > 0 &&
+                     ref_before(av[base + i * stride], av[base + perm[j - 1] * stride], desc)) {
                 perm[j] = perm[j - 1];
                 j--;
               }
@@ -488,10 +487,10 @@ static void test_sort(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_take),          cmocka_unit_test(test_take_along_axis),
-      cmocka_unit_test(test_scatter_add),   cmocka_unit_test(test_scatter_deterministic),
-      cmocka_unit_test(test_errors),        cmocka_unit_test(test_mask_select),
-      cmocka_unit_test(test_join),          cmocka_unit_test(test_create),
+      cmocka_unit_test(test_take),        cmocka_unit_test(test_take_along_axis),
+      cmocka_unit_test(test_scatter_add), cmocka_unit_test(test_scatter_deterministic),
+      cmocka_unit_test(test_errors),      cmocka_unit_test(test_mask_select),
+      cmocka_unit_test(test_join),        cmocka_unit_test(test_create),
       cmocka_unit_test(test_sort),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,8 +64,7 @@ LT_API lt_status lt_argwhere(const lt_tensor *a, lt_tensor **out);
  * along it. A view when the inputs are consecutive pieces of one storage along `axis` (as
  * lt_split returns them), else a new C-contiguous tensor. LT_ERR_SHAPE_MISMATCH names the
  * operand and axis; LT_ERR_DTYPE / LT_ERR_CONTEXT_MISMATCH name the operand. */
-LT_API lt_status lt_concatenate(int n, const lt_tensor *const *tensors, int axis,
-                                lt_tensor **out);
+LT_API lt_status lt_concatenate(int n, const lt_tensor *const *tensors, int axis, lt_tensor **out);
 /* np.stack: n tensors of one shape joined along a new axis (in [-(rank+1), rank]). */
 LT_API lt_status lt_stack(int n, const lt_tensor *const *tensors, int axis, lt_tensor **out);
 /* np.split with split points: outs[0..n_points] receive views of a between the sorted points
@@ -78,8 +77,8 @@ LT_API lt_status lt_split(const lt_tensor *a, int axis, int n_points, const int6
 
 /* np.arange(start, stop, step): ceil((stop - start) / step) elements start + i*step (none when
  * that is <= 0). LT_ERR_INVALID_ARGUMENT for step 0 or non-finite arguments. */
-LT_API lt_status lt_arange(lt_context *ctx, lt_dtype dtype, double start, double stop,
-                           double step, lt_tensor **out);
+LT_API lt_status lt_arange(lt_context *ctx, lt_dtype dtype, double start, double stop, double step,
+                           lt_tensor **out);
 /* np.linspace(start, stop, num, endpoint). num >= 0. */
 LT_API lt_status lt_linspace(lt_context *ctx, lt_dtype dtype, double start, double stop,
                              int64_t num, bool endpoint, lt_tensor **out);
@@ -116,8 +115,8 @@ LT_API lt_status lt_sort(const lt_tensor *a, int axis, bool descending, lt_tenso
 LT_API lt_status lt_argsort(const lt_tensor *a, int axis, bool descending, lt_tensor **out);
 /* torch.topk(a, k, axis, largest, sorted=True): values and LT_I64 indices (either out pointer
  * may be NULL when not wanted). */
-LT_API lt_status lt_topk(const lt_tensor *a, int64_t k, int axis, bool largest,
-                         lt_tensor **values, lt_tensor **indices);
+LT_API lt_status lt_topk(const lt_tensor *a, int64_t k, int axis, bool largest, lt_tensor **values,
+                         lt_tensor **indices);
 
 #ifdef __cplusplus
 }

@@ -87,8 +87,8 @@ lt_status lt_ones(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shap
 }
 
 /* kind: 0 full, 1 zeros, 2 empty. */
-static lt_status like(const char *call, const lt_tensor *t, lt_dtype dtype, int kind,
-                      double value, lt_tensor **out) {
+static lt_status like(const char *call, const lt_tensor *t, lt_dtype dtype, int kind, double value,
+                      lt_tensor **out) {
   LT_CHECK_ARG_NULL(out, call, "out");
   *out = NULL;
   char name[64];

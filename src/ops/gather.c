@@ -25,8 +25,8 @@ static lt_status check_common(const char *call, const lt_tensor *data, const cha
   const char *names[3] = {"D", data_name, "INDEX"};
   LT_TRY(lt__same_context(call, 3, all, names));
   LT_TRY(lt__check_options(opts, call));
-  LT_RETURN_IF(data->rank == 0, LT_ERR_OUT_OF_RANGE, "%s: operand %s has rank 0: no axis %d",
-               call, data_name, axis);
+  LT_RETURN_IF(data->rank == 0, LT_ERR_OUT_OF_RANGE, "%s: operand %s has rank 0: no axis %d", call,
+               data_name, axis);
   snprintf(name, sizeof name, "%s: axis", call);
   LT_TRY(lt__normalize_axis(axis, data->rank, name, ax));
   LT_RETURN_IF(d->dtype != data->dtype, LT_ERR_DTYPE, "%s: D has dtype %s but %s has %s", call,
@@ -65,8 +65,7 @@ static lt_status finish_gather(lt__index_impl *impl, const lt_tensor *a, const l
   const lt_tensor *ins[2] = {a, index};
   char text[160];
   snprintf(text, sizeof text, "%s: rank-%d %s along axis %d by %s indices -> rank-%d output",
-           impl->call, a->rank, lt_dtype_name(a->dtype), ax, lt_dtype_name(index->dtype),
-           d->rank);
+           impl->call, a->rank, lt_dtype_name(a->dtype), ax, lt_dtype_name(index->dtype), d->rank);
   return lt__index_plan_make(impl, 2, ins, d, text, out);
 }
 
@@ -104,8 +103,7 @@ lt_status lt_plan_take(const lt_tensor *a, int axis, const lt_tensor *index, con
 }
 
 lt_status lt_plan_take_along_axis(const lt_tensor *a, int axis, const lt_tensor *index,
-                                  const lt_tensor *d, const lt_plan_options *opts,
-                                  lt_plan **out) {
+                                  const lt_tensor *d, const lt_plan_options *opts, lt_plan **out) {
   const char *call = "lt_plan_take_along_axis";
   int ax;
   LT_TRY(check_common(call, a, "A", index, d, out, opts, axis, &ax));
@@ -142,8 +140,8 @@ lt_status lt_plan_scatter_add(const lt_tensor *src, int axis, const lt_tensor *i
   LT_RETURN_IF(!lt__dtype_is_float(d->dtype) && d->dtype != LT_I64, LT_ERR_DTYPE,
                "%s: D has dtype %s; scatter-add adds floating or i64 elements", call,
                lt_dtype_name(d->dtype));
-  LT_RETURN_IF(d->rank != src->rank, LT_ERR_SHAPE_MISMATCH,
-               "%s: D has rank %d but SRC has rank %d", call, d->rank, src->rank);
+  LT_RETURN_IF(d->rank != src->rank, LT_ERR_SHAPE_MISMATCH, "%s: D has rank %d but SRC has rank %d",
+               call, d->rank, src->rank);
   bool full = index->rank == src->rank && !(index->rank == 1);
   LT_RETURN_IF(!full && index->rank != 1, LT_ERR_SHAPE_MISMATCH,
                "%s: INDEX has rank %d; it must be 1-D or have SRC's rank %d", call, index->rank,
@@ -158,8 +156,8 @@ lt_status lt_plan_scatter_add(const lt_tensor *src, int axis, const lt_tensor *i
   s->axis = ax;
   for (int k = 0; k < src->rank; k++) {
     LT_RETURN_IF(k != ax && d->shape[k] != src->shape[k], LT_ERR_SHAPE_MISMATCH,
-                 "%s: D has extent %lld on axis %d but SRC has %lld", call,
-                 (long long)d->shape[k], k, (long long)src->shape[k]);
+                 "%s: D has extent %lld on axis %d but SRC has %lld", call, (long long)d->shape[k],
+                 k, (long long)src->shape[k]);
     int64_t ei = full ? index->shape[k] : (k == ax ? index->shape[0] : src->shape[k]);
     LT_RETURN_IF(ei != src->shape[k], LT_ERR_SHAPE_MISMATCH,
                  "%s: INDEX has extent %lld on axis %d but SRC has %lld", call, (long long)ei,
@@ -188,9 +186,8 @@ lt_status lt_plan_scatter_add(const lt_tensor *src, int axis, const lt_tensor *i
 static lt_status gather_once(lt_status (*make)(const lt_tensor *, int, const lt_tensor *,
                                                const lt_tensor *, const lt_plan_options *,
                                                lt_plan **),
-                             const char *call, const lt_tensor *a, int axis,
-                             const lt_tensor *index, int rank, const int64_t *shape,
-                             lt_tensor **out) {
+                             const char *call, const lt_tensor *a, int axis, const lt_tensor *index,
+                             int rank, const int64_t *shape, lt_tensor **out) {
   lt_tensor *d = NULL;
   LT_TRY(lt__tensor_new(a->storage->ctx, a->dtype, rank, shape, &d));
   lt_plan *plan = NULL;
@@ -210,8 +207,8 @@ static lt_status gather_once(lt_status (*make)(const lt_tensor *, int, const lt_
 }
 
 /* The shared checks of the one-shots: tensors live, axis valid; *ax normalised. */
-static lt_status check_once(const char *call, const lt_tensor *a, const lt_tensor *index,
-                            int axis, lt_tensor **out, int *ax) {
+static lt_status check_once(const char *call, const lt_tensor *a, const lt_tensor *index, int axis,
+                            lt_tensor **out, int *ax) {
   LT_CHECK_ARG_NULL(out, call, "out");
   *out = NULL;
   char name[64];
@@ -231,7 +228,7 @@ lt_status lt_take(const lt_tensor *a, const lt_tensor *index, int axis, lt_tenso
                "lt_take: the result would have rank %d (at most %d)", rank, LT_MAX_RANK);
   int64_t shape[LT_MAX_RANK];
   for (int k = 0; k < rank; k++)
-    shape[k] = k < ax                ? a->shape[k]
+    shape[k] = k < ax                 ? a->shape[k]
                : k < ax + index->rank ? index->shape[k - ax]
                                       : a->shape[k - index->rank + 1];
   return gather_once(lt_plan_take, "lt_take", a, axis, index, rank, shape, out);
@@ -259,8 +256,8 @@ lt_status lt_take_along_axis(const lt_tensor *a, const lt_tensor *index, int axi
   int64_t shape[LT_MAX_RANK];
   for (int k = 0; k < a->rank; k++)
     shape[k] = (k == ax || a->shape[k] == 1) ? index->shape[k] : a->shape[k];
-  return gather_once(lt_plan_take_along_axis, "lt_take_along_axis", a, axis, index, a->rank,
-                     shape, out);
+  return gather_once(lt_plan_take_along_axis, "lt_take_along_axis", a, axis, index, a->rank, shape,
+                     out);
 }
 
 lt_status lt_scatter_add(lt_tensor *d, int axis, const lt_tensor *index, const lt_tensor *src) {

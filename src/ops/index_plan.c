@@ -78,8 +78,7 @@ lt_status lt__index_plan_make(const lt__index_impl *tmpl, int n_in, const lt_ten
                               const lt_tensor *d, const char *description, lt_plan **out) {
   lt_context *ctx = d->storage->ctx;
   lt__index_impl *impl = lt__host_alloc(ctx, sizeof *impl);
-  LT_RETURN_IF(impl == NULL, LT_ERR_OUT_OF_MEMORY, "%s: out of memory building a plan",
-               tmpl->call);
+  LT_RETURN_IF(impl == NULL, LT_ERR_OUT_OF_MEMORY, "%s: out of memory building a plan", tmpl->call);
   *impl = *tmpl;
   impl->ctx = ctx;
   lt_plan *p = NULL;
@@ -104,8 +103,7 @@ lt_status lt__index_plan_make(const lt__index_impl *tmpl, int n_in, const lt_ten
   return LT_OK;
 }
 
-lt_status lt__index_run_once(lt_plan *plan, int n_in, const lt_tensor *const *ins,
-                             lt_tensor *d) {
+lt_status lt__index_run_once(lt_plan *plan, int n_in, const lt_tensor *const *ins, lt_tensor *d) {
   lt_status st = lt_plan_execute(plan, ins, n_in, NULL, 0, d);
   lt_plan_destroy(plan);
   return st;

@@ -24,8 +24,7 @@ lt_status lt__index_plan_make(const lt__index_impl *impl, int n_in, const lt_ten
                               const lt_tensor *d, const char *description, lt_plan **out);
 /* Creates d's C-contiguous output for `plan`, runs it on ins, and destroys the plan (one-shot
  * helper; the plan is destroyed also on failure, *out stays NULL then). */
-lt_status lt__index_run_once(lt_plan *plan, int n_in, const lt_tensor *const *ins,
-                             lt_tensor *d);
+lt_status lt__index_run_once(lt_plan *plan, int n_in, const lt_tensor *const *ins, lt_tensor *d);
 /* LT_OK if t is a live tensor holding indices; names `call` and `what` otherwise. */
 lt_status lt__check_index_tensor(const lt_tensor *t, const char *call, const char *what);
 

@@ -11,8 +11,7 @@
  * strides elsewhere (what lt_split hands out comes back free): *offset and strides then
  * describe the joined view. Empty pieces add nothing (their offsets and strides are
  * arbitrary), and the axis stride of an extent-1 piece is implied by its neighbour's offset. */
-static bool adjacent(int n, const lt_tensor *const *ts, int ax, int64_t *offset,
-                     int64_t *strides) {
+static bool adjacent(int n, const lt_tensor *const *ts, int ax, int64_t *offset, int64_t *strides) {
   const lt_tensor *first = NULL, *prev = NULL;
   int64_t step = 0;
   bool known = false;
@@ -57,8 +56,7 @@ static lt_status check_inputs(const char *call, int n, const lt_tensor *const *t
   }
   const lt_tensor *t0 = ts[0];
   int rank = t0->rank + extra_rank;
-  LT_RETURN_IF(rank == 0, LT_ERR_SHAPE_MISMATCH, "%s: rank-0 tensors cannot be concatenated",
-               call);
+  LT_RETURN_IF(rank == 0, LT_ERR_SHAPE_MISMATCH, "%s: rank-0 tensors cannot be concatenated", call);
   snprintf(name, sizeof name, "%s: axis", call);
   LT_TRY(lt__normalize_axis(axis, rank, name, ax));
   for (int i = 1; i < n; i++) {
@@ -95,8 +93,7 @@ static lt_status concat_checked(const char *call, int n, const lt_tensor *const 
     const lt_tensor *any = ts[0];
     for (int i = 0; i < n; i++)
       if (ts[i]->numel > 0) any = ts[i];
-    return lt__tensor_wrap_storage(any->storage, t0->dtype, t0->rank, shape, strides, offset,
-                                   out);
+    return lt__tensor_wrap_storage(any->storage, t0->dtype, t0->rank, shape, strides, offset, out);
   }
   lt_tensor *d = NULL;
   LT_TRY(lt__tensor_new(t0->storage->ctx, t0->dtype, t0->rank, shape, &d));

@@ -28,8 +28,8 @@ static lt_status read_host(const char *call, const lt_tensor *m, void **buf, siz
 
 /* Positions (C-order linear) of the true elements of a host buffer: count, and the positions
  * in a new host block of max(count, 1) int64 (caller frees). */
-static lt_status true_positions(const char *call, lt_context *ctx, const void *buf,
-                                lt_dtype dtype, int64_t n, int64_t **pos, int64_t *count) {
+static lt_status true_positions(const char *call, lt_context *ctx, const void *buf, lt_dtype dtype,
+                                int64_t n, int64_t **pos, int64_t *count) {
   int64_t c = 0;
   for (int64_t i = 0; i < n; i++)
     c += lt__load_f64(buf, dtype, i) != 0.0;

@@ -5,7 +5,7 @@
 #include "core/object.h"
 
 struct lt_plan_options {
-  uint32_t tag; /* LT__HANDLE_PLAN_OPTIONS while alive (core/handle.h) */
+  uint32_t tag;     /* LT__HANDLE_PLAN_OPTIONS while alive (core/handle.h) */
   lt_dtype compute; /* LT_DTYPE_INVALID = default rule */
   lt_dtype output;  /* LT_DTYPE_INVALID = natural dtype */
   lt_unary_op unary[3];

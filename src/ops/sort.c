@@ -36,8 +36,8 @@ lt_status lt_plan_sort(const lt_tensor *a, int axis, int64_t k, int flags, const
   for (int i = 0; i < a->rank; i++) {
     int64_t e = i == ax ? k : a->shape[i];
     LT_RETURN_IF(d->shape[i] != e, LT_ERR_SHAPE_MISMATCH,
-                 "%s: D has extent %lld on axis %d, expected %lld", call, (long long)d->shape[i],
-                 i, (long long)e);
+                 "%s: D has extent %lld on axis %d, expected %lld", call, (long long)d->shape[i], i,
+                 (long long)e);
   }
   LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
                "%s: output D has elements that overlap each other (zero or clashing strides)",
@@ -66,8 +66,8 @@ lt_status lt_plan_sort(const lt_tensor *a, int axis, int64_t k, int flags, const
   o->indices = indices;
   const lt_tensor *ins[1] = {a};
   char text[160];
-  snprintf(text, sizeof text, "%s: first %lld of %lld along axis %d, %s, as %s", call,
-           (long long)k, (long long)o->n, ax, o->descending ? "descending" : "ascending",
+  snprintf(text, sizeof text, "%s: first %lld of %lld along axis %d, %s, as %s", call, (long long)k,
+           (long long)o->n, ax, o->descending ? "descending" : "ascending",
            indices ? "positions" : "values");
   return lt__index_plan_make(&impl, 1, ins, d, text, out);
 }

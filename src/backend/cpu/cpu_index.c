@@ -42,12 +42,12 @@ static void row_offsets(int64_t row, int dims, const int64_t *shape, int skip, i
 /* The gather inner loop for one element size: gather_row_u8, gather_row_u16, gather_row_u32,
  * gather_row_u64. Returns the first bad column or -1. */
 #define GATHER_ROW(T)                                                                              \
-  static int64_t gather_row_##T(const lt__gather_step *g, int64_t n, int64_t oi, int64_t oo,     \
+  static int64_t gather_row_##T(const lt__gather_step *g, int64_t n, int64_t oi, int64_t oo,       \
                                 int64_t ox) {                                                      \
     const T *in = (const T *)g->in.mem;                                                            \
     T *out = (T *)g->out.mem;                                                                      \
-    int64_t si = g->in.strides[g->rank - 1], so = g->out.strides[g->rank - 1];                    \
-    int64_t sx = g->index.strides[g->rank - 1], ext = g->axis_extent;                            \
+    int64_t si = g->in.strides[g->rank - 1], so = g->out.strides[g->rank - 1];                     \
+    int64_t sx = g->index.strides[g->rank - 1], ext = g->axis_extent;                              \
     for (int64_t c = 0; c < n; c++) {                                                              \
       int64_t j = lt__load_index(g->index.mem, g->index.dtype, ox + c * sx);                       \
       if (j < 0) j += ext;                                                                         \
@@ -81,8 +81,8 @@ static void gather_rows(void *arg, int64_t lo, int64_t hi) {
   }
 }
 
-static lt_status range_error(int rank, const int64_t *shape, const lt__operand *index,
-                             int64_t pos, int64_t extent) {
+static lt_status range_error(int rank, const int64_t *shape, const lt__operand *index, int64_t pos,
+                             int64_t extent) {
   int64_t v = lt__load_index(index->mem, index->dtype, lt__index_offset(rank, shape, index, pos));
   return lt__index_range_error(rank, shape, pos, v, extent);
 }
@@ -126,8 +126,8 @@ static void scatter_line(index_job *job, int64_t line) {
       int64_t *out = s->out.mem;
       out[at] = (int64_t)((uint64_t)out[at] + (uint64_t)lt__load_index(s->src.mem, LT_I64, from));
     } else {
-      double v = lt__load_f64(s->out.mem, s->out.dtype, at) +
-                 lt__load_f64(s->src.mem, s->src.dtype, from);
+      double v =
+          lt__load_f64(s->out.mem, s->out.dtype, at) + lt__load_f64(s->src.mem, s->src.dtype, from);
       lt__store_f64(s->out.mem, s->out.dtype, at, v);
     }
   }

@@ -19,7 +19,7 @@ typedef struct sort_job {
 
 /* Keys of one row and the order wanted. */
 typedef struct keys {
-  const double *f; /* floating dtypes */
+  const double *f;  /* floating dtypes */
   const int64_t *i; /* integer dtypes */
   bool desc;
 } keys;
@@ -117,7 +117,6 @@ lt_status lt__cpu_sort(lt_context *ctx, const lt__sort_step *s) {
   double logn = s->n > 1 ? log2((double)s->n) : 1.0;
   lt__cpu_parallel(ctx, rows, (int64_t)((double)(rows * s->n) * logn), sort_rows, &job);
   LT_RETURN_IF(atomic_load(&job.failed), LT_ERR_OUT_OF_MEMORY,
-               "out of memory allocating sort buffers for rows of %lld elements",
-               (long long)s->n);
+               "out of memory allocating sort buffers for rows of %lld elements", (long long)s->n);
   return LT_OK;
 }

@@ -39,10 +39,8 @@ static lt_status read_bad(lt__ocl_state *st, cl_mem bad, int64_t *pos) {
   return LT_OK;
 }
 
-static lt_status index_value(lt_context *ctx, const lt__operand *index, int64_t off,
-                             int64_t *v) {
-  return lt__ocl_mem_read(ctx, index->mem, (size_t)off * lt_dtype_size(index->dtype), v,
-                          sizeof *v);
+static lt_status index_value(lt_context *ctx, const lt__operand *index, int64_t off, int64_t *v) {
+  return lt__ocl_mem_read(ctx, index->mem, (size_t)off * lt_dtype_size(index->dtype), v, sizeof *v);
 }
 
 static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
@@ -57,8 +55,8 @@ static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
   }
   if (n == 0) return LT_OK;
   char opts[128];
-  LT_TRY(lt__ocl_append(opts, sizeof opts, "-DLT_ELEM=%s -DLT_INDEX=long",
-                        elem_type(g->out.dtype)));
+  LT_TRY(
+      lt__ocl_append(opts, sizeof opts, "-DLT_ELEM=%s -DLT_INDEX=long", elem_type(g->out.dtype)));
   pthread_mutex_lock(&st->lock);
   cl_kernel k;
   cl_mem dbuf = NULL, bad = NULL;
@@ -71,8 +69,7 @@ static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 3, g->in.mem);
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 4, g->index.mem);
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 5, g->out.mem);
-  int64_t longs[] = {g->in.offset, g->index.offset, g->out.offset, g->axis_extent,
-                     g->axis_stride};
+  int64_t longs[] = {g->in.offset, g->index.offset, g->out.offset, g->axis_extent, g->axis_stride};
   for (cl_uint i = 0; i < 5 && r == LT_OK; i++)
     r = lt__ocl_arg_long(k, 6 + i, longs[i]);
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 11, bad);
@@ -94,7 +91,7 @@ static lt_status scatter_options(const lt__ocl_state *st, lt_dtype dt, char *opt
   bool exact = dt == LT_I64;
   if (!exact) LT_TRY(lt__ocl_require_dtype(st, dt, "scatter-add"));
   return lt__ocl_append(opts, size, "-DLT_OUT=%s -DLT_INDEX=long%s", lt__ocl_dtype_token(dt),
-                        exact           ? " -DLT_EXACT_INT"
+                        exact          ? " -DLT_EXACT_INT"
                         : dt == LT_F64 ? " -DLT_COMPUTE_F64"
                                        : "");
 }
@@ -132,9 +129,9 @@ static lt_status scatter_add(lt_context *ctx, const lt__scatter_step *s) {
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 3, s->src.mem);
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 4, s->index.mem);
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 5, s->out.mem);
-  int64_t longs[] = {s->src.offset,          s->index.offset,        s->out.offset, len,
-                     s->src.strides[ax],     s->index.strides[ax],   s->out_axis_extent,
-                     s->out_axis_stride};
+  int64_t longs[] = {
+      s->src.offset,      s->index.offset,      s->out.offset,      len,
+      s->src.strides[ax], s->index.strides[ax], s->out_axis_extent, s->out_axis_stride};
   for (cl_uint i = 0; i < 8 && r == LT_OK; i++)
     r = lt__ocl_arg_long(k, 6 + i, longs[i]);
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 14, bad);
@@ -192,9 +189,9 @@ static lt_status sort(lt_context *ctx, const lt__sort_step *s) {
   char opts[160] = "";
   LT_TRY(lt__ocl_append(opts, sizeof opts, "-DLT_IN0=%s -DLT_ELEM=%s%s",
                         lt__ocl_dtype_token(s->in.dtype), elem_type(s->in.dtype),
-                        exact                       ? " -DLT_EXACT_INT"
+                        exact                   ? " -DLT_EXACT_INT"
                         : s->in.dtype == LT_F64 ? " -DLT_COMPUTE_F64"
-                                                    : ""));
+                                                : ""));
   pthread_mutex_lock(&st->lock);
   cl_kernel k;
   cl_mem dbuf = NULL;
@@ -206,8 +203,8 @@ static lt_status sort(lt_context *ctx, const lt__sort_step *s) {
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 5, s->in.mem);
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 6, s->indices ? NULL : s->out.mem);
   if (r == LT_OK) r = lt__ocl_arg_mem(k, 7, s->indices ? s->out.mem : NULL);
-  int64_t longs[] = {s->in.offset, s->out.offset, s->n, s->k, s->in_axis_stride,
-                     s->out_axis_stride};
+  int64_t longs[] = {s->in.offset, s->out.offset,     s->n,
+                     s->k,         s->in_axis_stride, s->out_axis_stride};
   for (cl_uint i = 0; i < 6 && r == LT_OK; i++)
     r = lt__ocl_arg_long(k, 8 + i, longs[i]);
   if (r == LT_OK) r = lt__ocl_arg_int(k, 14, s->descending);
