@@ -40,14 +40,28 @@ static void row_offsets(int64_t row, int dims, const int64_t *shape, int skip, i
 }
 
 /* The gather inner loop for one element size: gather_row_u8, gather_row_u16, gather_row_u32,
- * gather_row_u64. Returns the first bad column or -1. */
+ * gather_row_u64. Returns the first bad column or -1. An index constant along the row (take
+ * of whole rows) is read and checked once, and a unit-stride row moves as one memcpy. */
 #define GATHER_ROW(T)                                                                              \
-  static int64_t gather_row_##T(const lt__gather_step *g, int64_t n, int64_t oi, int64_t oo,       \
+  static int64_t gather_row_##T(const lt__gather_step *g, int64_t n, int64_t oi, int64_t oo,     \
                                 int64_t ox) {                                                      \
     const T *in = (const T *)g->in.mem;                                                            \
     T *out = (T *)g->out.mem;                                                                      \
-    int64_t si = g->in.strides[g->rank - 1], so = g->out.strides[g->rank - 1];                     \
-    int64_t sx = g->index.strides[g->rank - 1], ext = g->axis_extent;                              \
+    int64_t si = g->in.strides[g->rank - 1], so = g->out.strides[g->rank - 1];                    \
+    int64_t sx = g->index.strides[g->rank - 1], ext = g->axis_extent;                            \
+    if (sx == 0) {                                                                                 \
+      int64_t j = lt__load_index(g->index.mem, g->index.dtype, ox);                                \
+      if (j < 0) j += ext;                                                                         \
+      if (j < 0 || j >= ext) return 0;                                                             \
+      const T *src = in + oi + j * g->axis_stride;                                                 \
+      if (si == 1 && so == 1) {                                                                    \
+        memcpy(out + oo, src, (size_t)n * sizeof(T));                                              \
+      } else {                                                                                     \
+        for (int64_t c = 0; c < n; c++)                                                            \
+          out[oo + c * so] = src[c * si];                                                          \
+      }                                                                                            \
+      return -1;                                                                                   \
+    }                                                                                              \
     for (int64_t c = 0; c < n; c++) {                                                              \
       int64_t j = lt__load_index(g->index.mem, g->index.dtype, ox + c * sx);                       \
       if (j < 0) j += ext;                                                                         \
