@@ -115,51 +115,101 @@ static lt_status cpu_gather(lt_context *ctx, const lt__gather_step *g) {
   return range_error(g->rank, g->shape, &g->index, bad, g->axis_extent);
 }
 
-/* One output element's running sum, rounded to the output dtype after every addition. */
-static void scatter_line(index_job *job, int64_t line) {
+/* Scatter-add tasks: an outer position (the dims before the axis) times a chunk of up to
+ * SCATTER_CHUNK inner positions (the dims after it). A task walks the axis in order with the
+ * chunk innermost, so memory is read in rows while every output element still receives its
+ * additions in increasing j, from one thread. */
+#define SCATTER_CHUNK 256
+
+typedef struct scatter_geom {
+  int64_t outer, inner, chunks, n;
+} scatter_geom;
+
+/* out[at] += src[from], rounded to out's dtype (float + float in float is the correctly rounded
+ * sum, as double-then-round would give). */
+static void add_elem(const lt__scatter_step *s, int64_t at, int64_t from) {
+  switch (s->out.dtype) {
+  case LT_F32: ((float *)s->out.mem)[at] += ((const float *)s->src.mem)[from]; break;
+  case LT_F64: ((double *)s->out.mem)[at] += ((const double *)s->src.mem)[from]; break;
+  case LT_I64: {
+    int64_t *out = s->out.mem;
+    uint64_t v = (uint64_t)out[at] + (uint64_t)((const int64_t *)s->src.mem)[from];
+    out[at] = (int64_t)v; /* wraps, as NumPy */
+    break;
+  }
+  default: {
+    double v =
+        lt__load_f64(s->out.mem, s->out.dtype, at) + lt__load_f64(s->src.mem, s->src.dtype, from);
+    lt__store_f64(s->out.mem, s->out.dtype, at, v);
+  }
+  }
+}
+
+static void scatter_task(index_job *job, const scatter_geom *gm, int64_t task) {
   const lt__scatter_step *s = job->s;
-  const lt__operand *ops[3] = {&s->src, &s->out, &s->index};
-  int64_t o[3];
-  row_offsets(line, s->rank, s->shape, s->axis, 3, ops, o);
-  int64_t n = s->shape[s->axis], ext = s->out_axis_extent;
-  int64_t ss = s->src.strides[s->axis], sx = s->index.strides[s->axis];
-  bool exact = !lt__dtype_is_float(s->out.dtype);
-  for (int64_t c = 0; c < n; c++) {
-    int64_t j = lt__load_index(s->index.mem, s->index.dtype, o[2] + c * sx);
-    if (j < 0) j += ext;
-    if (j < 0 || j >= ext) {
-      /* The C-order position of (line, c): re-insert c at dim `axis`. */
-      int64_t inner = 1;
-      for (int d = s->axis + 1; d < s->rank; d++)
-        inner *= s->shape[d];
-      note_bad(job, (line / inner * n + c) * inner + line % inner);
-      return;
+  int ax = s->axis;
+  int64_t o = task / gm->chunks, i0 = (task % gm->chunks) * SCATTER_CHUNK;
+  int64_t cnt = gm->inner - i0 < SCATTER_CHUNK ? gm->inner - i0 : SCATTER_CHUNK;
+  int64_t base[3] = {s->src.offset, s->index.offset, s->out.offset}, rest = o;
+  for (int d = ax - 1; d >= 0; d--) {
+    int64_t i = rest % s->shape[d];
+    rest /= s->shape[d];
+    base[0] += i * s->src.strides[d];
+    base[1] += i * s->index.strides[d];
+    base[2] += i * s->out.strides[d];
+  }
+  int64_t offs[3][SCATTER_CHUNK];
+  for (int64_t k = 0; k < cnt; k++) {
+    int64_t p = i0 + k, v[3] = {base[0], base[1], base[2]};
+    for (int d = s->rank - 1; d > ax; d--) {
+      int64_t i = p % s->shape[d];
+      p /= s->shape[d];
+      v[0] += i * s->src.strides[d];
+      v[1] += i * s->index.strides[d];
+      v[2] += i * s->out.strides[d];
     }
-    int64_t at = o[1] + j * s->out_axis_stride, from = o[0] + c * ss;
-    if (exact) {
-      int64_t *out = s->out.mem;
-      out[at] = (int64_t)((uint64_t)out[at] + (uint64_t)lt__load_index(s->src.mem, LT_I64, from));
-    } else {
-      double v =
-          lt__load_f64(s->out.mem, s->out.dtype, at) + lt__load_f64(s->src.mem, s->src.dtype, from);
-      lt__store_f64(s->out.mem, s->out.dtype, at, v);
+    offs[0][k] = v[0];
+    offs[1][k] = v[1];
+    offs[2][k] = v[2];
+  }
+  int64_t ext = s->out_axis_extent, ss = s->src.strides[ax], sx = s->index.strides[ax];
+  for (int64_t c = 0; c < gm->n; c++) {
+    for (int64_t k = 0; k < cnt; k++) {
+      int64_t j = lt__load_index(s->index.mem, s->index.dtype, offs[1][k] + c * sx);
+      if (j < 0) j += ext;
+      if (j < 0 || j >= ext) {
+        note_bad(job, (o * gm->n + c) * gm->inner + i0 + k);
+        return;
+      }
+      add_elem(s, offs[2][k] + j * s->out_axis_stride, offs[0][k] + c * ss);
     }
   }
 }
 
-static void scatter_lines(void *arg, int64_t lo, int64_t hi) {
-  for (int64_t l = lo; l < hi; l++)
-    scatter_line(arg, l);
+typedef struct scatter_arg {
+  index_job *job;
+  scatter_geom gm;
+} scatter_arg;
+
+static void scatter_tasks(void *arg, int64_t lo, int64_t hi) {
+  scatter_arg *a = arg;
+  for (int64_t t = lo; t < hi; t++)
+    scatter_task(a->job, &a->gm, t);
 }
 
 static lt_status cpu_scatter_add(lt_context *ctx, const lt__scatter_step *s) {
-  int64_t total = 1;
-  for (int d = 0; d < s->rank; d++)
-    total *= s->shape[d];
+  scatter_geom gm = {.outer = 1, .inner = 1, .n = s->shape[s->axis]};
+  for (int d = 0; d < s->rank; d++) {
+    if (d < s->axis) gm.outer *= s->shape[d];
+    if (d > s->axis) gm.inner *= s->shape[d];
+  }
+  int64_t total = gm.outer * gm.inner * gm.n;
   if (total == 0) return LT_OK;
+  gm.chunks = (gm.inner + SCATTER_CHUNK - 1) / SCATTER_CHUNK;
   index_job job = {.s = s};
   atomic_init(&job.bad, INT64_MAX);
-  lt__cpu_parallel(ctx, total / s->shape[s->axis], total, scatter_lines, &job);
+  scatter_arg arg = {&job, gm};
+  lt__cpu_parallel(ctx, gm.outer * gm.chunks, total, scatter_tasks, &arg);
   int64_t bad = atomic_load(&job.bad);
   if (bad == INT64_MAX) return LT_OK;
   return range_error(s->rank, s->shape, &s->index, bad, s->out_axis_extent);
