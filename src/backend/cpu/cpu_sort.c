@@ -57,6 +57,29 @@ static int64_t *merge_sort(const keys *k, int64_t *perm, int64_t *tmp, int64_t n
   return perm;
 }
 
+/* The first k of n in order, for k much smaller than n (topk): a sorted buffer that admits an
+ * element only if it comes before the current last; equal elements go after those already in,
+ * which keeps the order stable. Returns perm. */
+static int64_t *partial_sort(const keys *k, int64_t *perm, int64_t n, int64_t want) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (m == want && !before(k, i, perm[m - 1])) continue;
+    int64_t lo = 0, hi = m;
+    while (lo < hi) { /* first position p with before(i, perm[p]) */
+      int64_t mid = lo + (hi - lo) / 2;
+      if (before(k, i, perm[mid]))
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    int64_t last = m < want ? m : want - 1;
+    memmove(perm + lo + 1, perm + lo, (size_t)(last - lo) * sizeof *perm);
+    perm[lo] = i;
+    if (m < want) m++;
+  }
+  return perm;
+}
+
 static void sort_rows(void *arg, int64_t lo, int64_t hi) {
   sort_job *job = arg;
   const lt__sort_step *s = job->s;
@@ -91,7 +114,8 @@ static void sort_rows(void *arg, int64_t lo, int64_t hi) {
         ((double *)(tmp + n))[i] = lt__load_f64(s->in.mem, s->in.dtype, at);
       perm0[i] = i;
     }
-    const int64_t *perm = merge_sort(&k, perm0, tmp, n);
+    const int64_t *perm =
+        s->k * 8 < n ? partial_sort(&k, perm0, n, s->k) : merge_sort(&k, perm0, tmp, n);
     for (int64_t i = 0; i < s->k; i++) {
       int64_t to = oo + i * s->out_axis_stride;
       if (s->indices) {
