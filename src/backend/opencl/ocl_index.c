@@ -54,7 +54,7 @@ static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
     desc[3 * g->rank + d] = g->out.strides[d];
   }
   if (n == 0) return LT_OK;
-  char opts[128];
+  char opts[128] = "";
   LT_TRY(
       lt__ocl_append(opts, sizeof opts, "-DLT_ELEM=%s -DLT_INDEX=long", elem_type(g->out.dtype)));
   pthread_mutex_lock(&st->lock);
