@@ -20,6 +20,13 @@ static const char *elem_type(lt_dtype dt) {
   }
 }
 
+/* The OpenCL C type of an index dtype (lt__index_dtype). */
+static const char *index_type(lt_dtype dt) {
+  switch (dt) {
+  default: return "long";
+  }
+}
+
 /* A one-long device buffer set to INT64_MAX (no bad index seen). */
 static lt_status bad_buffer(lt__ocl_state *st, cl_mem *out) {
   cl_long none = INT64_MAX;
@@ -87,10 +94,12 @@ static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
   return lt__index_range_error(g->rank, g->shape, pos, v, g->axis_extent);
 }
 
-static lt_status scatter_options(const lt__ocl_state *st, lt_dtype dt, char *opts, size_t size) {
+static lt_status scatter_options(const lt__ocl_state *st, lt_dtype dt, lt_dtype index, char *opts,
+                                 size_t size) {
   bool exact = dt == LT_I64;
   if (!exact) LT_TRY(lt__ocl_require_dtype(st, dt, "scatter-add"));
-  return lt__ocl_append(opts, size, "-DLT_OUT=%s -DLT_INDEX=long%s", lt__ocl_dtype_token(dt),
+  return lt__ocl_append(opts, size, "-DLT_OUT=%s -DLT_INDEX=%s%s", lt__ocl_dtype_token(dt),
+                        index_type(index),
                         exact          ? " -DLT_EXACT_INT"
                         : dt == LT_F64 ? " -DLT_COMPUTE_F64"
                                        : "");
@@ -116,7 +125,7 @@ static lt_status scatter_add(lt_context *ctx, const lt__scatter_step *s) {
   int64_t len = s->shape[ax];
   if (lines == 0 || len == 0) return LT_OK;
   char opts[160] = "";
-  LT_TRY(scatter_options(st, s->out.dtype, opts, sizeof opts));
+  LT_TRY(scatter_options(st, s->out.dtype, s->index.dtype, opts, sizeof opts));
   pthread_mutex_lock(&st->lock);
   cl_kernel k;
   cl_mem dbuf = NULL, bad = NULL;
