@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const lt_dtype dtypes[] = {LT_F32, LT_F64, LT_I64};
+static const lt_dtype dtypes[] = {LT_F32, LT_F64, LT_I64, LT_F16, LT_BF16};
 
 /* An LT_I64 tensor of random indices in [lo, hi] (negative ones count from the end), in a
  * contiguous or (flip = true) negative-stride layout. Host copy in *host (C order). */
