@@ -43,12 +43,12 @@ static void row_offsets(int64_t row, int dims, const int64_t *shape, int skip, i
  * gather_row_u64. Returns the first bad column or -1. An index constant along the row (take
  * of whole rows) is read and checked once, and a unit-stride row moves as one memcpy. */
 #define GATHER_ROW(T)                                                                              \
-  static int64_t gather_row_##T(const lt__gather_step *g, int64_t n, int64_t oi, int64_t oo,     \
+  static int64_t gather_row_##T(const lt__gather_step *g, int64_t n, int64_t oi, int64_t oo,       \
                                 int64_t ox) {                                                      \
     const T *in = (const T *)g->in.mem;                                                            \
     T *out = (T *)g->out.mem;                                                                      \
-    int64_t si = g->in.strides[g->rank - 1], so = g->out.strides[g->rank - 1];                    \
-    int64_t sx = g->index.strides[g->rank - 1], ext = g->axis_extent;                            \
+    int64_t si = g->in.strides[g->rank - 1], so = g->out.strides[g->rank - 1];                     \
+    int64_t sx = g->index.strides[g->rank - 1], ext = g->axis_extent;                              \
     if (sx == 0) {                                                                                 \
       int64_t j = lt__load_index(g->index.mem, g->index.dtype, ox);                                \
       if (j < 0) j += ext;                                                                         \
@@ -121,8 +121,11 @@ static lt_status cpu_gather(lt_context *ctx, const lt__gather_step *g) {
  * additions in increasing j, from one thread. */
 #define SCATTER_CHUNK 256
 
+/* parts > 1 when there are too few (outer, chunk) tasks to feed the threads: each task then
+ * also owns a range of output positions along the axis and skips indices outside it, which
+ * keeps each output element with one thread (and one order) at the cost of rereading INDEX. */
 typedef struct scatter_geom {
-  int64_t outer, inner, chunks, n;
+  int64_t outer, inner, chunks, n, parts;
 } scatter_geom;
 
 /* out[at] += src[from], rounded to out's dtype (float + float in float is the correctly rounded
@@ -148,6 +151,9 @@ static void add_elem(const lt__scatter_step *s, int64_t at, int64_t from) {
 static void scatter_task(index_job *job, const scatter_geom *gm, int64_t task) {
   const lt__scatter_step *s = job->s;
   int ax = s->axis;
+  int64_t part = task % gm->parts, ext = s->out_axis_extent;
+  int64_t jlo = ext * part / gm->parts, jhi = ext * (part + 1) / gm->parts;
+  task /= gm->parts;
   int64_t o = task / gm->chunks, i0 = (task % gm->chunks) * SCATTER_CHUNK;
   int64_t cnt = gm->inner - i0 < SCATTER_CHUNK ? gm->inner - i0 : SCATTER_CHUNK;
   int64_t base[3] = {s->src.offset, s->index.offset, s->out.offset}, rest = o;
@@ -172,7 +178,7 @@ static void scatter_task(index_job *job, const scatter_geom *gm, int64_t task) {
     offs[1][k] = v[1];
     offs[2][k] = v[2];
   }
-  int64_t ext = s->out_axis_extent, ss = s->src.strides[ax], sx = s->index.strides[ax];
+  int64_t ss = s->src.strides[ax], sx = s->index.strides[ax];
   for (int64_t c = 0; c < gm->n; c++) {
     for (int64_t k = 0; k < cnt; k++) {
       int64_t j = lt__load_index(s->index.mem, s->index.dtype, offs[1][k] + c * sx);
@@ -181,6 +187,7 @@ static void scatter_task(index_job *job, const scatter_geom *gm, int64_t task) {
         note_bad(job, (o * gm->n + c) * gm->inner + i0 + k);
         return;
       }
+      if (j < jlo || j >= jhi) continue;
       add_elem(s, offs[2][k] + j * s->out_axis_stride, offs[0][k] + c * ss);
     }
   }
@@ -206,10 +213,13 @@ static lt_status cpu_scatter_add(lt_context *ctx, const lt__scatter_step *s) {
   int64_t total = gm.outer * gm.inner * gm.n;
   if (total == 0) return LT_OK;
   gm.chunks = (gm.inner + SCATTER_CHUNK - 1) / SCATTER_CHUNK;
+  int64_t want = 4 * (int64_t)lt__cpu_threads(ctx), tasks = gm.outer * gm.chunks;
+  gm.parts = tasks >= want ? 1 : (want + tasks - 1) / tasks;
+  if (gm.parts > s->out_axis_extent) gm.parts = s->out_axis_extent > 0 ? s->out_axis_extent : 1;
   index_job job = {.s = s};
   atomic_init(&job.bad, INT64_MAX);
   scatter_arg arg = {&job, gm};
-  lt__cpu_parallel(ctx, gm.outer * gm.chunks, total, scatter_tasks, &arg);
+  lt__cpu_parallel(ctx, tasks * gm.parts, total, scatter_tasks, &arg);
   int64_t bad = atomic_load(&job.bad);
   if (bad == INT64_MAX) return LT_OK;
   return range_error(s->rank, s->shape, &s->index, bad, s->out_axis_extent);
