@@ -179,6 +179,10 @@ static void scatter_task(index_job *job, const scatter_geom *gm, int64_t task) {
     offs[2][k] = v[2];
   }
   int64_t ss = s->src.strides[ax], sx = s->index.strides[ax];
+  /* One index per step along the axis (index_add's 1-D INDEX): read and checked once. */
+  bool shared = true;
+  for (int64_t k = 1; k < cnt && shared; k++)
+    shared = offs[1][k] == offs[1][0];
   for (int64_t c = 0; c < gm->n; c++) {
     for (int64_t k = 0; k < cnt; k++) {
       int64_t j = lt__load_index(s->index.mem, s->index.dtype, offs[1][k] + c * sx);
@@ -187,7 +191,15 @@ static void scatter_task(index_job *job, const scatter_geom *gm, int64_t task) {
         note_bad(job, (o * gm->n + c) * gm->inner + i0 + k);
         return;
       }
-      if (j < jlo || j >= jhi) continue;
+      if (j < jlo || j >= jhi) {
+        if (shared) break;
+        continue;
+      }
+      if (shared) {
+        for (int64_t q = 0; q < cnt; q++)
+          add_elem(s, offs[2][q] + j * s->out_axis_stride, offs[0][q] + c * ss);
+        break;
+      }
       add_elem(s, offs[2][k] + j * s->out_axis_stride, offs[0][k] + c * ss);
     }
   }
@@ -213,7 +225,7 @@ static lt_status cpu_scatter_add(lt_context *ctx, const lt__scatter_step *s) {
   int64_t total = gm.outer * gm.inner * gm.n;
   if (total == 0) return LT_OK;
   gm.chunks = (gm.inner + SCATTER_CHUNK - 1) / SCATTER_CHUNK;
-  int64_t want = 4 * (int64_t)lt__cpu_threads(ctx), tasks = gm.outer * gm.chunks;
+  int64_t want = 2 * (int64_t)lt__cpu_threads(ctx), tasks = gm.outer * gm.chunks;
   gm.parts = tasks >= want ? 1 : (want + tasks - 1) / tasks;
   if (gm.parts > s->out_axis_extent) gm.parts = s->out_axis_extent > 0 ? s->out_axis_extent : 1;
   index_job job = {.s = s};
