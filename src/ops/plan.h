@@ -63,8 +63,24 @@ lt_status lt__plan_alloc(lt_context *ctx, lt__plan_kind kind, int n_inputs_max, 
 void lt__layout_from_tensor(const lt_tensor *t, lt__layout *layout);
 /* Sets the description text (copied). */
 lt_status lt__plan_set_description(lt_plan *plan, const char *text);
-/* Default compute dtype: F64 if any input is F64 (or I64), else F32; opts may override. */
+/* Float compute dtype (contractions, einsum): F64 if any input is F64, an integer or bool,
+ * else F32; opts may override with F32 or F64 (an integer compute dtype is LT_ERR_DTYPE). */
 lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
                                  lt_dtype *out);
+/* Compute dtype of elementwise and reduction plans (issue 18 A): opts' if set, else from the
+ * inputs' promoted dtype: F64 / F32 for floats, I64 (U64 for u64) for integers and bool, F64
+ * for those when `float_op` (the op or a unary is a float function). NULL tensors are
+ * skipped. */
+lt_dtype lt__plan_map_compute(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
+                              bool float_op);
+/* Whether a unary / binary op is a float function (integer inputs compute it in f64), and
+ * whether it takes integers and bool only. */
+bool lt__unary_is_float_op(lt_unary_op op);
+bool lt__binary_is_float_op(lt_binary_op op);
+bool lt__unary_is_int_op(lt_unary_op op);
+bool lt__binary_is_int_op(lt_binary_op op);
+/* Names of ops, for messages ("bitwise_and"); "op" for unknown codes. */
+const char *lt__unary_name(lt_unary_op op);
+const char *lt__binary_name(lt_binary_op op);
 
 #endif

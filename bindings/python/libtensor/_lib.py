@@ -29,6 +29,17 @@ _SIGNATURES = {
     "lt_dtype_size": (ctypes.c_size_t, [ctypes.c_int]),
     "lt_dtype_name": (ctypes.c_char_p, [ctypes.c_int]),
     "lt_dtype_from_name": (status, [ctypes.c_char_p, c_int_p]),
+    # issue 18 A: dtypes, exact items, where/clip
+    "lt_dtype_promote": (status, [ctypes.c_int, ctypes.c_int, c_int_p]),
+    "lt_dtype_is_integer": (ctypes.c_bool, [ctypes.c_int]),
+    "lt_dtype_is_signed": (ctypes.c_bool, [ctypes.c_int]),
+    "lt_dtype_is_float": (ctypes.c_bool, [ctypes.c_int]),
+    "lt_tensor_get_i64": (status, [handle, c_int64_p, c_int64_p]),
+    "lt_tensor_get_u64": (status, [handle, c_int64_p, ctypes.POINTER(ctypes.c_uint64)]),
+    "lt_tensor_set_i64": (status, [handle, c_int64_p, ctypes.c_int64]),
+    "lt_tensor_set_u64": (status, [handle, c_int64_p, ctypes.c_uint64]),
+    "lt_where": (status, [handle, handle, handle, handle_p]),
+    "lt_clip": (status, [handle, handle, handle, handle_p]),
     # context.h
     "lt_device_count": (status, [c_int_p]),
     "lt_device_string": (status, [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),

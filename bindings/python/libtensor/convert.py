@@ -21,12 +21,31 @@ def _is_scalar(x):
     return isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
 
 
-def _float_dtype(v):
-    """The NumPy float dtype of an array or Tensor operand, else None."""
+def _array_dtype(v, kinds):
+    """The NumPy dtype of an array or Tensor operand when its kind is in `kinds`, else None."""
     if _is_scalar(v) or isinstance(getattr(v, "dtype", None), str):
         return None
     dt = getattr(v, "dtype", None)
-    return dt if isinstance(dt, np.dtype) and dt.kind == "f" else None
+    return dt if isinstance(dt, np.dtype) and dt.kind in kinds else None
+
+
+def _scalar_dtype(v, values):
+    """NumPy 2's dtype for a Python scalar among arrays (weak scalars): a float takes the
+    arrays' float dtype, an int their integer (or float) dtype when the value fits; None:
+    the scalar's own default (int64 / float64)."""
+    if isinstance(v, float):
+        kinds = "f"
+    elif isinstance(v, int):
+        kinds = "fiu"
+    else:
+        return None
+    for dt in (_array_dtype(x, kinds) for x in values):
+        if dt is None:
+            continue
+        if dt.kind in "iu" and not np.iinfo(dt).min <= v <= np.iinfo(dt).max:
+            return None  # NumPy 2 raises OverflowError here; we widen instead
+        return dt
+    return None
 
 
 def require_context(t, ctx, what, where):
@@ -57,14 +76,16 @@ def operands(values, device=None, where=None):
     else:
         ctx = values[tensors[0]].context
         where = f"operand {tensors[0] + 1}"
-    like = next((d for d in map(_float_dtype, values) if d is not None), None)
     out = []
     for i, v in enumerate(values):
+        like = None
+        if _is_scalar(v) and not isinstance(v, np.generic):
+            like = _scalar_dtype(v, values)
         if isinstance(v, Tensor):
             require_context(v, ctx, f"operand {i + 1}", where)
             out.append(v)
-        elif _is_scalar(v) and like is not None and not isinstance(v, np.generic):
-            # NumPy keeps the array's float dtype for Python scalars; so do we.
+        elif like is not None:
+            # NumPy keeps the array's dtype for Python scalars; so do we.
             out.append(from_numpy(np.asarray(v, dtype=like), ctx))
         else:
             out.append(from_numpy(v, ctx))

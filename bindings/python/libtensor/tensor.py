@@ -14,12 +14,20 @@ from .context import Context, context
 from .errors import DtypeError, check
 
 F16, BF16, F32, F64, I64 = enums.LT_F16, enums.LT_BF16, enums.LT_F32, enums.LT_F64, enums.LT_I64
+# issue 18 A: every NumPy integer and bool dtype has its own code (no widening).
+I8, I16, I32, U8, U16, U32, U64, BOOL = (enums.LT_I8, enums.LT_I16, enums.LT_I32, enums.LT_U8,
+                                         enums.LT_U16, enums.LT_U32, enums.LT_U64, enums.LT_BOOL)
 _LT_TO_NP = {F16: np.dtype(np.float16), F32: np.dtype(np.float32), F64: np.dtype(np.float64),
-             I64: np.dtype(np.int64)}
+             I64: np.dtype(np.int64), I8: np.dtype(np.int8), I16: np.dtype(np.int16),
+             I32: np.dtype(np.int32), U8: np.dtype(np.uint8), U16: np.dtype(np.uint16),
+             U32: np.dtype(np.uint32), U64: np.dtype(np.uint64), BOOL: np.dtype(np.bool_)}
 _NP_TO_LT = {v: k for k, v in _LT_TO_NP.items()}
 _NAMES = {"float16": F16, "f16": F16, "half": F16, "bfloat16": BF16, "bf16": BF16,
           "float32": F32, "f32": F32, "float": F32, "float64": F64, "f64": F64, "double": F64,
-          "int64": I64, "i64": I64}
+          "int64": I64, "i64": I64, "int8": I8, "i8": I8, "int16": I16, "i16": I16,
+          "int32": I32, "i32": I32, "uint8": U8, "u8": U8, "uint16": U16, "u16": U16,
+          "uint32": U32, "u32": U32, "uint64": U64, "u64": U64, "bool": BOOL}
+_EXACT = {I8, I16, I32, I64, U8, U16, U32, U64, BOOL}
 _SLICE_DEFAULT = enums.LT_SLICE_DEFAULT
 _ALL_AXES = enums.LT_ALL_AXES
 
@@ -34,7 +42,7 @@ def lt_dtype(dtype):
         code = None
     if code is None:
         raise DtypeError(f"libtensor: unsupported dtype {dtype!r} (float16, bfloat16, float32, "
-                         "float64 or int64)", enums.LT_ERR_DTYPE)
+                         "float64, int8..int64, uint8..uint64 or bool)", enums.LT_ERR_DTYPE)
     return code
 
 
@@ -47,8 +55,6 @@ def _storable(arr):
     dt = arr.dtype
     if dt.kind == "f" and dt.itemsize > 8:
         arr = arr.astype(np.float64)
-    elif dt.kind in "iub" and dt != np.int64:
-        arr = arr.astype(np.int64)
     elif dt.kind not in "fiub":
         raise DtypeError(f"libtensor: NumPy dtype {dt} has no libtensor equivalent",
                          enums.LT_ERR_DTYPE)
@@ -248,10 +254,16 @@ class Tensor:
     def item(self):
         if self.size != 1:
             raise ValueError("libtensor: item() needs a tensor of exactly one element")
-        value = ctypes.c_double()
         index = _lib.int64_array([0] * self.ndim)
+        if self.lt_dtype in _EXACT:  # exact: no trip through double
+            unsigned = self.lt_dtype in (U8, U16, U32, U64, BOOL)
+            value = ctypes.c_uint64() if unsigned else ctypes.c_int64()
+            fn = "lt_tensor_get_u64" if unsigned else "lt_tensor_get_i64"
+            check(_lib.fn(fn)(self._handle, index, ctypes.byref(value)))
+            return bool(value.value) if self.lt_dtype == BOOL else int(value.value)
+        value = ctypes.c_double()
         check(_lib.fn("lt_tensor_get")(self._handle, index, ctypes.byref(value)))
-        return int(value.value) if self.lt_dtype == I64 else value.value
+        return value.value
 
     # ---- copies
     def contiguous(self, dtype=None):

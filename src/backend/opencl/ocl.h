@@ -75,6 +75,8 @@ void lt__ocl_program_to_cache(lt__ocl_state *st, cl_program p, uint64_t hash, co
 lt_status lt__ocl_arg_mem(cl_kernel k, cl_uint i, void *mem);
 lt_status lt__ocl_arg_long(cl_kernel k, cl_uint i, int64_t v);
 lt_status lt__ocl_arg_int(cl_kernel k, cl_uint i, int v);
+/* The -D option selecting a compute dtype's arithmetic in kernels/common.h ("" for F32). */
+const char *lt__ocl_compute_define(lt_dtype compute);
 lt_status lt__ocl_arg_real(cl_kernel k, cl_uint i, lt_dtype compute, double v);
 lt_status lt__ocl_arg_bytes(cl_kernel k, cl_uint i, size_t size, const void *v);
 /* A read-only device buffer holding `n` int64 values (a step's shapes and strides); the caller

@@ -141,7 +141,7 @@ static lt_status run_passes(lt__ocl_state *st, const lt__reduce_step *s, const r
   LT_TRY(lt__ocl_kernel(st, "reduce.cl", plan.serial ? "lt_reduce_serial" : "lt_reduce_tree", opts,
                         &first));
   if (chunks > 1) LT_TRY(lt__ocl_kernel(st, "reduce.cl", "lt_reduce_final", opts, &fin));
-  size_t real_size = s->compute == LT_F64 ? 8 : 4,
+  size_t real_size = s->compute == LT_F32 ? 4 : 8,
          nparts = chunks > 1 ? (size_t)(sp->nout * chunks) : 1;
   cl_int err;
   cl_mem pv = clCreateBuffer(st->context, CL_MEM_READ_WRITE, nparts * real_size, NULL, &err);
@@ -202,11 +202,10 @@ lt_status lt__ocl_reduce(lt_context *ctx, const lt__reduce_step *s) {
   const lt__operand *c = s->has_c ? &s->c : &s->out;
   int wg = work_group(st);
   char opts[256] = "";
-  LT_TRY(lt__ocl_append(opts, sizeof opts,
-                        "-DLT_IN0=%s -DLT_OUT=%s -DLT_C=%s -DLT_WG=%d -DLT_ARG=%d%s",
-                        lt__ocl_dtype_token(s->in.dtype), lt__ocl_dtype_token(s->out.dtype),
-                        lt__ocl_dtype_token(c->dtype), wg, arg ? 1 : 0,
-                        s->compute == LT_F64 ? " -DLT_COMPUTE_F64" : ""));
+  LT_TRY(lt__ocl_append(
+      opts, sizeof opts, "-DLT_IN0=%s -DLT_OUT=%s -DLT_C=%s -DLT_WG=%d -DLT_ARG=%d%s",
+      lt__ocl_dtype_token(s->in.dtype), lt__ocl_dtype_token(s->out.dtype),
+      lt__ocl_dtype_token(c->dtype), wg, arg ? 1 : 0, lt__ocl_compute_define(s->compute)));
   pthread_mutex_lock(&st->lock);
   lt_status r = run(st, s, &sp, opts, wg);
   pthread_mutex_unlock(&st->lock);
