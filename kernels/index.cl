@@ -1,13 +1,21 @@
 /* Index steps (lt__gather_step, lt__scatter_step, lt__sort_step in src/backend/backend.h).
  * Options: LT_ELEM (the raw element type moved by gather and sort: uchar ushort uint ulong),
- * LT_INDEX (the index element type: long), LT_OUT (dtype token of the scatter output),
- * LT_EXACT_INT (scatter-add / sort on integers, no float conversion), LT_COMPUTE_F64, and
- * LT_IN0 (dtype token of the sorted input). */
+ * LT_INDEX (the index element type: char ... ulong, plus LT_INDEX_U64 for ulong), LT_OUT (dtype
+ * token of the scatter output), LT_EXACT_INT (scatter-add and sort on integers and bool, no
+ * float conversion; sort keys of type LT_KEY_T, long or ulong), LT_COMPUTE_F64, and LT_IN0
+ * (dtype token of the sorted input). */
 #ifndef LT_ELEM
 #define LT_ELEM ulong
 #endif
 #ifndef LT_INDEX
 #define LT_INDEX long
+#endif
+/* An index value as long; a ulong index beyond LONG_MAX (out of range anyway) reads as
+ * LONG_MAX rather than wrapping to a valid negative index. */
+#ifdef LT_INDEX_U64
+#define LT_INDEX_VALUE(x) ((x) > (ulong)LONG_MAX ? LONG_MAX : (long)(x))
+#else
+#define LT_INDEX_VALUE(x) ((long)(x))
 #endif
 #ifdef cl_khr_int64_extended_atomics
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
@@ -30,7 +38,7 @@ kernel void lt_gather(long n, int rank, constant const long *desc, global const 
   for (long e = get_global_id(0); e < n; e += get_global_size(0)) {
     long o[3] = {off_in, off_index, off_out};
     lt_unravel(e, rank, desc, 3, o);
-    long j = (long)index[o[1]];
+    long j = LT_INDEX_VALUE(index[o[1]]);
     if (j < 0) j += extent;
     if (j < 0 || j >= extent) {
       lt_note_bad(bad, e);
@@ -52,7 +60,7 @@ kernel void lt_scatter_add(long lines, int rank, constant const long *desc,
     long o[3] = {off_src, off_index, off_out};
     lt_unravel(l, rank, desc, 3, o);
     for (long c = 0; c < line_len; c++) {
-      long j = (long)index[o[1] + c * index_step];
+      long j = LT_INDEX_VALUE(index[o[1] + c * index_step]);
       if (j < 0) j += extent;
       if (j < 0 || j >= extent) {
         lt_note_bad(bad, l * line_len + c); /* the host maps (line, c) back to a position */
@@ -69,8 +77,11 @@ kernel void lt_scatter_add(long lines, int rank, constant const long *desc,
 }
 
 #ifdef LT_EXACT_INT
-typedef long key_t;
-#define LT_KEY(p, i) ((long)(p)[i])
+#ifndef LT_KEY_T
+#define LT_KEY_T long
+#endif
+typedef LT_KEY_T key_t;
+#define LT_KEY(p, i) ((key_t)(p)[i])
 #define LT_BEFORE(x, y) ((x) < (y))
 #else
 typedef real_t key_t;

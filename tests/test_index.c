@@ -7,18 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const lt_dtype dtypes[] = {LT_F32, LT_F64, LT_I64, LT_F16, LT_BF16};
+static const lt_dtype dtypes[] = {LT_F32, LT_F64, LT_I64, LT_F16, LT_BF16, LT_I32, LT_I16};
 
-/* An LT_I64 tensor of random indices in [lo, hi] (negative ones count from the end), in a
- * contiguous or (flip = true) negative-stride layout. Host copy in *host (C order). */
+/* A tensor of random indices (its dtype cycles through the signed integer dtypes) in [lo, hi]
+ * (negative ones count from the end), in a contiguous or (flip = true) negative-stride layout. Host
+ * copy in *host (C order). */
 static lt_tensor *index_tensor(lt_context *ctx, int rank, const int64_t *shape, int64_t lo,
                                int64_t hi, bool flip, int64_t *host) {
   int64_t n = lt_test_numel(rank, shape);
   int64_t *buf = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
   for (int64_t i = 0; i < n; i++)
     buf[i] = lt_test_rand_int(lo, hi);
-  lt_tensor *t;
-  LT_CHECK(lt_tensor_from_host(ctx, LT_I64, rank, shape, NULL, buf, &t));
+  static const lt_dtype index_dtypes[] = {LT_I64, LT_I32, LT_I16, LT_I8};
+  static int turn = 0;
+  lt_tensor *t, *t64;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_I64, rank, shape, NULL, buf, &t64));
+  LT_CHECK(lt_tensor_contiguous(t64, index_dtypes[turn++ % 4], &t));
+  lt_tensor_destroy(t64);
   if (flip && rank > 0) {
     /* The flipped view reads buf reversed along axis 0: the host copy follows it. */
     lt_tensor *f;
@@ -40,8 +45,9 @@ static int64_t wrap(int64_t j, int64_t ext) { return j < 0 ? j + ext : j; }
 /* lt_random values of an integer tensor: the harness fills in [-1, 1), so scale for I64. */
 static lt_tensor *data_tensor(lt_context *ctx, lt_dtype dt, int rank, const int64_t *shape,
                               lt_test_layout layout) {
-  return lt_test_random_tensor_range(ctx, dt, rank, shape, layout, dt == LT_I64 ? -1000 : -1,
-                                     dt == LT_I64 ? 1000 : 1);
+  bool is_int = lt_dtype_is_integer(dt);
+  return lt_test_random_tensor_range(ctx, dt, rank, shape, layout, is_int ? -1000 : -1,
+                                     is_int ? 1000 : 1);
 }
 
 static void check_take(lt_context *ctx, lt_dtype dt, int ra, const int64_t *sa, int axis, int ri,
@@ -240,6 +246,21 @@ static void errors_on(lt_context *ctx) {
   LT_CHECK_FAILS(lt_take(a, idx, 0, &d), LT_ERR_OUT_OF_RANGE);
   assert_non_null(strstr(lt_last_error(), "index -4"));
   LT_CHECK_FAILS(lt_take(a, idx, 2, &d), LT_ERR_OUT_OF_RANGE);
+  /* Unsigned indices: u8 gathers; a u64 beyond INT64_MAX is out of range, not negative. */
+  const uint8_t small[2] = {3, 0};
+  const uint64_t huge[2] = {0, (1ull << 63) + 1};
+  lt_tensor *iu;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_U8, 1, si, NULL, small, &iu));
+  LT_CHECK(lt_take(a, iu, 1, &d));
+  double *got = lt_test_read_all(d), *av = lt_test_read_all(a);
+  assert_true(got[0] == av[3] && got[1] == av[0] && got[2] == av[7]);
+  free(got);
+  free(av);
+  lt_tensor_destroy(d);
+  lt_tensor_destroy(iu);
+  LT_CHECK(lt_tensor_from_host(ctx, LT_U64, 1, si, NULL, huge, &iu));
+  LT_CHECK_FAILS(lt_take(a, iu, 1, &d), LT_ERR_OUT_OF_RANGE);
+  lt_tensor_destroy(iu);
   LT_CHECK_FAILS(lt_take(a, a, 0, &d), LT_ERR_DTYPE); /* float indices */
   lt_tensor *z;
   LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 2, sa, &z));
@@ -469,7 +490,9 @@ static void sort_on(lt_context *ctx) {
           /* Ties and NaNs: round to a few values, plant NaNs in floats. */
           double *h = lt_test_read_all(a0);
           for (int i = 0; i < 600; i++)
-            h[i] = (i % 7 == 3 && dt != LT_I64) ? NAN : round(h[i] * (dt == LT_I64 ? 0.003 : 2));
+            h[i] = (i % 7 == 3 && !lt_dtype_is_integer(dt))
+                       ? NAN
+                       : round(h[i] * (lt_dtype_is_integer(dt) ? 0.003 : 2));
           lt_tensor *a1, *a;
           LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 3, sa, NULL, h, &a1));
           LT_CHECK(lt_tensor_contiguous(a1, dt, &a));

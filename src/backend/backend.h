@@ -158,11 +158,22 @@ typedef struct lt__sort_step {
   bool descending, indices;
 } lt__sort_step;
 
-/* Index dtypes gather/scatter accept (signed integers). */
-static inline bool lt__index_dtype(lt_dtype d) { return d == LT_I64; }
-/* Element i of a host buffer of an index dtype, as int64 (exact). */
+/* Index dtypes gather/scatter accept: the integer dtypes, signed and unsigned (not bool). */
+static inline bool lt__index_dtype(lt_dtype d) { return d >= LT_I64 && d <= LT_U64; }
+/* Element i of a host buffer of an index dtype, as int64 (exact; a u64 value beyond INT64_MAX,
+ * out of range for any axis, reads as INT64_MAX). */
 static inline int64_t lt__load_index(const void *base, lt_dtype d, int64_t i) {
   switch (d) {
+  case LT_I8: return ((const int8_t *)base)[i];
+  case LT_I16: return ((const int16_t *)base)[i];
+  case LT_I32: return ((const int32_t *)base)[i];
+  case LT_U8: return ((const uint8_t *)base)[i];
+  case LT_U16: return ((const uint16_t *)base)[i];
+  case LT_U32: return ((const uint32_t *)base)[i];
+  case LT_U64: {
+    uint64_t v = ((const uint64_t *)base)[i];
+    return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+  }
   default: return ((const int64_t *)base)[i];
   }
 }

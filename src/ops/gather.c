@@ -137,8 +137,8 @@ lt_status lt_plan_scatter_add(const lt_tensor *src, int axis, const lt_tensor *i
   const char *call = "lt_plan_scatter_add";
   int ax;
   LT_TRY(check_common(call, src, "SRC", index, d, out, opts, axis, &ax));
-  LT_RETURN_IF(!lt__dtype_is_float(d->dtype) && d->dtype != LT_I64, LT_ERR_DTYPE,
-               "%s: D has dtype %s; scatter-add adds floating or i64 elements", call,
+  LT_RETURN_IF(!lt__dtype_is_float(d->dtype) && !lt__dtype_is_int(d->dtype), LT_ERR_DTYPE,
+               "%s: D has dtype %s; scatter-add adds numbers (not bool)", call,
                lt_dtype_name(d->dtype));
   LT_RETURN_IF(d->rank != src->rank, LT_ERR_SHAPE_MISMATCH, "%s: D has rank %d but SRC has rank %d",
                call, d->rank, src->rank);

@@ -114,7 +114,7 @@ lt_status lt__check_index_tensor(const lt_tensor *t, const char *call, const cha
   snprintf(name, sizeof name, "%s: %s", call, what);
   LT_TRY(lt__check_tensor(t, name));
   LT_RETURN_IF(!lt__index_dtype(t->dtype), LT_ERR_DTYPE,
-               "%s: operand %s has dtype %s; indices must be integers (i64)", call, what,
+               "%s: operand %s has dtype %s; indices must be integers", call, what,
                lt_dtype_name(t->dtype));
   return LT_OK;
 }

@@ -22,8 +22,6 @@ lt_status lt_plan_sort(const lt_tensor *a, int axis, int64_t k, int flags, const
   LT_RETURN_IF(a->rank == 0, LT_ERR_OUT_OF_RANGE, "%s: A has rank 0: no axis %d", call, axis);
   int ax;
   LT_TRY(lt__normalize_axis(axis, a->rank, "lt_plan_sort: axis", &ax));
-  LT_RETURN_IF(!lt__dtype_is_float(a->dtype) && a->dtype != LT_I64, LT_ERR_DTYPE,
-               "%s: A has dtype %s, which has no order", call, lt_dtype_name(a->dtype));
   bool indices = (flags & LT_SORT_INDICES) != 0;
   lt_dtype want = indices ? LT_I64 : a->dtype;
   LT_RETURN_IF(d->dtype != want, LT_ERR_DTYPE, "%s: D has dtype %s, expected %s", call,

@@ -134,17 +134,16 @@ static void add_elem(const lt__scatter_step *s, int64_t at, int64_t from) {
   switch (s->out.dtype) {
   case LT_F32: ((float *)s->out.mem)[at] += ((const float *)s->src.mem)[from]; break;
   case LT_F64: ((double *)s->out.mem)[at] += ((const double *)s->src.mem)[from]; break;
-  case LT_I64: {
-    int64_t *out = s->out.mem;
-    uint64_t v = (uint64_t)out[at] + (uint64_t)((const int64_t *)s->src.mem)[from];
-    out[at] = (int64_t)v; /* wraps, as NumPy */
-    break;
-  }
-  default: {
-    double v =
-        lt__load_f64(s->out.mem, s->out.dtype, at) + lt__load_f64(s->src.mem, s->src.dtype, from);
-    lt__store_f64(s->out.mem, s->out.dtype, at, v);
-  }
+  default:
+    if (lt__dtype_is_int(s->out.dtype)) { /* wraps, as NumPy */
+      uint64_t v = lt__load_bits(s->out.mem, s->out.dtype, at) +
+                   lt__load_bits(s->src.mem, s->src.dtype, from);
+      lt__store_bits(s->out.mem, s->out.dtype, at, v);
+    } else {
+      double v =
+          lt__load_f64(s->out.mem, s->out.dtype, at) + lt__load_f64(s->src.mem, s->src.dtype, from);
+      lt__store_f64(s->out.mem, s->out.dtype, at, v);
+    }
   }
 }
 

@@ -26,8 +26,9 @@ typedef struct sort_job {
 /* The order-preserving key of element `at` of the input. */
 static uint64_t sort_key(const lt__sort_step *s, int64_t at) {
   uint64_t k;
-  if (!lt__dtype_is_float(s->in.dtype)) {
-    k = (uint64_t)lt__load_index(s->in.mem, s->in.dtype, at) ^ ((uint64_t)1 << 63);
+  if (!lt__dtype_is_float(s->in.dtype)) { /* integers and bool: exact bits, signed flipped */
+    k = lt__load_bits(s->in.mem, s->in.dtype, at);
+    if (lt__dtype_is_signed_int(s->in.dtype)) k ^= (uint64_t)1 << 63;
   } else {
     double v = lt__load_f64(s->in.mem, s->in.dtype, at);
     if (isnan(v)) {

@@ -23,9 +23,18 @@ static const char *elem_type(lt_dtype dt) {
 /* The OpenCL C type of an index dtype (lt__index_dtype). */
 static const char *index_type(lt_dtype dt) {
   switch (dt) {
+  case LT_I8: return "char";
+  case LT_I16: return "short";
+  case LT_I32: return "int";
+  case LT_U8: return "uchar";
+  case LT_U16: return "ushort";
+  case LT_U32: return "uint";
+  case LT_U64: return "ulong -DLT_INDEX_U64";
   default: return "long";
   }
 }
+
+static bool is_int(lt_dtype dt) { return dt >= LT_I64 && dt <= LT_U64; }
 
 /* A one-long device buffer set to INT64_MAX (no bad index seen). */
 static lt_status bad_buffer(lt__ocl_state *st, cl_mem *out) {
@@ -47,7 +56,11 @@ static lt_status read_bad(lt__ocl_state *st, cl_mem bad, int64_t *pos) {
 }
 
 static lt_status index_value(lt_context *ctx, const lt__operand *index, int64_t off, int64_t *v) {
-  return lt__ocl_mem_read(ctx, index->mem, (size_t)off * lt_dtype_size(index->dtype), v, sizeof *v);
+  uint64_t raw = 0;
+  size_t es = lt_dtype_size(index->dtype);
+  LT_TRY(lt__ocl_mem_read(ctx, index->mem, (size_t)off * es, &raw, es));
+  *v = lt__load_index(&raw, index->dtype, 0);
+  return LT_OK;
 }
 
 static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
@@ -62,8 +75,8 @@ static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
   }
   if (n == 0) return LT_OK;
   char opts[128] = "";
-  LT_TRY(
-      lt__ocl_append(opts, sizeof opts, "-DLT_ELEM=%s -DLT_INDEX=long", elem_type(g->out.dtype)));
+  LT_TRY(lt__ocl_append(opts, sizeof opts, "-DLT_ELEM=%s -DLT_INDEX=%s", elem_type(g->out.dtype),
+                        index_type(g->index.dtype)));
   pthread_mutex_lock(&st->lock);
   cl_kernel k;
   cl_mem dbuf = NULL, bad = NULL;
@@ -96,7 +109,7 @@ static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
 
 static lt_status scatter_options(const lt__ocl_state *st, lt_dtype dt, lt_dtype index, char *opts,
                                  size_t size) {
-  bool exact = dt == LT_I64;
+  bool exact = is_int(dt);
   if (!exact) LT_TRY(lt__ocl_require_dtype(st, dt, "scatter-add"));
   return lt__ocl_append(opts, size, "-DLT_OUT=%s -DLT_INDEX=%s%s", lt__ocl_dtype_token(dt),
                         index_type(index),
@@ -193,14 +206,17 @@ static lt_status sort(lt_context *ctx, const lt__sort_step *s) {
     desc[2 * s->rank + d] = s->out.strides[d];
   }
   if (rows == 0 || s->k == 0) return LT_OK;
-  bool exact = s->in.dtype == LT_I64;
-  if (!exact) LT_TRY(lt__ocl_require_dtype(st, s->in.dtype, "sort"));
+  /* Integers and bool compare exactly, as long (signed) or ulong (unsigned, bool). */
+  lt_dtype dt = s->in.dtype;
+  bool exact = !(dt >= LT_F16 && dt <= LT_F64);
+  bool is_signed = dt == LT_I64 || dt == LT_I8 || dt == LT_I16 || dt == LT_I32;
+  if (!exact) LT_TRY(lt__ocl_require_dtype(st, dt, "sort"));
   char opts[160] = "";
   LT_TRY(lt__ocl_append(opts, sizeof opts, "-DLT_IN0=%s -DLT_ELEM=%s%s",
                         lt__ocl_dtype_token(s->in.dtype), elem_type(s->in.dtype),
-                        exact                   ? " -DLT_EXACT_INT"
-                        : s->in.dtype == LT_F64 ? " -DLT_COMPUTE_F64"
-                                                : ""));
+                        !exact      ? (dt == LT_F64 ? " -DLT_COMPUTE_F64" : "")
+                        : is_signed ? " -DLT_EXACT_INT -DLT_KEY_T=long"
+                                    : " -DLT_EXACT_INT -DLT_KEY_T=ulong"));
   pthread_mutex_lock(&st->lock);
   cl_kernel k;
   cl_mem dbuf = NULL;
