@@ -25,12 +25,12 @@ def _flat(t):
 
 
 def _index_operand(values):
-    """Tensors for (data, index): integer lists/arrays become int64 (bools stay masks)."""
+    """Tensors for (data, index): integer arrays keep their dtype (no widening)."""
     data, index = values
     if not isinstance(index, Tensor):
         arr = np.asarray(index)
         if arr.dtype.kind in "iu":
-            index = arr.astype(np.int64, copy=False)
+            index = arr
         elif arr.size == 0:
             index = arr.astype(np.int64)
         else:
@@ -205,7 +205,7 @@ def _getitem(self, key):
         else:
             arr = np.asarray(key)
             kind = arr.dtype.kind if arr.size else "i"
-            idx = arr if kind == "b" else arr.astype(np.int64, copy=False)
+            idx = arr if arr.size else arr.astype(np.int64)
         if kind == "b":
             ti = operands([self, idx])[0][1]
             return _new("lt_mask_select", self.context, self.handle, ti.handle)
