@@ -56,7 +56,8 @@ class Header:
 
     # ---- C types as comparable descriptions
     _INTS = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "int32_t": ctypes.c_int32,
-             "size_t": ctypes.c_size_t, "uint16_t": ctypes.c_uint16, "uint32_t": ctypes.c_uint32}
+             "size_t": ctypes.c_size_t, "uint16_t": ctypes.c_uint16, "uint32_t": ctypes.c_uint32,
+             "uint64_t": ctypes.c_uint64}
 
     def describe(self, ctype):
         """("int", bytes, signed) / ("bool",) / ("double",) / ("float",) / ("void",) /
