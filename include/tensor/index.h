@@ -1,7 +1,7 @@
 /* libtensor: indexing (gather, scatter-add, boolean masks), joining (concatenate, stack,
  * split), creation (arange, linspace, eye, ones, *_like) and sorting (sort, argsort, topk).
- * Axes are NumPy axes (negative counts from the end). Index tensors hold integers (LT_I64);
- * a negative index counts from the end of its axis as in NumPy, and an index outside
+ * Axes are NumPy axes (negative counts from the end). Index tensors hold any integer dtype
+ * (LT_I8..LT_U64, LT_I64; not bool); a negative index counts from the end of its axis as in NumPy, and an index outside
  * [-extent, extent) is never used to read: the call fails with LT_ERR_OUT_OF_RANGE and a
  * message naming the call, the operand, the axis, the index value and its position. */
 #ifndef LT_TENSOR_INDEX_H
@@ -50,7 +50,7 @@ LT_API lt_status lt_take_along_axis(const lt_tensor *a, const lt_tensor *index, 
 LT_API lt_status lt_scatter_add(lt_tensor *d, int axis, const lt_tensor *index,
                                 const lt_tensor *src);
 /* Boolean-mask selection a[mask] (NumPy): mask's shape equals a's leading mask-rank extents;
- * elements where mask is nonzero (true), in C order, give a new tensor of shape
+ * mask is LT_BOOL (any other dtype counts nonzero as true); elements where it is true, in C order, give a new tensor of shape
  * (count, a's remaining extents...). The mask is read on the host. LT_ERR_SHAPE_MISMATCH
  * names the first axis where the shapes differ. */
 LT_API lt_status lt_mask_select(const lt_tensor *a, const lt_tensor *mask, lt_tensor **out);
