@@ -1,9 +1,10 @@
 /* libtensor: indexing (gather, scatter-add, boolean masks), joining (concatenate, stack,
  * split), creation (arange, linspace, eye, ones, *_like) and sorting (sort, argsort, topk).
  * Axes are NumPy axes (negative counts from the end). Index tensors hold any integer dtype
- * (LT_I8..LT_U64, LT_I64; not bool); a negative index counts from the end of its axis as in NumPy, and an index outside
- * [-extent, extent) is never used to read: the call fails with LT_ERR_OUT_OF_RANGE and a
- * message naming the call, the operand, the axis, the index value and its position. */
+ * (LT_I8..LT_U64, LT_I64; not bool); a negative index counts from the end of its axis as in
+ * NumPy, and an index outside [-extent, extent) is never used to read: the call fails with
+ * LT_ERR_OUT_OF_RANGE and a message naming the call, the operand, the axis, the index value
+ * and its position. */
 #ifndef LT_TENSOR_INDEX_H
 #define LT_TENSOR_INDEX_H
 
