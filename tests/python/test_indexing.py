@@ -173,3 +173,15 @@ def test_topk(device, rng, largest):
                             -nan_rank if largest else nan_rank))
         np.testing.assert_array_equal(i.numpy()[r], order[:4])
         np.testing.assert_array_equal(v.numpy()[r], row[order[:4]])
+
+
+def test_views_of_read_only_stay_read_only():
+    a = np.arange(12.0).reshape(3, 4)
+    a.setflags(write=False)
+    t = lt.tensor(a)
+    parts = lt.split(t, [2], 1)
+    assert all(p.readonly for p in parts)
+    joined = lt.concatenate(parts, 1)
+    assert joined.shares_storage(t) and joined.readonly
+    with pytest.raises(ValueError):
+        joined[0, 0] = 5.0

@@ -83,8 +83,10 @@ def concatenate(arrays, axis=0):
     if axis is None:
         ts, axis = [_flat(t) for t in ts], 0
     handles = _lib.handle_array(t.handle for t in ts)
-    return result(_new("lt_concatenate", ts[0].context, len(ts), handles, _axis(axis)),
-                  numpy_out)
+    out = _new("lt_concatenate", ts[0].context, len(ts), handles, _axis(axis))
+    # A view over read-only pieces stays read-only.
+    out.readonly = any(t.readonly and out.shares_storage(t) for t in ts)
+    return result(out, numpy_out)
 
 
 def stack(arrays, axis=0):
@@ -111,7 +113,7 @@ def split(a, indices_or_sections, axis=0):
         points = [i * (n // sections) for i in range(1, sections)]
     outs = (ctypes.c_void_p * (len(points) + 1))()
     check(_lib.fn("lt_split")(ta.handle, axis, len(points), _lib.int64_array(points), outs))
-    return [result(Tensor(h, ta.context), numpy_out) for h in outs]
+    return [result(Tensor(h, ta.context, ta.readonly), numpy_out) for h in outs]
 
 
 def _created(fn_name, device, *args):
