@@ -39,7 +39,11 @@ typedef enum lt__plan_kind {
   LT__PLAN_TRINARY,
   LT__PLAN_REDUCTION,
   LT__PLAN_CONTRACTION,
-  LT__PLAN_EINSUM
+  LT__PLAN_EINSUM,
+  /* index family (ops/index.c, ops/sort.c) */
+  LT__PLAN_GATHER,
+  LT__PLAN_SCATTER,
+  LT__PLAN_SORT
 } lt__plan_kind;
 
 struct lt_plan {

@@ -138,6 +138,33 @@ _SIGNATURES = {
                                  c_int32_p, handle, handle_p]),
 }
 
+# index.h (issue 18 B: gather/scatter, masks, joining, creation, sorting)
+_SIGNATURES.update({
+    "lt_take": (status, [handle, handle, ctypes.c_int, handle_p]),
+    "lt_take_along_axis": (status, [handle, handle, ctypes.c_int, handle_p]),
+    "lt_scatter_add": (status, [handle, ctypes.c_int, handle, handle]),
+    "lt_mask_select": (status, [handle, handle, handle_p]),
+    "lt_argwhere": (status, [handle, handle_p]),
+    "lt_concatenate": (status, [ctypes.c_int, handle_p, ctypes.c_int, handle_p]),
+    "lt_stack": (status, [ctypes.c_int, handle_p, ctypes.c_int, handle_p]),
+    "lt_split": (status, [handle, ctypes.c_int, ctypes.c_int, c_int64_p, handle_p]),
+    "lt_arange": (status, [handle, ctypes.c_int, ctypes.c_double, ctypes.c_double,
+                           ctypes.c_double, handle_p]),
+    "lt_linspace": (status, [handle, ctypes.c_int, ctypes.c_double, ctypes.c_double,
+                             ctypes.c_int64, ctypes.c_bool, handle_p]),
+    "lt_eye": (status, [handle, ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                        handle_p]),
+    "lt_ones": (status, [handle, ctypes.c_int, ctypes.c_int, c_int64_p, handle_p]),
+    "lt_full_like": (status, [handle, ctypes.c_int, ctypes.c_double, handle_p]),
+    "lt_ones_like": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_zeros_like": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_empty_like": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_sort": (status, [handle, ctypes.c_int, ctypes.c_bool, handle_p]),
+    "lt_argsort": (status, [handle, ctypes.c_int, ctypes.c_bool, handle_p]),
+    "lt_topk": (status, [handle, ctypes.c_int64, ctypes.c_int, ctypes.c_bool, handle_p,
+                         handle_p]),
+})
+
 # Exported functions (tests/abi_symbols.txt) the binding deliberately does not declare, each with
 # what it uses instead.
 # tests/python/test_abi.py requires every exported function in _SIGNATURES or here.
@@ -171,6 +198,12 @@ UNBOUND = {
     "lt_plan_contraction": "lt_plan_einsum",
     "lt_plan_options_set_unary": "lt_unary",
     "lt_plan_einsum_modes": "lt_plan_einsum (string labels)",
+    # index.h: the binding calls the one-shots; the plans are the C API's.
+    "lt_plan_take": "lt_take",
+    "lt_plan_take_along_axis": "lt_take_along_axis",
+    "lt_plan_scatter_add": "lt_scatter_add",
+    "lt_plan_sort": "lt_sort / lt_argsort / lt_topk",
+    "lt_index_select": "lt_take with a 1-D index",
 }
 
 

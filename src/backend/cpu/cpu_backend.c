@@ -121,6 +121,7 @@ static const lt__backend cpu_backend = {
      * measured (OpenBLAS on AVX-512 runs large GEMMs at ~400 GFLOP/s, not 50), but changing
      * them changes plans, so that is a change of its own. */
     .caps = {LT__CAPS_UNMEASURED_COSTS, .host_memory = true},
+    .index = &lt__cpu_index_ops,
 };
 
 static lt_status cpu_open(lt_context *ctx, const char *device) {
