@@ -208,8 +208,10 @@ static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog)
     lt__how how;
     LT_TRY(lt__lower_pair(ctx, &p, prog, &how));
     modes_text(b, &p.d, td, sizeof td);
-    say(b, "  step %d: %s,%s->%s  flops %.3g  %s %.0f elements  %s\n", s + 1, ta, tb, td, flops,
-        last ? "output" : "intermediate", view_size(&b->canon, &p.d), lt__how_name(how));
+    char gemm[128] = "";
+    lt__pair_describe_gemm(&p, how, gemm, sizeof gemm);
+    say(b, "  step %d: %s,%s->%s  flops %.3g  %s %.0f elements  %s%s\n", s + 1, ta, tb, td, flops,
+        last ? "output" : "intermediate", view_size(&b->canon, &p.d), lt__how_name(how), gemm);
     memmove(&list[j], &list[j + 1], sizeof(lt__mview) * (size_t)(n - j - 1));
     memmove(&list[i], &list[i + 1], sizeof(lt__mview) * (size_t)(n - i - 2));
     n -= 2;
