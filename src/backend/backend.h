@@ -138,6 +138,9 @@ typedef struct lt__backend {
   /* Frees the backend state (ctx->backend_state) when the context dies. */
   void (*release)(lt_context *ctx);
   lt__backend_caps caps;
+  /* Optional: caps with cost figures measured on this machine (the rest as in caps), for the
+   * lowering's model; may run steps on ctx the first time. */
+  const lt__backend_caps *(*measured_caps)(lt_context *ctx);
 } lt__backend;
 
 /* One backend as the registry (registry.c) lists it. Device strings are "<prefix>", or

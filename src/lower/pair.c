@@ -523,7 +523,7 @@ static lt_status alloc_d(lt__program *prog, lt__pair *p) {
 lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__how *how) {
   p->gemm_any_strides =
       ctx->backend->gemm_takes_any_strides && ctx->backend->gemm_takes_any_strides(ctx);
-  p->caps = &ctx->backend->caps;
+  p->caps = ctx->backend->measured_caps ? ctx->backend->measured_caps(ctx) : &ctx->backend->caps;
   const int64_t index_max = p->caps->gemm_index_max;
   for (int i = 0; i < p->d.rank; i++)
     LT_RETURN_IF(!lt__mview_has(&p->a, p->d.mode[i]) && !lt__mview_has(&p->b, p->d.mode[i]),

@@ -38,6 +38,12 @@ bool lt__cpu_gemm_blas_ok(const lt__gemm_step *step);
 int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *step);
 /* The backend's gemm_choose: lt__cpu_gemm_engine into step->engine, and its name. */
 const char *lt__cpu_gemm_choose(lt_context *ctx, lt__gemm_step *step);
+/* The backend's measured_caps: GEMM rate and copy cost measured once per process
+ * (cpu_caps.c). */
+const lt__backend_caps *lt__cpu_measured_caps(lt_context *ctx);
+/* The backend's measured_caps: GEMM rate and copy cost measured once per process
+ * (cpu_caps.c). */
+const lt__backend_caps *lt__cpu_measured_caps(lt_context *ctx);
 /* LT_GEMM_ENGINE ("packed", "openblas"; anything else: measure) as an engine, 0 to measure. */
 int lt__cpu_gemm_engine_from_env(void);
 /* GEMMs in a step's batch, and the element offsets of A, B and C for linear batch index b

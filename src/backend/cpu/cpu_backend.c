@@ -116,11 +116,10 @@ static const lt__backend cpu_backend = {
     .contract = lt__cpu_contract,
     .gemm_takes_any_strides = lt__cpu_gemm_takes_any_strides,
     .gemm_choose = lt__cpu_gemm_choose,
+    .measured_caps = lt__cpu_measured_caps,
     .synchronize = cpu_synchronize,
     .release = cpu_release,
-    /* The figures lower/pair.c used for every backend before they became caps: they should be
-     * measured (OpenBLAS on AVX-512 runs large GEMMs at ~400 GFLOP/s, not 50), but changing
-     * them changes plans, so that is a change of its own. */
+    /* Placeholders for what measured_caps does not measure (direct_max_flops, call_seconds). */
     .caps = {LT__CAPS_UNMEASURED_COSTS, .host_memory = true},
 };
 

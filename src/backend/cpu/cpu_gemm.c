@@ -233,14 +233,15 @@ lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) 
 #endif
   const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
   const lt__gemm_blocking *bk = isa->gemm_blocking ? isa->gemm_blocking(s->dtype) : NULL;
-  if (bk && lt__cpu_gemm_packed(ctx, s, bk)) return LT_OK;
+  if (lt__cpu_gemm_packed(ctx, s, bk ? bk : lt__gemm_blocking_portable(s->dtype))) return LT_OK;
 #ifdef LT_HAVE_OPENBLAS
   if (blas_ok) { /* our packing buffers are out of memory: OpenBLAS needs none of its own */
     gemm_openblas(ctx, s, nb);
     return LT_OK;
   }
 #endif
-  LT_RETURN_IF(!lt__cpu_gemm_packed(ctx, s, lt__gemm_blocking_portable(s->dtype)),
+  /* The AVX-512 blocking wants larger buffers: the portable one may still fit. */
+  LT_RETURN_IF(!bk || !lt__cpu_gemm_packed(ctx, s, lt__gemm_blocking_portable(s->dtype)),
                LT_ERR_OUT_OF_MEMORY, "gemm: out of memory for packing buffers");
   return LT_OK;
 }

@@ -2,9 +2,9 @@
  * itself: OpenBLAS's speed depends on the kernels its build picks for this CPU (Debian's 0.3.21
  * runs some CPUs on old ones), ours on the ISA table, and which is faster differs by shape (our
  * kernels skip OpenBLAS's per-call costs on batches of small GEMMs). A step's shape class
- * (dtype, batched or not, and m, n, k each in one of four size buckets) is timed once per
- * process on both engines, on a small problem of that class with the step's layouts; every
- * later step of the class takes the faster. */
+ * (instruction set, dtype, batched or not, layouts, and m, n, k each in one of four size buckets)
+ * is timed once per process on both engines, on a small problem of that class with the step's
+ * layouts; every later step of the class takes the faster. */
 #include "backend/cpu/cpu.h"
 #include "core/object.h"
 
@@ -21,7 +21,7 @@
 
 /* The engine chosen per class, 0 while unmeasured; racing threads may both measure, and the
  * later store wins (either answer was measured). */
-static atomic_int chosen[2][2][2][2][2][BUCKETS][BUCKETS][BUCKETS];
+static atomic_int chosen[3][2][2][2][2][2][BUCKETS][BUCKETS][BUCKETS];
 
 static int bucket(int64_t x) { return x < 16 ? 0 : x < 64 ? 1 : x < 256 ? 2 : 3; }
 
@@ -93,7 +93,8 @@ int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
   if (st->gemm_forced) return st->gemm_forced;
   /* A matrix-vector product is memory-bound: BLAS's gemv streams the matrix once. */
   if ((s->m == 1 || s->n == 1) && s->k > 0) return LT__CPU_GEMM_OPENBLAS;
-  atomic_int *slot = &chosen[s->dtype == LT_F64][lt__cpu_gemm_batch_count(s) > 1][s->a.cs == 1]
+  int isa = st->isa->simd == LT__CPU_SIMD_AVX512 ? 2 : st->isa->simd == LT__CPU_SIMD_AVX2;
+  atomic_int *slot = &chosen[isa][s->dtype == LT_F64][lt__cpu_gemm_batch_count(s) > 1][s->a.cs == 1]
                             [s->b.cs == 1][s->c.cs == 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
   int engine = atomic_load_explicit(slot, memory_order_relaxed);
   if (engine) return engine;
