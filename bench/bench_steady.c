@@ -33,10 +33,10 @@ typedef struct steady_case {
 
 #define E(c) [(c) - 'a']
 static const steady_case cases[] = {
-    {"abcdef-gdab-efgc", {E('a') = 24, E('b') = 16, E('c') = 16, E('d') = 24, E('e') = 16,
-                          E('f') = 16, E('g') = 24}},
-    {"abcdef-efga-gdbc", {E('a') = 24, E('b') = 16, E('c') = 16, E('d') = 24, E('e') = 16,
-                          E('f') = 16, E('g') = 24}},
+    {"abcdef-gdab-efgc",
+     {E('a') = 24, E('b') = 16, E('c') = 16, E('d') = 24, E('e') = 16, E('f') = 16, E('g') = 24}},
+    {"abcdef-efga-gdbc",
+     {E('a') = 24, E('b') = 16, E('c') = 16, E('d') = 24, E('e') = 16, E('f') = 16, E('g') = 24}},
     {"abcd-dbea-ec", {E('a') = 72, E('b') = 72, E('c') = 24, E('d') = 72, E('e') = 72}},
     {"abc-acd-db", {E('a') = 168, E('b') = 168, E('c') = 168, E('d') = 168}},
     {"abc-bda-dc", {E('a') = 312, E('b') = 296, E('c') = 24, E('d') = 312}},
@@ -78,8 +78,7 @@ static double run_once(const lt_plan *plan, const lt_tensor *const *ins, lt_tens
   return bench_now() - t0;
 }
 
-static double loop_time(const lt_plan *plan, const lt_tensor *const *ins, lt_tensor *c,
-                        int reps) {
+static double loop_time(const lt_plan *plan, const lt_tensor *const *ins, lt_tensor *c, int reps) {
   double t[64];
   run_once(plan, ins, c);
   for (int r = 0; r < reps; r++)
@@ -87,27 +86,15 @@ static double loop_time(const lt_plan *plan, const lt_tensor *const *ins, lt_ten
   return bench_median(t, reps);
 }
 
-/* A threaded OpenBLAS call of its own (as NumPy would make), then ours at once. */
-static float blas_a[256 * 256], blas_b[256 * 256], blas_c[256 * 256];
-static double after_blas_time(const lt_plan *plan, const lt_tensor *const *ins, lt_tensor *c,
-                              int reps) {
-  double t[64];
-  for (int r = 0; r < reps; r++) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 256, 256, 256, 1.0f, blas_a, 256,
-                blas_b, 256, 0.0f, blas_c, 256);
-    t[r] = run_once(plan, ins, c);
-  }
-  return bench_median(t, reps);
+static void sleep_then(int ms) {
+  if (ms > 0) sleep_ms(ms);
 }
 
-static double idle_time(const lt_plan *plan, const lt_tensor *const *ins, lt_tensor *c, int ms,
-                        int reps) {
-  double t[64];
-  for (int r = 0; r < reps; r++) {
-    sleep_ms(ms);
-    t[r] = run_once(plan, ins, c);
-  }
-  return bench_median(t, reps);
+/* A threaded OpenBLAS call of its own (as NumPy would make), after which ours runs at once. */
+static float blas_a[256 * 256], blas_b[256 * 256], blas_c[256 * 256];
+static void blas_call(void) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 256, 256, 256, 1.0f, blas_a, 256, blas_b,
+              256, 0.0f, blas_c, 256);
 }
 
 int main(int argc, char **argv) {
@@ -148,26 +135,37 @@ int main(int argc, char **argv) {
     CHECK(lt_plan_contraction(a, ma, b, mb, NULL, NULL, c, mc, NULL, &plan));
     CHECK(lt_plan_contraction(b, mb, a, ma, NULL, NULL, c, mc, NULL, &swapped));
     const lt_tensor *ins[2] = {a, b}, *ins_swapped[2] = {b, a};
-    double loop = loop_time(plan, ins, c, reps);
-    double r10 = idle_time(plan, ins, c, 10, reps) / loop;
-    double r100 = idle_time(plan, ins, c, 100, reps) / loop;
-    double r1000 = quick ? NAN : idle_time(plan, ins, c, 1000, reps < 3 ? reps : 3) / loop;
-    double rblas = after_blas_time(plan, ins, c, reps) / loop;
-    /* The swapped plan against a fresh loop time of the original, alternating, so that drift
-     * of a shared machine hits both. */
-    double ts[64], to[64];
+    /* One sample of every pattern per round, so that the drift of a shared machine hits
+     * them all alike; each ratio is a median over the rounds against the loop's median. */
+    double t_loop[64], t_idle[3][64], t_blas[64], t_swap[64];
+    const int pauses[3] = {10, 100, 1000};
+    int idle_reps[3] = {reps, reps, quick ? 0 : reps < 3 ? reps : 3};
+    loop_time(plan, ins, c, 1);
+    loop_time(swapped, ins_swapped, c, 1);
     for (int r = 0; r < reps; r++) {
-      to[r] = loop_time(plan, ins, c, 3);
-      ts[r] = loop_time(swapped, ins_swapped, c, 3);
+      t_loop[r] = loop_time(plan, ins, c, 3);
+      t_swap[r] = loop_time(swapped, ins_swapped, c, 3);
+      for (int p = 0; p < 3; p++)
+        if (r < idle_reps[p]) {
+          sleep_then(pauses[p]);
+          t_idle[p][r] = run_once(plan, ins, c);
+        }
+      blas_call();
+      t_blas[r] = run_once(plan, ins, c);
     }
-    double rswap = bench_median(ts, reps) / bench_median(to, reps);
+    double loop = bench_median(t_loop, reps);
+    double r10 = bench_median(t_idle[0], reps) / loop;
+    double r100 = bench_median(t_idle[1], reps) / loop;
+    double r1000 = idle_reps[2] ? bench_median(t_idle[2], idle_reps[2]) / loop : NAN;
+    double rblas = bench_median(t_blas, reps) / loop;
+    double rswap = bench_median(t_swap, reps) / loop;
     double gflops = flops / loop / 1e9;
     printf("%-18s %8.3f %7.1f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f  %s%s\n",
            sc->spec[0] == 'a' && sc->spec[1] == 'b' && sc->spec[2] == '-' ? "gemm" : sc->spec,
            loop * 1e3, gflops, peak > 0 ? gflops / peak : 0.0, r10, r100, r1000, rblas, rswap,
            lt_plan_describe(plan),
            strcmp(lt_plan_describe(plan), lt_plan_describe(swapped)) ? "  (swapped plan differs)"
-                                                                      : "");
+                                                                     : "");
     double all[5] = {r10, r100, r1000, rblas, rswap};
     for (int i = 0; i < 5; i++)
       if (all[i] > worst) worst = all[i];
