@@ -10,9 +10,9 @@
  * woken from sleep arrives late, later still after the machine was idle (the OS's and the
  * hypervisor's idle states are chosen by recent history); if workers slept between the jobs,
  * a call after a pause could run at up to half speed, the caller taking every chunk before its
- * helper woke, job after job. Within the
- * window the next job finds the workers awake; after it nothing spins, so an idle process costs
- * nothing and leaves the cores to whatever runs next (unlike OpenBLAS's 0.1 s spin). */
+ * helper woke, job after job. Within the window the next job finds the workers awake; after it
+ * nothing spins, so an idle process costs nothing and leaves the cores to whatever runs next
+ * (unlike OpenBLAS's 0.1 s spin). */
 #include "backend/cpu/cpu_pool.h"
 
 #include <pthread.h>
