@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define GEMM_EXTENT 192
-#define COPY_EXTENT 1024
+#define GEMM_EXTENT 128
+#define COPY_EXTENT 512
 
 static double now_seconds(void) {
   struct timespec ts;
