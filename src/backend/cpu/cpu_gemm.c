@@ -239,6 +239,8 @@ lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) 
     gemm_openblas(ctx, s, nb);
     return LT_OK;
   }
+#else
+  (void)blas_ok, (void)engine;
 #endif
   /* The AVX-512 blocking wants larger buffers: the portable one may still fit. */
   LT_RETURN_IF(!bk || !lt__cpu_gemm_packed(ctx, s, lt__gemm_blocking_portable(s->dtype)),
