@@ -72,6 +72,9 @@ typedef struct lt__matrix {
  * beta == 0: C is never read. */
 typedef struct lt__gemm_step {
   lt_dtype dtype;
+  /* Which of the backend's GEMM engines runs the step, as its gemm_choose set it when the plan
+   * was made (0: the backend chooses when the step runs). */
+  int engine;
   int64_t m, n, k;
   int batch_rank;
   int64_t batch_shape[LT_MAX_RANK];
@@ -200,12 +203,18 @@ typedef struct lt__backend {
   /* Optional: true when gemm runs matrices with no unit stride (packing them itself) fast
    * enough that the front end should not copy them into a BLAS layout first. */
   bool (*gemm_takes_any_strides)(lt_context *ctx);
+  /* Optional: picks the engine for a GEMM step once, when the plan is made (step->engine; the
+   * operands' memory is not bound yet), and returns its name for plan descriptions. */
+  const char *(*gemm_choose)(lt_context *ctx, lt__gemm_step *step);
   lt_status (*synchronize)(lt_context *ctx);
   /* Frees the backend state (ctx->backend_state) when the context dies. */
   void (*release)(lt_context *ctx);
   lt__backend_caps caps;
   /* Index primitives (gather, scatter-add, sort); NULL: none. */
   const lt__index_ops *index;
+  /* Optional: caps with cost figures measured on this machine (the rest as in caps), for the
+   * lowering's model; may run steps on ctx the first time. */
+  const lt__backend_caps *(*measured_caps)(lt_context *ctx);
 } lt__backend;
 
 /* One backend as the registry (registry.c) lists it. Device strings are "<prefix>", or
