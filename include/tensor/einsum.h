@@ -57,12 +57,12 @@ LT_API lt_status lt_plan_options_set_explicit_path(lt_plan_options *opts, int64_
  * for a plan that is no einsum plan. */
 LT_API lt_status lt_plan_einsum_n_steps(const lt_plan *plan, int64_t *n_steps);
 /* Step `step` of an einsum plan's tree. pair: the positions it contracts in the operand list
- * (NumPy style, result appended); ssa: its operands as ids (inputs 0..n-1, step s's result
- * n+s); cost: product of the extents the step touches (per slice); size: elements of its
+ * * (two int64s, NumPy style, result appended); ssa: its two operands as ids (inputs 0..n-1, step
+ * s's result n+s); cost: product of the extents the step touches (per slice); size: elements of its
  * result (per slice). Any output pointer may be NULL. LT_ERR_INVALID_ARGUMENT for a step
  * outside [0, n_steps) or a plan that is no einsum plan. */
-LT_API lt_status lt_plan_einsum_step(const lt_plan *plan, int64_t step, int64_t pair[2],
-                                     int64_t ssa[2], double *cost, double *size);
+LT_API lt_status lt_plan_einsum_step(const lt_plan *plan, int64_t step, int64_t *pair, int64_t *ssa,
+                                     double *cost, double *size);
 /* Slicing of an einsum plan (set when a memory limit required it): *n_sliced labels, the
  * first `cap` of them written to labels (letters as 0..25 'A'..'Z', 26..51 'a'..'z'; integer
  * labels as given), *n_slices runs, *overhead = total cost with slicing / without. Any output

@@ -21,7 +21,7 @@ lt_status lt_plan_einsum_n_steps(const lt_plan *plan, int64_t *n_steps) {
   return LT_OK;
 }
 
-lt_status lt_plan_einsum_step(const lt_plan *plan, int64_t step, int64_t pair[2], int64_t ssa[2],
+lt_status lt_plan_einsum_step(const lt_plan *plan, int64_t step, int64_t *pair, int64_t *ssa,
                               double *cost, double *size) {
   const lt__einsum_impl *impl = NULL;
   LT_TRY(einsum_impl_of(plan, "lt_plan_einsum_step", &impl));

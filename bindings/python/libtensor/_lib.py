@@ -124,6 +124,10 @@ _SIGNATURES = {
     "lt_plan_options_set_path_budget": (status, [handle, ctypes.c_int, ctypes.c_double]),
     "lt_plan_options_set_path_cost": (status, [handle, ctypes.c_double]),
     "lt_plan_einsum_n_steps": (status, [handle, ctypes.POINTER(ctypes.c_int64)]),
+    "lt_plan_einsum_step": (status, [handle, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64),
+                                     ctypes.POINTER(ctypes.c_int64),
+                                     ctypes.POINTER(ctypes.c_double),
+                                     ctypes.POINTER(ctypes.c_double)]),
     "lt_context_memory": (status, [handle, ctypes.POINTER(ctypes.c_int64),
                                    ctypes.POINTER(ctypes.c_int64)]),
     "lt_context_reset_peak_memory": (status, [handle]),
@@ -173,7 +177,6 @@ UNBOUND = {
     # end (branch python) binds these with its own argument handling.
     "lt_plan_options_set_explicit_path": "einsum(optimize=[pairs]) (branch python)",
     "lt_plan_options_set_path_seed": "default seed",
-    "lt_plan_einsum_step": "einsum_path (branch python)",
     "lt_plan_einsum_slicing": "lt_plan_describe",
     "lt_einsum_find_path": "einsum_path (branch python)",
     # lt_binary(op, ...) covers them.
