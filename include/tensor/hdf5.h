@@ -127,7 +127,7 @@ LT_API lt_status lt_h5_attr_set_double(lt_h5_file *f, const char *path, const ch
                                        double value);
 LT_API lt_status lt_h5_attr_set_int64(lt_h5_file *f, const char *path, const char *name,
                                       int64_t value);
-/* Stores a UTF-8 fixed-length string attribute. */
+/* Stores a UTF-8 string attribute (variable length, as h5py writes a str). */
 LT_API lt_status lt_h5_attr_set_string(lt_h5_file *f, const char *path, const char *name,
                                        const char *value);
 /* Reads a numeric scalar (or one-element) attribute as double. LT_ERR_DTYPE for a string or

@@ -45,15 +45,15 @@ lt_status lt_h5_attr_set_int64(lt_h5_file *f, const char *path, const char *name
   return set_attr("lt_h5_attr_set_int64", f, path, name, H5T_NATIVE_INT64, &value);
 }
 
+/* Variable-length UTF-8, as h5py writes a str (and reads it back as str, not bytes). */
 lt_status lt_h5_attr_set_string(lt_h5_file *f, const char *path, const char *name,
                                 const char *value) {
   LT_RETURN_IF(value == NULL, LT_ERR_NULL_POINTER, "lt_h5_attr_set_string: value is NULL");
   hid_t type = H5Tcopy(H5T_C_S1);
   LT_RETURN_IF(type < 0, LT_ERR_OUT_OF_MEMORY, "lt_h5_attr_set_string: out of memory");
-  H5Tset_size(type, strlen(value) > 0 ? strlen(value) : 1);
+  H5Tset_size(type, H5T_VARIABLE);
   H5Tset_cset(type, H5T_CSET_UTF8);
-  H5Tset_strpad(type, H5T_STR_NULLPAD);
-  lt_status st = set_attr("lt_h5_attr_set_string", f, path, name, type, value[0] ? value : "");
+  lt_status st = set_attr("lt_h5_attr_set_string", f, path, name, type, &value);
   H5Tclose(type);
   return st;
 }

@@ -20,6 +20,7 @@ from . import convert
 from . import ops as _ops
 from .ops import *  # noqa: F401,F403
 from .einsum import EinsumPlan, einsum, einsum_path, plan_einsum
+from . import h5  # HDF5 files: lt.h5.File (h5.py)
 
 __version__ = _lib.fn("lt_version")().decode()
 library_path = _lib.path
@@ -33,5 +34,5 @@ def has(name):
 __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_class",
             "Tensor", "as_strided", "broadcast_to", "empty", "from_numpy", "full", "held_count",
             "load", "lt_dtype", "save", "tensor", "zeros", "EinsumPlan", "einsum", "einsum_path",
-            "plan_einsum", "has", "library_path"]
+            "plan_einsum", "has", "library_path", "h5"]
            + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__))

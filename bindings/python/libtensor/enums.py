@@ -56,10 +56,16 @@ PATH_ALGO = {"LT_PATH_AUTO": 0, "LT_PATH_GREEDY": 1, "LT_PATH_OPTIMAL": 2, "LT_P
 # lt_save_flags (tensor.h)
 SAVE_FLAGS = {"LT_SAVE_DEFAULT": 0, "LT_SAVE_FSYNC": 1}
 
+# lt_h5_mode, lt_h5_write_flags, lt_h5_kind (hdf5.h)
+H5_MODE = {"LT_H5_READ": 0, "LT_H5_READ_WRITE": 1, "LT_H5_CREATE": 2}
+H5_WRITE_FLAGS = {"LT_H5_WRITE_DEFAULT": 0, "LT_H5_SHUFFLE": 1, "LT_H5_REPLACE": 2}
+H5_KIND = {"LT_H5_OTHER": 0, "LT_H5_GROUP": 1, "LT_H5_DATASET": 2}
+
 # C typedef name -> table.
 ENUMS = {"lt_status": STATUS, "lt_dtype": DTYPE, "lt_device_prop": DEVICE_PROP,
          "lt_unary_op": UNARY_OP, "lt_binary_op": BINARY_OP, "lt_reduce_op": REDUCE_OP,
-         "lt_path_algo": PATH_ALGO, "lt_save_flags": SAVE_FLAGS}
+         "lt_path_algo": PATH_ALGO, "lt_save_flags": SAVE_FLAGS,
+         "lt_h5_mode": H5_MODE, "lt_h5_write_flags": H5_WRITE_FLAGS, "lt_h5_kind": H5_KIND}
 
 # The header's integer #defines the binding uses.
 DEFINES = {"LT_SLICE_DEFAULT": -2 ** 63, "LT_ALL_AXES": -1000}
