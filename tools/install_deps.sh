@@ -4,7 +4,8 @@
 set -e
 pkgs="build-essential cmake pkg-config libcmocka-dev libopenblas-dev ocl-icd-opencl-dev
 opencl-headers pocl-opencl-icd clinfo python3 python3-numpy python3-pytest python3-hypothesis
-python3-matplotlib valgrind clang libclang-rt-14-dev"
+python3-matplotlib valgrind clang libclang-rt-14-dev
+libhdf5-dev python3-h5py"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
