@@ -18,7 +18,7 @@ cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInf
 cmake --build "$build" -j"$(nproc)" >/dev/null
 mkdir -p "$build/artifacts" "$build/logs"
 
-targets="views ops npy einsum_parse einsum_exec"
+targets="views ops npy einsum_parse einsum_exec hdf5"
 status=0
 printf '%-14s %10s %8s %s\n' target executions seconds result
 for t in $targets; do
