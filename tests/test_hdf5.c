@@ -143,8 +143,7 @@ static int64_t ref_slab(const double *all, const int64_t *dims, const slab_case 
   int64_t idx[3][64], cnt[3];
   for (int a = 0; a < 3; a++) {
     cnt[a] = 0;
-    for (int64_t i = c->start[a]; c->step[a] > 0 ? i < c->stop[a] : i > c->stop[a];
-         i += c->step[a])
+    for (int64_t i = c->start[a]; c->step[a] > 0 ? i < c->stop[a] : i > c->stop[a]; i += c->step[a])
       idx[a][cnt[a]++] = i;
     shape[a] = cnt[a];
   }

@@ -16,9 +16,8 @@
 #include <unistd.h>
 
 static bool accepted_failure(lt_status st) {
-  return st == LT_ERR_FORMAT || st == LT_ERR_DTYPE || st == LT_ERR_IO ||
-         st == LT_ERR_UNSUPPORTED || st == LT_ERR_INVALID_ARGUMENT || st == LT_ERR_OUT_OF_MEMORY ||
-         st == LT_ERR_OVERFLOW;
+  return st == LT_ERR_FORMAT || st == LT_ERR_DTYPE || st == LT_ERR_IO || st == LT_ERR_UNSUPPORTED ||
+         st == LT_ERR_INVALID_ARGUMENT || st == LT_ERR_OUT_OF_MEMORY || st == LT_ERR_OVERFLOW;
 }
 
 static void check_failure(lt_status st, const char *what) {
