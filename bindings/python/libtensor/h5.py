@@ -295,7 +295,7 @@ class File(Group):
 
     def _tree(self):
         if self._tree_cache is None:
-            self._tree_cache = set(_text(_lib.fn("lt_h5_list"), self._h()).splitlines())
+            self._tree_cache = _text(_lib.fn("lt_h5_list"), self._h()).splitlines()
         return self._tree_cache
 
     def _forget_tree(self):
@@ -303,7 +303,7 @@ class File(Group):
 
     def tree(self):
         """Every group (ending in '/') and dataset path, in name order."""
-        return sorted(self._tree())
+        return list(self._tree())
 
     def close(self):
         """Closes the file ("w": renames the new file over the target; errors raise)."""
