@@ -64,6 +64,7 @@ typedef struct lt__h5_slab {
   int rank;
   hsize_t start[LT_MAX_RANK], stride[LT_MAX_RANK], count[LT_MAX_RANK];
   int64_t shape[LT_MAX_RANK];
+  int64_t dims[LT_MAX_RANK]; /* the dataset's extents */
   bool flip[LT_MAX_RANK];
   int64_t numel;
 } lt__h5_slab;

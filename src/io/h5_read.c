@@ -44,6 +44,7 @@ lt_status lt__h5_slab_parse(const char *who, hid_t space, int rank, const int64_
     s->stride[a] = (hsize_t)(k > 0 ? k : -k);
     s->count[a] = (hsize_t)count;
     s->shape[a] = count;
+    s->dims[a] = n;
     s->numel *= count;
   }
   return LT_OK;
@@ -52,10 +53,13 @@ lt_status lt__h5_slab_parse(const char *who, hid_t space, int rank, const int64_
 hid_t lt__h5_slab_select(hid_t space, const lt__h5_slab *s) {
   hid_t sel = H5Scopy(space);
   if (sel < 0) return -1;
+  bool all = true;
+  for (int a = 0; a < s->rank; a++)
+    all = all && s->start[a] == 0 && (s->stride[a] == 1 || s->count[a] <= 1) &&
+          (int64_t)s->count[a] == s->dims[a];
   herr_t e = s->numel == 0 ? H5Sselect_none(sel)
-             : s->rank == 0
-                 ? H5Sselect_all(sel)
-                 : H5Sselect_hyperslab(sel, H5S_SELECT_SET, s->start, s->stride, s->count, NULL);
+             : all         ? H5Sselect_all(sel)
+                   : H5Sselect_hyperslab(sel, H5S_SELECT_SET, s->start, s->stride, s->count, NULL);
   if (e < 0) {
     H5Sclose(sel);
     return -1;
@@ -91,14 +95,21 @@ hid_t lt__h5_mem_space(int rank, const int64_t *shape, const int64_t *strides) {
     flat = flat && st[k] == expect;
     expect *= n[k];
   }
-  if (m <= 1 || flat) {
-    int64_t total = 1;
-    for (int k = 0; k < m; k++)
-      total *= n[k];
-    dims[0] = (hsize_t)(m == 1 ? (n[0] - 1) * st[0] + 1 : total);
-    step[0] = (hsize_t)(m == 1 ? st[0] : 1);
-    count[0] = (hsize_t)total;
-    m = 1;
+  /* Contiguous: the tensor's own shape, all selected, so that HDF5 sees a memory selection of
+   * the file selection's shape and copies whole runs (a flattened one is mapped element by
+   * element through chunks, ten times slower). */
+  if (flat || m == 0) {
+    hid_t space = lt__h5_space(rank, shape);
+    if (space >= 0 && H5Sselect_all(space) < 0) {
+      H5Sclose(space);
+      return -1;
+    }
+    return space;
+  }
+  if (m == 1) {
+    dims[0] = (hsize_t)((n[0] - 1) * st[0] + 1);
+    step[0] = (hsize_t)st[0];
+    count[0] = (hsize_t)n[0];
   }
   for (int k = 0; k < m && m > 1; k++) {
     step[k] = 1;
@@ -189,10 +200,103 @@ static lt_status slab_read_open(const char *who, lt_h5_file *f, const char *path
   return LT_OK;
 }
 
+/* Output rows [i0, i0 + nb) of axis 0: their dense bounding box (step 1 on every axis) read
+ * into the host buffer tmp, then every step-th element of each axis copied into dst. */
+static lt_status read_dense_block(const char *who, lt_h5_file *f, const char *path, slab_read *r,
+                                  lt_tensor *dst, int64_t i0, int64_t nb, void *tmp) {
+  const lt__h5_slab *s = &r->slab;
+  hsize_t start[LT_MAX_RANK], ones[LT_MAX_RANK], count[LT_MAX_RANK];
+  int64_t shape[LT_MAX_RANK];
+  for (int a = 0; a < s->rank; a++) {
+    int64_t n = a == 0 ? nb : (int64_t)s->count[a];
+    start[a] = s->start[a] + (a == 0 ? (hsize_t)i0 * s->stride[0] : 0);
+    ones[a] = 1;
+    shape[a] = (n - 1) * (int64_t)s->stride[a] + 1;
+    count[a] = (hsize_t)shape[a];
+  }
+  hid_t sel = H5Scopy(r->space), mem = lt__h5_space(s->rank, shape);
+  hid_t type = lt__h5_mem_type(dst->dtype);
+  lt_status st = LT_OK;
+  if (sel < 0 || mem < 0 || type < 0 ||
+      H5Sselect_hyperslab(sel, H5S_SELECT_SET, start, ones, count, NULL) < 0 ||
+      H5Dread(r->d, type, mem, sel, H5P_DEFAULT, tmp) < 0)
+    st = lt__h5_fail(LT_ERR_FORMAT, who, "cannot read dataset", f, path);
+  if (type >= 0) H5Tclose(type);
+  if (mem >= 0) H5Sclose(mem);
+  if (sel >= 0) H5Sclose(sel);
+  lt_context *ctx = dst->storage->ctx;
+  lt_tensor *box = NULL, *rows = NULL;
+  if (st == LT_OK)
+    st = ctx->backend->caps.host_memory
+             ? lt_tensor_wrap_host(ctx, dst->dtype, s->rank, shape, NULL, tmp, NULL, NULL, &box)
+             : lt_tensor_from_host(ctx, dst->dtype, s->rank, shape, NULL, tmp, &box);
+  for (int a = 0; a < s->rank && st == LT_OK; a++) {
+    lt_tensor *picked = NULL;
+    st = lt_view_slice(box, a, 0, LT_SLICE_DEFAULT, (int64_t)s->stride[a], &picked);
+    lt_tensor_destroy(box);
+    box = picked;
+  }
+  if (st == LT_OK) st = lt_view_slice(dst, 0, i0, i0 + nb, 1, &rows);
+  if (st == LT_OK) st = lt_tensor_copy_into(rows, box);
+  lt_tensor_destroy(rows);
+  lt_tensor_destroy(box);
+  return st;
+}
+
+/* Steps make HDF5 gather element by element (tens of MB/s, and worse across chunks): reading
+ * the dense bounding box in blocks of leading rows of at most `block_bytes` and thinning it in
+ * memory is many times faster. Used while the box holds at most 64 times the slab's elements,
+ * beyond which the extra bytes outweigh the gain. */
+static bool dense_pays(const lt__h5_slab *s) {
+  double box = 1;
+  bool stepped = false;
+  for (int a = 0; a < s->rank; a++) {
+    box *= s->count[a] > 1 ? (double)s->stride[a] : 1.0;
+    stepped = stepped || (s->count[a] > 1 && s->stride[a] > 1);
+  }
+  return stepped && box <= 64;
+}
+
+/* 16 MiB per block; LT_H5_BLOCK_BYTES overrides it (the tests make blocks tiny to cover the
+ * block loop on small data). */
+static size_t block_bytes(void) {
+  const char *env = getenv("LT_H5_BLOCK_BYTES");
+  long long v = env ? atoll(env) : 0;
+  return v > 0 ? (size_t)v : (size_t)16 << 20;
+}
+
+static lt_status read_dense_blocks(const char *who, lt_h5_file *f, const char *path, slab_read *r,
+                                   lt_tensor *dst) {
+  const lt__h5_slab *s = &r->slab;
+  int64_t row = (int64_t)s->stride[0]; /* dense elements per output row of axis 0 */
+  for (int a = 1; a < s->rank; a++)
+    row *= ((int64_t)s->count[a] - 1) * (int64_t)s->stride[a] + 1;
+  size_t esize = lt_dtype_size(dst->dtype);
+  int64_t rows = (int64_t)s->count[0];
+  int64_t per_block = (int64_t)(block_bytes() / esize) / row;
+  if (per_block < 1) per_block = 1;
+  if (per_block > rows) per_block = rows;
+  int64_t box = (per_block - 1) * (int64_t)s->stride[0] + 1;
+  for (int a = 1; a < s->rank; a++)
+    box *= ((int64_t)s->count[a] - 1) * (int64_t)s->stride[a] + 1;
+  size_t bytes = (size_t)box * esize;
+  lt_context *ctx = dst->storage->ctx;
+  void *tmp = lt__host_alloc(ctx, bytes);
+  LT_RETURN_IF(tmp == NULL, LT_ERR_OUT_OF_MEMORY, "%s: out of memory (%zu bytes) reading '%s'", who,
+               bytes, path);
+  lt_status st = LT_OK;
+  for (int64_t i0 = 0; i0 < rows && st == LT_OK; i0 += per_block)
+    st = read_dense_block(who, f, path, r, dst, i0, rows - i0 < per_block ? rows - i0 : per_block,
+                          tmp);
+  lt__host_free(ctx, tmp, bytes);
+  return st;
+}
+
 /* Reads r's slab into dst (the slab's shape, elements in increasing file order). */
 static lt_status read_slab_into(const char *who, lt_h5_file *f, const char *path, slab_read *r,
                                 lt_tensor *dst) {
   if (r->slab.numel == 0) return LT_OK;
+  if (r->slab.rank > 0 && dense_pays(&r->slab)) return read_dense_blocks(who, f, path, r, dst);
   void *base = NULL;
   const lt__backend *be = dst->storage->ctx->backend;
   if (be->caps.host_memory && lt_tensor_host_pointer(dst, &base) == LT_OK) {
