@@ -229,6 +229,10 @@ static void test_slabs(void **state) {
   ref_write(path, "f16", half, 3, dims, chunks, 0, ref_all);
   H5Tclose(half);
   lt_test_on_each_device(slabs_on);
+  /* Again with blocks of a few rows: the library's block loop over a stepped slab. */
+  setenv("LT_H5_BLOCK_BYTES", "300", 1);
+  lt_test_on_each_device(slabs_on);
+  unsetenv("LT_H5_BLOCK_BYTES");
   free(ref_all);
   unlink(path);
 }
