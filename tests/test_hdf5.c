@@ -85,7 +85,7 @@ static void roundtrip_on(lt_context *ctx) {
   double *want[256];
   for (int i = 0; i < nd; i++)
     for (int layout = 0; layout < LT_LAYOUT_BROADCAST; layout++)
-      for (int mode = 0; mode < 3; mode++) {
+      for (int mode = (layout + i) % 3; mode < 3; mode += 3) { /* each dtype meets every mode */
         bool ints = !is_float(dtypes[i]);
         lt_tensor *t = lt_test_random_tensor_range(ctx, dtypes[i], 3, shape, layout,
                                                    ints ? -100 : -4, ints ? 100 : 4);
@@ -123,7 +123,7 @@ static void roundtrip_on(lt_context *ctx) {
   LT_CHECK(lt_h5_stat(f, "/g2/f32_0_2", &kind, NULL, NULL, NULL, chunk, desc, sizeof desc));
   assert_int_equal(kind, LT_H5_DATASET);
   assert_non_null(strstr(desc, "shuffle+deflate(6)"));
-  LT_CHECK(lt_h5_stat(f, "/g1/f32_0_1", NULL, NULL, NULL, NULL, chunk, desc, sizeof desc));
+  LT_CHECK(lt_h5_stat(f, "/g1/f32_2_1", NULL, NULL, NULL, NULL, chunk, desc, sizeof desc));
   assert_true(chunk[0] == 2 && chunk[1] == 1 && chunk[2] == 3);
   LT_CHECK(lt_h5_close(f));
   unlink(path);
