@@ -179,7 +179,7 @@ def test_attributes(tmp_path):
         assert h.attrs["title"] == 1.5
 
 
-def test_listing_and_errors(tmp_path):
+def test_listing_and_errors(tmp_path, capfd):
     path = tmp_path / "e.h5"
     with h5py.File(path, "w") as h:
         h["a/b/c"] = np.arange(3)
@@ -213,6 +213,7 @@ def test_listing_and_errors(tmp_path):
             assert str(e)
         except KeyError:
             pass
+    assert capfd.readouterr().err == ""  # HDF5's own error printing stays off
 
 
 def test_create_is_atomic(tmp_path):
