@@ -52,6 +52,9 @@ static void attributes(lt_h5_file *f, const char *path) {
     if (strlen(line) < 2) continue;
     double d;
     char s[64];
+    /* LT_FUZZ_HDF5_SKIP_STRINGS steers around libhdf5's broken global-heap reads
+     * (upstream/README.md) so that a session can reach the rest. */
+    if (line[0] == 's' && getenv("LT_FUZZ_HDF5_SKIP_STRINGS")) continue;
     st = line[0] == 's' ? lt_h5_attr_get_string(f, path, line + 2, s, sizeof s, &need)
                         : lt_h5_attr_get_double(f, path, line + 2, &d);
     if (st != LT_OK) check_failure(st, "attribute");

@@ -29,7 +29,7 @@ for t in $targets; do
   mkdir -p "$work"
   dict=
   [ -f "$root/tests/fuzz/$t.dict" ] && dict="-dict=$root/tests/fuzz/$t.dict"
-  [ "$t" = hdf5 ] && dict="$dict -detect_leaks=0"
+  [ "$t" = hdf5 ] && dict="$dict -detect_leaks=0" && export ASAN_OPTIONS=detect_leaks=0
   log=$build/logs/$t.log
   start=$(date +%s)
   if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -seed="${LT_FUZZ_SEED:-1}" -timeout=10 -rss_limit_mb=2048 \
