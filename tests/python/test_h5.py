@@ -14,7 +14,19 @@ import libtensor as lt
 from conftest import DEVICES
 
 h5py = pytest.importorskip("h5py")
-pytestmark = pytest.mark.skipif(not lt.h5.available(), reason="libtensor built without HDF5")
+
+
+@pytest.fixture(autouse=True)
+def _needs_hdf5(request):
+    if request.node.name != "test_without_hdf5" and not lt.h5.available():
+        pytest.skip("libtensor built without HDF5")
+
+
+def test_without_hdf5(tmp_path):
+    if lt.h5.available():
+        pytest.skip("libtensor has HDF5")
+    with pytest.raises(lt.UnsupportedError, match="LT_WITH_HDF5=OFF"):
+        lt.h5.File(tmp_path / "x.h5", "w")
 
 CANDIDATES = ["f2", "f4", "f8", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "bool"]
 
