@@ -104,8 +104,8 @@ LT_API lt_status lt_h5_read_slab(lt_h5_file *f, const char *path, int rank, cons
  * directly through an HDF5 memory hyperslab, without an intermediate copy; other layouts and
  * devices go through a contiguous host buffer. A slab with steps is read as its dense bounding
  * box in blocks of at most 16 MiB, thinned in memory (HDF5 gathers single elements many times
- * slower), while that box holds at most 64 times the slab's elements. LT_ERR_SHAPE_MISMATCH names both shapes;
- * LT_ERR_ALIASING for a dst whose elements overlap (zero strides). */
+ * slower), while that box holds at most 64 times the slab's elements. LT_ERR_SHAPE_MISMATCH names
+ * both shapes; LT_ERR_ALIASING for a dst whose elements overlap (zero strides). */
 LT_API lt_status lt_h5_read_into(lt_h5_file *f, const char *path, int rank, const int64_t *start,
                                  const int64_t *stop, const int64_t *step, lt_tensor *dst);
 
