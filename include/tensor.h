@@ -6,6 +6,7 @@
 #include "tensor/base.h"
 #include "tensor/context.h"
 #include "tensor/einsum.h"
+#include "tensor/hdf5.h"
 #include "tensor/index.h"
 #include "tensor/ops.h"
 #include "tensor/tensor.h"

@@ -7,6 +7,8 @@ opencl-headers pocl-opencl-icd clinfo python3 python3-numpy python3-pytest pytho
 python3-matplotlib valgrind clang libclang-rt-14-dev"
 # The API reference (docs/) and the pip-install test (issue 20).
 pkgs="$pkgs doxygen python3-venv python3-setuptools python3-wheel python3-pip"
+# HDF5 I/O (optional at build time) and the h5py peer of its tests (issue 23).
+pkgs="$pkgs libhdf5-dev python3-h5py"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

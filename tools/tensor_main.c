@@ -7,9 +7,10 @@
 static const tool_verb verbs[] = {
     {"version", "print the library version", tool_version},
     {"devices", "list the devices (CPU, OpenCL) and their properties", tool_devices},
-    {"info", "dtype, shape, strides and min/max/mean of a .npy file", tool_info},
+    {"info", "dtype, shape, strides and min/max/mean of a .npy file or HDF5 dataset", tool_info},
+    {"ls", "list the groups and datasets of an HDF5 file", tool_ls},
     {"demo", "a guided tour of the library on built-in data", tool_demo},
-    {"einsum", "evaluate an einsum expression on .npy files", tool_einsum},
+    {"einsum", "evaluate an einsum expression on .npy files and HDF5 datasets", tool_einsum},
     {"bench", "run the benchmarks and print their ratios to the machine's limits", tool_bench},
 };
 

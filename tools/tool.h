@@ -32,6 +32,20 @@ double tool_seconds(void);
  * errno set on failure, the old file intact. */
 bool tool_write_file(const char *path, const char *data, size_t len);
 int tool_einsum(int argc, char **argv);
+
+/* HDF5 (tool_h5.c). FILE.h5:/dataset arguments: true (file and dataset split out) when the
+ * part before a ":/" is an HDF5 file or has an HDF5 suffix (.h5, .hdf5, .he5, .hdf). */
+bool tool_h5_split(const char *arg, char *file, size_t cap, const char **dataset);
+/* True if the file starts with HDF5's signature. */
+bool tool_is_h5_file(const char *path);
+/* Loads FILE.npy or FILE.h5:/dataset. */
+lt_status tool_load(lt_context *ctx, const char *arg, lt_tensor **out);
+/* Saves to FILE.npy or FILE.h5:/dataset (added to an existing HDF5 file, replacing a dataset
+ * of that name; a new file is created). */
+lt_status tool_save(const lt_tensor *t, const char *arg);
+int tool_ls(int argc, char **argv);
+/* `tensor info` of an HDF5 file (the listing) or FILE.h5:/dataset (description + statistics). */
+int tool_info_h5(const char *arg, int (*statistics)(const lt_tensor *t));
 int tool_bench(int argc, char **argv);
 
 #endif

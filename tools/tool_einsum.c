@@ -32,6 +32,8 @@ static void usage(FILE *f) {
   fprintf(
       f, "usage: tensor einsum [--device DEV] [--dtype f32|f64] [--path auto|greedy|optimal|none]\n"
          "                     [-o OUT.npy] [--describe] EXPR IN1.npy [IN2.npy ...]\n\n"
+         "Inputs and -o may also be HDF5 datasets, FILE.h5:/path/to/dataset (-o adds the\n"
+         "dataset to an existing file, replacing one of that name, or creates the file).\n\n"
          "Evaluates EXPR (numpy.einsum syntax: \"ij,jk->ik\", \"...ii->...i\", implicit output)\n"
          "on the arrays in the .npy files. Without -o the result is printed like NumPy does.\n\n"
          "  --device DEV   cpu (default: $LT_DEVICE or cpu), opencl, opencl:P:D\n"
@@ -118,7 +120,7 @@ static int parse_args(int argc, char **argv, einsum_args *a) {
 static lt_status load_inputs(const einsum_args *a, einsum_run *r) {
   for (int i = 0; i < a->n_inputs; i++) {
     snprintf(r->stage, sizeof r->stage, "loading %s", a->inputs[i]);
-    lt_status st = lt_npy_load(r->ctx, a->inputs[i], &r->inputs[i]);
+    lt_status st = tool_load(r->ctx, a->inputs[i], &r->inputs[i]);
     if (st != LT_OK) return st;
     if (a->dtype != LT_DTYPE_INVALID && lt_tensor_dtype(r->inputs[i]) != a->dtype) {
       lt_tensor *converted;
@@ -184,7 +186,7 @@ static lt_status report(const einsum_args *a, einsum_run *r) {
   }
   snprintf(r->stage, sizeof r->stage, "%s %s", a->output ? "writing" : "printing",
            a->output ? a->output : "the result");
-  return a->output ? lt_npy_save(r->result, a->output) : tool_print_tensor(stdout, r->result);
+  return a->output ? tool_save(r->result, a->output) : tool_print_tensor(stdout, r->result);
 }
 
 int tool_einsum(int argc, char **argv) {

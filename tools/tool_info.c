@@ -64,13 +64,20 @@ static int print_statistics(const lt_tensor *t) {
 
 int tool_info(int argc, char **argv) {
   if (tool_wants_help(argc, argv)) {
-    printf("usage: tensor info FILE.npy\n\nLoads a .npy file (format 1-3, f2/f4/f8/i8, either "
+    printf("usage: tensor info FILE.npy | FILE.h5 | FILE.h5:/path/to/dataset\n\nLoads a .npy file "
+           "(format 1-3, f2/f4/f8/i8, either "
            "byte order, C or\nFortran order) and prints its dtype, shape, strides (of the "
            "loaded, C-ordered\ntensor, in elements) and the min, max and mean of its "
-           "elements.\n");
+           "elements.\nAn HDF5 file alone is listed (as `tensor ls`); FILE.h5:/path reads that "
+           "dataset and prints\nhow it is stored (dtype, byte order, chunks, filters) and the "
+           "same statistics.\n");
     return 0;
   }
   if (argc != 2) return tool_usage_error("info", "expects exactly one FILE.npy argument");
+  char h5_file[4096];
+  const char *h5_dataset;
+  if (tool_is_h5_file(argv[1]) || tool_h5_split(argv[1], h5_file, sizeof h5_file, &h5_dataset))
+    return tool_info_h5(argv[1], print_statistics);
   lt_context *ctx = NULL;
   lt_status st = lt_context_create(NULL, &ctx);
   if (st != LT_OK) return tool_fail("info", "opening a context", st);

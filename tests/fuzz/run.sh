@@ -18,7 +18,10 @@ cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInf
 cmake --build "$build" -j"$(nproc)" >/dev/null
 mkdir -p "$build/artifacts" "$build/logs"
 
-targets="views ops npy einsum_parse einsum_exec"
+# fuzz_hdf5 is opt-in (LT_FUZZ_TARGETS=hdf5 tests/fuzz/run.sh): it mostly exercises libhdf5's own
+# decoder, which hangs on some malformed files (tests/fuzz/upstream/README.md), so it would fail
+# CI on bugs that are not ours; its leak checks are off (libhdf5 leaks on some error paths).
+targets=${LT_FUZZ_TARGETS:-"views ops npy einsum_parse einsum_exec"}
 status=0
 printf '%-14s %10s %8s %s\n' target executions seconds result
 for t in $targets; do
@@ -26,6 +29,7 @@ for t in $targets; do
   mkdir -p "$work"
   dict=
   [ -f "$root/tests/fuzz/$t.dict" ] && dict="-dict=$root/tests/fuzz/$t.dict"
+  [ "$t" = hdf5 ] && dict="$dict -detect_leaks=0" && export ASAN_OPTIONS=detect_leaks=0
   log=$build/logs/$t.log
   start=$(date +%s)
   if "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -seed="${LT_FUZZ_SEED:-1}" -timeout=10 -rss_limit_mb=2048 \

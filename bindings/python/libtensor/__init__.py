@@ -26,6 +26,7 @@ from .dlpack import from_dlpack
 from . import indexing as _indexing
 from .indexing import *  # noqa: F401,F403
 from . import array_api
+from . import h5  # HDF5 files: lt.h5.File (h5.py)
 
 __version__ = _lib.fn("lt_version")().decode()
 library_path = _lib.path
@@ -39,6 +40,6 @@ def has(name):
 __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_class",
             "Tensor", "as_strided", "broadcast_to", "empty", "from_numpy", "full", "held_count",
             "load", "lt_dtype", "save", "tensor", "zeros", "EinsumPlan", "einsum", "einsum_path",
-            "plan_einsum", "has", "library_path", "from_dlpack", "array_api"]
+            "plan_einsum", "has", "library_path", "from_dlpack", "array_api", "h5"]
            + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__)
            + list(_indexing.__all__))

@@ -14,6 +14,7 @@ import os
 c_int64_p = ctypes.POINTER(ctypes.c_int64)
 c_int_p = ctypes.POINTER(ctypes.c_int)
 c_int32_p = ctypes.POINTER(ctypes.c_int32)
+c_size_t_p = ctypes.POINTER(ctypes.c_size_t)
 handle = ctypes.c_void_p
 handle_p = ctypes.POINTER(ctypes.c_void_p)
 status = ctypes.c_int
@@ -96,6 +97,34 @@ _SIGNATURES = {
     "lt_npy_load_buffer": (status, [handle, ctypes.c_void_p, ctypes.c_size_t, handle_p]),
     "lt_npy_save": (status, [handle, ctypes.c_char_p]),
     "lt_npy_save_with_flags": (status, [handle, ctypes.c_char_p, ctypes.c_uint32]),
+    # hdf5.h (exported by every build; LT_ERR_UNSUPPORTED without HDF5)
+    "lt_h5_available": (ctypes.c_bool, []),
+    "lt_h5_open": (status, [ctypes.c_char_p, ctypes.c_int, handle_p]),
+    "lt_h5_close": (status, [handle]),
+    "lt_h5_list": (status, [handle, ctypes.c_char_p, ctypes.c_size_t, c_size_t_p]),
+    "lt_h5_stat": (status, [handle, ctypes.c_char_p, c_int_p, c_int_p, c_int_p, c_int64_p,
+                            c_int64_p, ctypes.c_char_p, ctypes.c_size_t]),
+    "lt_h5_read": (status, [handle, ctypes.c_char_p, handle, ctypes.c_int, handle_p]),
+    "lt_h5_read_slab": (status, [handle, ctypes.c_char_p, ctypes.c_int, c_int64_p, c_int64_p,
+                                 c_int64_p, handle, ctypes.c_int, handle_p]),
+    "lt_h5_read_into": (status, [handle, ctypes.c_char_p, ctypes.c_int, c_int64_p, c_int64_p,
+                                 c_int64_p, handle]),
+    "lt_h5_write": (status, [handle, ctypes.c_char_p, handle, c_int64_p, ctypes.c_int,
+                             ctypes.c_uint32]),
+    "lt_h5_write_slab": (status, [handle, ctypes.c_char_p, ctypes.c_int, c_int64_p, c_int64_p,
+                                  c_int64_p, handle]),
+    "lt_h5_attr_set_double": (status, [handle, ctypes.c_char_p, ctypes.c_char_p,
+                                       ctypes.c_double]),
+    "lt_h5_attr_set_int64": (status, [handle, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64]),
+    "lt_h5_attr_set_string": (status, [handle, ctypes.c_char_p, ctypes.c_char_p,
+                                       ctypes.c_char_p]),
+    "lt_h5_attr_get_double": (status, [handle, ctypes.c_char_p, ctypes.c_char_p,
+                                       ctypes.POINTER(ctypes.c_double)]),
+    "lt_h5_attr_get_int64": (status, [handle, ctypes.c_char_p, ctypes.c_char_p, c_int64_p]),
+    "lt_h5_attr_get_string": (status, [handle, ctypes.c_char_p, ctypes.c_char_p,
+                                       ctypes.c_char_p, ctypes.c_size_t, c_size_t_p]),
+    "lt_h5_attr_list": (status, [handle, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                 c_size_t_p]),
     # ops.h
     "lt_plan_options_create": (status, [handle_p]),
     "lt_plan_options_destroy": (None, [handle]),

@@ -85,6 +85,11 @@ DL_DEVICE_TYPE = {"kDLCPU": 1, "kDLCUDA": 2, "kDLCUDAHost": 3, "kDLOpenCL": 4, "
 DL_DATA_TYPE_CODE = {"kDLInt": 0, "kDLUInt": 1, "kDLFloat": 2, "kDLOpaqueHandle": 3,
                      "kDLBfloat": 4, "kDLComplex": 5, "kDLBool": 6}
 
+# lt_h5_mode, lt_h5_write_flags, lt_h5_kind (hdf5.h)
+H5_MODE = {"LT_H5_READ": 0, "LT_H5_READ_WRITE": 1, "LT_H5_CREATE": 2}
+H5_WRITE_FLAGS = {"LT_H5_WRITE_DEFAULT": 0, "LT_H5_SHUFFLE": 1, "LT_H5_REPLACE": 2}
+H5_KIND = {"LT_H5_OTHER": 0, "LT_H5_GROUP": 1, "LT_H5_DATASET": 2}
+
 # C typedef name -> table.
 ENUMS = {"lt_status": STATUS, "lt_dtype": DTYPE, "lt_device_prop": DEVICE_PROP,
          "lt_unary_op": UNARY_OP, "lt_binary_op": BINARY_OP, "lt_reduce_op": REDUCE_OP,
@@ -92,6 +97,7 @@ ENUMS = {"lt_status": STATUS, "lt_dtype": DTYPE, "lt_device_prop": DEVICE_PROP,
          "lt_dlpack_flags": DLPACK_FLAGS, "DLDeviceType": DL_DEVICE_TYPE,
          "DLDataTypeCode": DL_DATA_TYPE_CODE}
 ENUMS.update({"lt_sort_flags": SORT_FLAGS})
+ENUMS.update({"lt_h5_mode": H5_MODE, "lt_h5_write_flags": H5_WRITE_FLAGS, "lt_h5_kind": H5_KIND})
 
 # The header's integer #defines the binding uses.
 DEFINES = {"LT_SLICE_DEFAULT": -2 ** 63, "LT_ALL_AXES": -1000}
