@@ -12,7 +12,9 @@ extern "C" {
 
 /* The one source of truth for the version; CMake reads these three lines. */
 #define LT_VERSION_MAJOR 0
+/* Minor version: grows with additions. */
 #define LT_VERSION_MINOR 1
+/* Patch version: fixes only. */
 #define LT_VERSION_PATCH 0
 
 #if defined(LT_BUILDING_LIBRARY)
@@ -88,9 +90,13 @@ typedef enum lt_dtype {
   LT_BOOL = 13
 } lt_dtype;
 
+/* A device and its resources (thread pool or queue, caches, allocator). */
 typedef struct lt_context lt_context;
+/* A strided view over reference-counted storage. */
 typedef struct lt_tensor lt_tensor;
+/* An operation compiled for fixed layouts, dtypes and device. */
 typedef struct lt_plan lt_plan;
+/* Options for plan creation (path algorithm, compute dtype, ...). */
 typedef struct lt_plan_options lt_plan_options;
 
 /* Handle lifetime. Every lt_X_destroy accepts NULL and releases the caller's handle; objects
@@ -136,8 +142,11 @@ LT_API bool lt_dtype_is_float(lt_dtype dtype);
 
 /* Converts between float and IEEE half / bfloat16 bits (round to nearest even, NaN/Inf kept). */
 LT_API uint16_t lt_f32_to_f16(float value);
+/* IEEE half bits to float (exact). */
 LT_API float lt_f16_to_f32(uint16_t bits);
+/* Float to bfloat16 bits, rounded to nearest even. */
 LT_API uint16_t lt_f32_to_bf16(float value);
+/* Bfloat16 bits to float (exact). */
 LT_API float lt_bf16_to_f32(uint16_t bits);
 
 #ifdef __cplusplus

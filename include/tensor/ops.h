@@ -105,14 +105,16 @@ typedef enum lt_reduce_op {
 
 /* Contraction path algorithms for einsum. */
 typedef enum lt_path_algo {
-  LT_PATH_AUTO = 0,    /* optimal up to a few operands, then branch-and-bound/greedy */
+  LT_PATH_AUTO = 0,    /* exact up to 10 operands; matrix chains exact; else sampled greedy
+                          trials refined by subtree reconfiguration (see einsum.h budget) */
   LT_PATH_GREEDY = 1,  /* cheapest pair first */
-  LT_PATH_OPTIMAL = 2, /* exhaustive (dynamic programming) */
+  LT_PATH_OPTIMAL = 2, /* exhaustive (dynamic programming) up to 13 operands, else as AUTO */
   LT_PATH_NONE = 3     /* left to right, as written */
 } lt_path_algo;
 
 /* Plan options: an opaque object with setters, so the ABI can grow. */
 LT_API lt_status lt_plan_options_create(lt_plan_options **out);
+/* Destroys plan options (plans made with them keep their own copy). NULL ok. */
 LT_API void lt_plan_options_destroy(lt_plan_options *opts);
 /* Arithmetic precision: LT_F32, LT_F64, LT_I64 or LT_U64. Default: the inputs' promoted dtype
  * (lt_dtype_promote) decides: F64 if that is F64, F32 for the other floats, I64 for integers
@@ -124,7 +126,8 @@ LT_API lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dty
 LT_API lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary_op op);
 /* Path algorithm for einsum plans. */
 LT_API lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo);
-/* Upper bound on workspace bytes the einsum path may use (0 = unlimited). */
+/* Upper bound on workspace bytes the einsum path may use (0 = unlimited); einsum slices labels
+ * (runs them one value at a time) when no order fits (lt_plan_einsum_slicing reports it). */
 LT_API lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes);
 /* Output dtype for plans that allocate their output (einsum one-shot). */
 LT_API lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtype dtype);
@@ -199,9 +202,13 @@ LT_API void lt_plan_destroy(lt_plan *plan);
 /* out = a op b, a new tensor. */
 LT_API lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b,
                            lt_tensor **out);
+/* lt_binary(LT_BINARY_ADD, ...). */
 LT_API lt_status lt_add(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+/* lt_binary(LT_BINARY_SUB, ...). */
 LT_API lt_status lt_sub(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+/* lt_binary(LT_BINARY_MUL, ...). */
 LT_API lt_status lt_mul(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+/* lt_binary(LT_BINARY_DIV, ...). */
 LT_API lt_status lt_div(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
 /* out = op(a), a new tensor. */
 LT_API lt_status lt_unary(lt_unary_op op, const lt_tensor *a, lt_tensor **out);
@@ -210,6 +217,7 @@ LT_API lt_status lt_reduce(lt_reduce_op op, const lt_tensor *a, int n_axes, cons
                            bool keepdims, lt_tensor **out);
 /* Index of the max/min along `axis`, as LT_I64. */
 LT_API lt_status lt_argmax(const lt_tensor *a, int axis, lt_tensor **out);
+/* Index of the min along `axis`, as LT_I64 (first occurrence; NaN wins). */
 LT_API lt_status lt_argmin(const lt_tensor *a, int axis, lt_tensor **out);
 /* --- issue 18 A: where, clip, exact elements --- */
 /* out = cond ? a : b, broadcast as lt_binary; cond must be LT_BOOL; the result dtype is

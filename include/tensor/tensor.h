@@ -61,6 +61,7 @@ LT_API lt_status lt_tensor_host_pointer(const lt_tensor *t, void **out);
 
 /* Properties. On a NULL handle they return 0 / NULL / false. */
 LT_API lt_dtype lt_tensor_dtype(const lt_tensor *t);
+/* Number of axes (0 for a scalar). */
 LT_API int lt_tensor_rank(const lt_tensor *t);
 /* Pointer to `rank` extents, valid while the handle lives. */
 LT_API const int64_t *lt_tensor_shape(const lt_tensor *t);

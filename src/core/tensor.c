@@ -106,7 +106,7 @@ lt_status lt__storage_create(lt_context *ctx, size_t bytes, lt__storage **out) {
   lt__storage *s = lt__host_alloc(ctx, sizeof *s);
   LT_RETURN_IF(s == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating a storage header");
   memset(s, 0, sizeof *s);
-  lt_status st = ctx->backend->mem_alloc(ctx, bytes, &s->mem);
+  lt_status st = lt__device_alloc(ctx, bytes, &s->mem);
   if (st != LT_OK) {
     lt__host_free(ctx, s, sizeof *s);
     return st;
@@ -123,7 +123,7 @@ lt_status lt__storage_create(lt_context *ctx, size_t bytes, lt__storage **out) {
 void lt__storage_release(lt__storage *s) {
   if (s == NULL || atomic_fetch_sub(&s->refcount, 1) != 1) return;
   lt_context *ctx = s->ctx;
-  if (s->owned) ctx->backend->mem_free(ctx, s->mem, s->nbytes);
+  if (s->owned) lt__device_free(ctx, s->mem, s->nbytes);
   if (s->release) s->release(s->release_data, s->release_user);
   lt__host_free(ctx, s, sizeof *s);
   lt__context_release(ctx);

@@ -15,6 +15,10 @@ static const lt_plan_options default_options = {
     .unary = {LT_UNARY_IDENTITY, LT_UNARY_IDENTITY, LT_UNARY_IDENTITY},
     .path = LT_PATH_AUTO,
     .memory_limit = 0,
+    .path_trials = LT__PATH_DEFAULT_TRIALS,
+    .path_seconds = LT__PATH_DEFAULT_SECONDS,
+    .path_seed = 0,
+    .path_memory_weight = 0,
 };
 
 const lt_plan_options *lt__plan_options_default(void) { return &default_options; }
@@ -29,6 +33,8 @@ lt_status lt_plan_options_create(lt_plan_options **out) {
 
 void lt_plan_options_destroy(lt_plan_options *opts) {
   if (!lt__handle_may_destroy(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_destroy")) return;
+  free(opts->path_pairs);
+  opts->path_pairs = NULL;
   lt__handle_kill(opts, LT__HANDLE_PLAN_OPTIONS);
   lt__handle_retire(opts);
 }

@@ -4,6 +4,10 @@
 
 #include "core/object.h"
 
+/* Default einsum path budget: greedy trials and a time cap in seconds. */
+#define LT__PATH_DEFAULT_TRIALS 64
+#define LT__PATH_DEFAULT_SECONDS 0.5
+
 struct lt_plan_options {
   uint32_t tag;     /* LT__HANDLE_PLAN_OPTIONS while alive (core/handle.h) */
   lt_dtype compute; /* LT_DTYPE_INVALID = default rule */
@@ -11,6 +15,14 @@ struct lt_plan_options {
   lt_unary_op unary[3];
   lt_path_algo path;
   int64_t memory_limit; /* 0 = unlimited */
+  /* einsum path search (issue 22): budget, seed, objective, caller's path */
+  int path_trials;
+  double path_seconds;
+  uint64_t path_seed;
+  double path_memory_weight;
+  bool path_pairs_set;
+  int64_t n_path_pairs;
+  int64_t (*path_pairs)[2]; /* owned (malloc) */
 };
 
 /* A layout a plan was built for; execution checks tensors against it (offset excluded). */
@@ -27,7 +39,11 @@ typedef enum lt__plan_kind {
   LT__PLAN_TRINARY,
   LT__PLAN_REDUCTION,
   LT__PLAN_CONTRACTION,
-  LT__PLAN_EINSUM
+  LT__PLAN_EINSUM,
+  /* index family (ops/index.c, ops/sort.c) */
+  LT__PLAN_GATHER,
+  LT__PLAN_SCATTER,
+  LT__PLAN_SORT
 } lt__plan_kind;
 
 struct lt_plan {

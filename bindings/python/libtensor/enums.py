@@ -73,11 +73,25 @@ REDUCE_OP = {"LT_REDUCE_SUM": 0, "LT_REDUCE_PROD": 1, "LT_REDUCE_MIN": 2, "LT_RE
 PATH_ALGO = {"LT_PATH_AUTO": 0, "LT_PATH_GREEDY": 1, "LT_PATH_OPTIMAL": 2, "LT_PATH_NONE": 3}
 # lt_save_flags (tensor.h)
 SAVE_FLAGS = {"LT_SAVE_DEFAULT": 0, "LT_SAVE_FSYNC": 1}
+# lt_sort_flags (index.h)
+SORT_FLAGS = {"LT_SORT_ASCENDING": 0, "LT_SORT_DESCENDING": 1, "LT_SORT_INDICES": 2}
+
+# lt_dlpack_flags and the DLPack enums it declares (dlpack.h, issue 20)
+DLPACK_FLAGS = {"LT_DLPACK_DEFAULT": 0, "LT_DLPACK_COPY": 1, "LT_DLPACK_READ_ONLY": 2}
+DL_DEVICE_TYPE = {"kDLCPU": 1, "kDLCUDA": 2, "kDLCUDAHost": 3, "kDLOpenCL": 4, "kDLVulkan": 7,
+                  "kDLMetal": 8, "kDLVPI": 9, "kDLROCM": 10, "kDLROCMHost": 11, "kDLExtDev": 12,
+                  "kDLCUDAManaged": 13, "kDLOneAPI": 14, "kDLWebGPU": 15, "kDLHexagon": 16,
+                  "kDLMAIA": 17}
+DL_DATA_TYPE_CODE = {"kDLInt": 0, "kDLUInt": 1, "kDLFloat": 2, "kDLOpaqueHandle": 3,
+                     "kDLBfloat": 4, "kDLComplex": 5, "kDLBool": 6}
 
 # C typedef name -> table.
 ENUMS = {"lt_status": STATUS, "lt_dtype": DTYPE, "lt_device_prop": DEVICE_PROP,
          "lt_unary_op": UNARY_OP, "lt_binary_op": BINARY_OP, "lt_reduce_op": REDUCE_OP,
-         "lt_path_algo": PATH_ALGO, "lt_save_flags": SAVE_FLAGS}
+         "lt_path_algo": PATH_ALGO, "lt_save_flags": SAVE_FLAGS,
+         "lt_dlpack_flags": DLPACK_FLAGS, "DLDeviceType": DL_DEVICE_TYPE,
+         "DLDataTypeCode": DL_DATA_TYPE_CODE}
+ENUMS.update({"lt_sort_flags": SORT_FLAGS})
 
 # The header's integer #defines the binding uses.
 DEFINES = {"LT_SLICE_DEFAULT": -2 ** 63, "LT_ALL_AXES": -1000}

@@ -10,9 +10,9 @@ Tensor among the inputs it is a Tensor on that tensor's context. Tensors on diff
 moves (see convert). Also installs Tensor's arithmetic operators."""
 
 from . import _lib, enums
-from .convert import operands, result
+from .convert import deliver, operands, result
 from .errors import InvalidArgumentError, OutOfRangeError
-from .tensor import Tensor, _new
+from .tensor import Tensor, _new, check_writeable
 
 _BINARY = {"add": enums.LT_BINARY_ADD, "multiply": enums.LT_BINARY_MUL,
            "minimum": enums.LT_BINARY_MIN, "maximum": enums.LT_BINARY_MAX,
@@ -49,37 +49,41 @@ _REDUCE = {"sum": enums.LT_REDUCE_SUM, "prod": enums.LT_REDUCE_PROD,
            "sumsq": enums.LT_REDUCE_SUMSQ, "maxabs": enums.LT_REDUCE_MAXABS}
 
 
-def _binary(name, a, b):
+# Every operation takes out= (a Tensor, or a NumPy array): the result is written into it
+# (converted to its dtype; elementwise results broadcast to its shape, as in NumPy) and it is
+# returned. With out= on a CPU NumPy array or any Tensor the write goes into its own storage.
+def _binary(name, a, b, out=None):
     (ta, tb), numpy_out = operands([a, b])
-    return result(_new("lt_binary", ta.context, _BINARY[name], ta.handle, tb.handle), numpy_out)
+    t = _new("lt_binary", ta.context, _BINARY[name], ta.handle, tb.handle)
+    return deliver(t, out, numpy_out, broadcast=True)
 
 
-def _unary(name, a):
+def _unary(name, a, out=None):
     (ta,), numpy_out = operands([a])
-    return result(_new("lt_unary", ta.context, _UNARY[name], ta.handle), numpy_out)
+    return deliver(_new("lt_unary", ta.context, _UNARY[name], ta.handle), out, numpy_out, True)
 
 
-def add(a, b): return _binary("add", a, b)
-def subtract(a, b): return _binary("subtract", a, b)
-def multiply(a, b): return _binary("multiply", a, b)
-def divide(a, b): return _binary("divide", a, b)
-def minimum(a, b): return _binary("minimum", a, b)
-def maximum(a, b): return _binary("maximum", a, b)
-def power(a, b): return _binary("power", a, b)
+def add(a, b, out=None): return _binary("add", a, b, out)
+def subtract(a, b, out=None): return _binary("subtract", a, b, out)
+def multiply(a, b, out=None): return _binary("multiply", a, b, out)
+def divide(a, b, out=None): return _binary("divide", a, b, out)
+def minimum(a, b, out=None): return _binary("minimum", a, b, out)
+def maximum(a, b, out=None): return _binary("maximum", a, b, out)
+def power(a, b, out=None): return _binary("power", a, b, out)
 
 
-def negative(a): return _unary("negative", a)
-def abs(a): return _unary("abs", a)  # noqa: A001 (NumPy's name)
-def sqrt(a): return _unary("sqrt", a)
-def exp(a): return _unary("exp", a)
-def log(a): return _unary("log", a)
-def sin(a): return _unary("sin", a)
-def cos(a): return _unary("cos", a)
-def tanh(a): return _unary("tanh", a)
-def sigmoid(a): return _unary("sigmoid", a)
-def relu(a): return _unary("relu", a)
-def reciprocal(a): return _unary("reciprocal", a)
-def square(a): return _unary("square", a)
+def negative(a, out=None): return _unary("negative", a, out)
+def abs(a, out=None): return _unary("abs", a, out)  # noqa: A001 (NumPy's name)
+def sqrt(a, out=None): return _unary("sqrt", a, out)
+def exp(a, out=None): return _unary("exp", a, out)
+def log(a, out=None): return _unary("log", a, out)
+def sin(a, out=None): return _unary("sin", a, out)
+def cos(a, out=None): return _unary("cos", a, out)
+def tanh(a, out=None): return _unary("tanh", a, out)
+def sigmoid(a, out=None): return _unary("sigmoid", a, out)
+def relu(a, out=None): return _unary("relu", a, out)
+def reciprocal(a, out=None): return _unary("reciprocal", a, out)
+def square(a, out=None): return _unary("square", a, out)
 
 
 sub, mul, div, neg = subtract, multiply, divide, negative
@@ -172,25 +176,38 @@ def _axes(axis, ndim):
     return out
 
 
-def _reduce(name, a, axis, keepdims):
+def _reduce(name, a, axis, keepdims, out=None):
     (ta,), numpy_out = operands([a])
     axes = _axes(axis, ta.ndim)
     n = -1 if axes is None else len(axes)
-    return result(_new("lt_reduce", ta.context, _REDUCE[name], ta.handle, n,
-                       _lib.int_array(axes or []), bool(keepdims)), numpy_out)
+    return deliver(_new("lt_reduce", ta.context, _REDUCE[name], ta.handle, n,
+                        _lib.int_array(axes or []), bool(keepdims)), out, numpy_out)
 
 
-def sum(a, axis=None, keepdims=False): return _reduce("sum", a, axis, keepdims)  # noqa: A001
-def prod(a, axis=None, keepdims=False): return _reduce("prod", a, axis, keepdims)
-def min(a, axis=None, keepdims=False): return _reduce("min", a, axis, keepdims)  # noqa: A001
-def max(a, axis=None, keepdims=False): return _reduce("max", a, axis, keepdims)  # noqa: A001
-def mean(a, axis=None, keepdims=False): return _reduce("mean", a, axis, keepdims)
+def sum(a, axis=None, keepdims=False, out=None):  # noqa: A001
+    return _reduce("sum", a, axis, keepdims, out)
+
+
+def prod(a, axis=None, keepdims=False, out=None):
+    return _reduce("prod", a, axis, keepdims, out)
+
+
+def min(a, axis=None, keepdims=False, out=None):  # noqa: A001
+    return _reduce("min", a, axis, keepdims, out)
+
+
+def max(a, axis=None, keepdims=False, out=None):  # noqa: A001
+    return _reduce("max", a, axis, keepdims, out)
+
+
+def mean(a, axis=None, keepdims=False, out=None):
+    return _reduce("mean", a, axis, keepdims, out)
 
 
 amin, amax = min, max
 
 
-def _arg(fn_name, a, axis, keepdims):
+def _arg(fn_name, a, axis, keepdims, out=None):
     (ta,), numpy_out = operands([a])
     if axis is None:
         flat = ta.reshape_or_copy(-1)
@@ -202,26 +219,40 @@ def _arg(fn_name, a, axis, keepdims):
         t = _new(fn_name, ta.context, ta.handle, axis)
         if keepdims:
             t = t.unsqueeze(axis % ta.ndim)
-    return result(t, numpy_out)
+    return deliver(t, out, numpy_out)
 
 
-def argmax(a, axis=None, keepdims=False): return _arg("lt_argmax", a, axis, keepdims)
-def argmin(a, axis=None, keepdims=False): return _arg("lt_argmin", a, axis, keepdims)
+def argmax(a, axis=None, keepdims=False, out=None):
+    return _arg("lt_argmax", a, axis, keepdims, out)
 
 
-def permute(a, axes=None):
+def argmin(a, axis=None, keepdims=False, out=None):
+    return _arg("lt_argmin", a, axis, keepdims, out)
+
+
+def permute(a, axes=None, out=None):
     """Materialised transpose: a C-contiguous copy with axes reordered (np.transpose + copy)."""
     (ta,), numpy_out = operands([a])
     axes = list(range(ta.ndim - 1, -1, -1)) if axes is None else [int(x) for x in axes]
     if len(axes) != ta.ndim:
         raise InvalidArgumentError(f"libtensor: permute needs {ta.ndim} axes, got {len(axes)}",
                                    enums.LT_ERR_INVALID_ARGUMENT)
-    return result(_new("lt_permute", ta.context, ta.handle, _lib.int_array(axes)), numpy_out)
+    return deliver(_new("lt_permute", ta.context, ta.handle, _lib.int_array(axes)), out,
+                   numpy_out)
 
 
-def contiguous(a, dtype=None):
+def contiguous(a, dtype=None, out=None):
     (ta,), numpy_out = operands([a])
-    return result(ta.contiguous(dtype), numpy_out)
+    return deliver(ta.contiguous(dtype), out, numpy_out)
+
+
+def _inplace(fn):
+    """t op= x: computes into t's own storage (also a wrapped NumPy array's) and returns t."""
+    def method(self, other):
+        check_writeable(self)
+        fn(self, other, out=self)
+        return self
+    return method
 
 
 # Tensor's operators: tensor.py sits below this module, so they are installed from here.
@@ -236,6 +267,11 @@ _OPERATORS = {
     "__rtruediv__": lambda self, other: divide(other, self),
     "__pow__": lambda self, other: power(self, other),
     "__neg__": lambda self: negative(self),
+    "__iadd__": _inplace(add),
+    "__isub__": _inplace(subtract),
+    "__imul__": _inplace(multiply),
+    "__itruediv__": _inplace(divide),
+    "__ipow__": _inplace(power),
     # issue 18 A
     "__lt__": lambda self, other: less(self, other),
     "__le__": lambda self, other: less_equal(self, other),

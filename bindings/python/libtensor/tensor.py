@@ -102,12 +102,18 @@ def _new(fn_name, ctx, *args, readonly=False):
 class _HostView:
     """Exposes a CPU tensor's memory to NumPy and keeps the tensor alive as the array's base."""
 
-    def __init__(self, tensor, ptr, dtype, readonly):
+    def __init__(self, tensor, ptr, dtype, readonly, shape, strides):
         self.tensor = tensor
         self.__array_interface__ = {
-            "version": 3, "shape": tensor.shape, "typestr": dtype.str,
+            "version": 3, "shape": shape, "typestr": dtype.str,
             "data": (ptr, readonly),
-            "strides": tuple(s * dtype.itemsize for s in tensor.strides)}
+            "strides": tuple(s * dtype.itemsize for s in strides)}
+
+
+# The accessors of the hot paths, bound once (they take only handles: no range checks).
+_rank_fn, _shape_fn, _strides_fn, _dtype_fn, _host_ptr_fn = (
+    _lib.fn(n) for n in ("lt_tensor_rank", "lt_tensor_shape", "lt_tensor_strides",
+                         "lt_tensor_dtype", "lt_tensor_host_pointer"))
 
 
 class Tensor:
@@ -147,16 +153,14 @@ class Tensor:
 
     @property
     def shape(self):
-        rank = self.ndim
-        p = _lib.fn("lt_tensor_shape")(self._handle)
-        return tuple(p[i] for i in range(rank))
+        h = self._handle
+        return tuple(_shape_fn(h)[:_rank_fn(h)])
 
     @property
     def strides(self):
         """Strides in elements (NumPy's are in bytes)."""
-        rank = self.ndim
-        p = _lib.fn("lt_tensor_strides")(self._handle)
-        return tuple(p[i] for i in range(rank))
+        h = self._handle
+        return tuple(_strides_fn(h)[:_rank_fn(h)])
 
     @property
     def offset(self):
@@ -231,16 +235,21 @@ class Tensor:
 
     def _host_view(self):
         """The zero-copy NumPy view of a CPU tensor (see numpy()), or None if there is none."""
-        if self.lt_dtype == BF16 or not self.context.is_cpu:
+        h = self._handle
+        code = _dtype_fn(h)
+        if code == BF16 or not self.context.is_cpu:
             return None
-        dtype = _LT_TO_NP[self.lt_dtype]
-        shape = self.shape
+        dtype = _LT_TO_NP[code]
+        rank = _rank_fn(h)
+        p, q = _shape_fn(h), _strides_fn(h)
+        shape, strides = tuple(p[:rank]), tuple(q[:rank])
         if 0 in shape:
             return np.empty(shape, dtype)  # no element to alias
         ptr = ctypes.c_void_p()
-        check(_lib.fn("lt_tensor_host_pointer")(self._handle, ctypes.byref(ptr)))
-        aliased = any(s == 0 and n > 1 for s, n in zip(self.strides, shape))
-        return np.asarray(_HostView(self, ptr.value, dtype, self.readonly or aliased))
+        check(_host_ptr_fn(h, ctypes.byref(ptr)))
+        aliased = 0 in strides and any(s == 0 and n > 1 for s, n in zip(strides, shape))
+        return np.asarray(_HostView(self, ptr.value, dtype, self.readonly or aliased, shape,
+                                    strides))
 
     def _host_copy(self):
         """A fresh, writable, C-ordered NumPy copy (bfloat16 as float32)."""

@@ -100,6 +100,8 @@ lt_status lt__ocl_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__ocl_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__ocl_gemm(lt_context *ctx, const lt__gemm_step *step);
 lt_status lt__ocl_contract(lt_context *ctx, const lt__contract_step *step);
+/* Gather, scatter-add and sort (ocl_index.c). */
+extern const lt__index_ops lt__ocl_index_ops;
 
 /* Memory (ocl_memory.c). */
 lt_status lt__ocl_mem_alloc(lt_context *ctx, size_t bytes, void **mem);

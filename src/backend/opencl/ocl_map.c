@@ -2,6 +2,7 @@
  * dropped, dims ordered by the output's strides, mergeable dims fused), then runs on the
  * tiled permutation kernel when the input's fastest dim differs from the output's, else on
  * the generic strided kernel. Copies between equal dtypes and fills move raw bits. */
+#include "backend/common/nest.h"
 #include "backend/opencl/ocl.h"
 #include "core/dtype.h"
 #include "core/error.h"
@@ -20,56 +21,12 @@ typedef struct space {
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
-static void swap_dims(space *s, int i, int j) {
-  int64_t t = s->shape[i];
-  s->shape[i] = s->shape[j];
-  s->shape[j] = t;
-  for (int k = 0; k < s->nops; k++) {
-    t = s->st[k][i];
-    s->st[k][i] = s->st[k][j];
-    s->st[k][j] = t;
-  }
-}
-
-/* True if dim i must stay outside dim j: larger output stride, then larger input stride. */
-static bool outer_than(const space *s, int i, int j) {
-  for (int k = 0; k < s->nops; k++) {
-    if (abs64(s->st[k][i]) != abs64(s->st[k][j])) return abs64(s->st[k][i]) > abs64(s->st[k][j]);
-  }
-  return false;
-}
-
+/* Elementwise work has no order, so dims may be sorted freely: by the output's strides, ties
+ * by the inputs'. */
 static void simplify(space *s) {
-  int r = 0;
-  for (int d = 0; d < s->rank; d++) {
-    if (s->shape[d] == 1) continue;
-    s->shape[r] = s->shape[d];
-    for (int k = 0; k < s->nops; k++)
-      s->st[k][r] = s->st[k][d];
-    r++;
-  }
-  s->rank = r;
-  /* Elementwise work has no order, so dims may be sorted freely (stable insertion sort). */
-  for (int i = 1; i < s->rank; i++)
-    for (int j = i; j > 0 && outer_than(s, j, j - 1); j--)
-      swap_dims(s, j, j - 1);
-  r = 0;
-  for (int d = 1; d < s->rank; d++) {
-    bool merge = true;
-    for (int k = 0; k < s->nops; k++)
-      if (s->st[k][r] != s->st[k][d] * s->shape[d]) merge = false;
-    if (merge) {
-      s->shape[r] *= s->shape[d];
-      for (int k = 0; k < s->nops; k++)
-        s->st[k][r] = s->st[k][d];
-    } else {
-      r++;
-      s->shape[r] = s->shape[d];
-      for (int k = 0; k < s->nops; k++)
-        s->st[k][r] = s->st[k][d];
-    }
-  }
-  if (s->rank > 0) s->rank = r + 1;
+  s->rank = lt__nest_squeeze(s->rank, s->shape, s->nops, s->st);
+  lt__nest_sort(s->rank, s->shape, s->nops, s->st, 0);
+  s->rank = lt__nest_fuse(s->rank, s->shape, s->nops, s->st);
 }
 
 /* Whether every value of `d` survives a trip through the compute dtype (as the CPU's map). */
