@@ -135,11 +135,11 @@ LT_API lt_status lt_dtype_from_name(const char *name, lt_dtype *out);
 /* The dtype NumPy 2 gives a binary operation on a and b (the table above the lt_dtype enum);
  * LT_ERR_DTYPE if either is invalid. */
 LT_API lt_status lt_dtype_promote(lt_dtype a, lt_dtype b, lt_dtype *out);
-/* True for the integer dtypes LT_I8..LT_U64 (not LT_BOOL); false for an invalid dtype. */
+/* True for the integer dtypes LT_I8..LT_U64 (not BOOL). */
 LT_API bool lt_dtype_is_integer(lt_dtype dtype);
-/* True for the signed integer dtypes (LT_I8..LT_I64); false otherwise. */
+/* True for the signed integer dtypes LT_I8, LT_I16, LT_I32, LT_I64. */
 LT_API bool lt_dtype_is_signed(lt_dtype dtype);
-/* True for LT_F16, LT_BF16, LT_F32 and LT_F64; false otherwise. */
+/* True for LT_F16, LT_BF16, LT_F32, LT_F64. */
 LT_API bool lt_dtype_is_float(lt_dtype dtype);
 
 /* Converts between float and IEEE half / bfloat16 bits (round to nearest even, NaN/Inf kept). */

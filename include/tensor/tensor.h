@@ -53,11 +53,11 @@ LT_API lt_status lt_tensor_set(lt_tensor *t, const int64_t *index, double value)
  * tensor is LT_ERR_DTYPE; writing wraps to the tensor's width as a C cast to an unsigned type
  * does (bool: value != 0), and a float tensor is LT_ERR_DTYPE. */
 LT_API lt_status lt_tensor_get_i64(const lt_tensor *t, const int64_t *index, int64_t *value);
-/* As lt_tensor_get_i64, as uint64 (LT_ERR_DTYPE for a negative value or a float tensor). */
+/* The same as uint64 (a negative value is LT_ERR_DTYPE). */
 LT_API lt_status lt_tensor_get_u64(const lt_tensor *t, const int64_t *index, uint64_t *value);
-/* Writes an int64 into an integer or bool tensor, wrapping to its width (LT_ERR_DTYPE: float). */
+/* Writes an int64 exactly, wrapping to the tensor's width (float tensors: LT_ERR_DTYPE). */
 LT_API lt_status lt_tensor_set_i64(lt_tensor *t, const int64_t *index, int64_t value);
-/* As lt_tensor_set_i64 with a uint64 value. */
+/* Writes a uint64 exactly, wrapping to the tensor's width (float tensors: LT_ERR_DTYPE). */
 LT_API lt_status lt_tensor_set_u64(lt_tensor *t, const int64_t *index, uint64_t value);
 /* Host address of element [0,...,0] of a CPU tensor (LT_ERR_UNSUPPORTED on devices). */
 LT_API lt_status lt_tensor_host_pointer(const lt_tensor *t, void **out);
