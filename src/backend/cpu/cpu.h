@@ -34,6 +34,9 @@ void lt__cpu_gemm_batch_offsets(const lt__gemm_step *step, int64_t b, int64_t *o
  * path runs; gemm still runs them on any CPU). */
 bool lt__cpu_gemm_takes_any_strides(lt_context *ctx);
 lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *step);
+/* Row steps (cpu_rows.c) and random fills (cpu_random.c). */
+lt_status lt__cpu_rows(lt_context *ctx, const lt__row_step *step);
+lt_status lt__cpu_rng(lt_context *ctx, const lt__rng_step *step);
 
 /* Threads the context uses: lt_context_set_num_threads, else LT_NUM_THREADS, else cores. */
 int lt__cpu_threads(const lt_context *ctx);

@@ -115,6 +115,8 @@ static const lt__backend cpu_backend = {
     .gemm = lt__cpu_gemm,
     .contract = lt__cpu_contract,
     .gemm_takes_any_strides = lt__cpu_gemm_takes_any_strides,
+    .rows = lt__cpu_rows,
+    .rng = lt__cpu_rng,
     .synchronize = cpu_synchronize,
     .release = cpu_release,
     /* The figures lower/pair.c used for every backend before they became caps: they should be

@@ -98,6 +98,9 @@ lt_status lt__ocl_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__ocl_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__ocl_gemm(lt_context *ctx, const lt__gemm_step *step);
 lt_status lt__ocl_contract(lt_context *ctx, const lt__contract_step *step);
+/* Row steps (ocl_rows.c) and random fills (ocl_random.c). */
+lt_status lt__ocl_rows(lt_context *ctx, const lt__row_step *step);
+lt_status lt__ocl_rng(lt_context *ctx, const lt__rng_step *step);
 
 /* Memory (ocl_memory.c). */
 lt_status lt__ocl_mem_alloc(lt_context *ctx, size_t bytes, void **mem);
