@@ -7,6 +7,8 @@
 #include "tensor/context.h"
 #include "tensor/einsum.h"
 #include "tensor/ops.h"
+#include "tensor/random.h"
+#include "tensor/stats.h"
 #include "tensor/tensor.h"
 
 #endif

@@ -27,7 +27,8 @@ typedef enum lt__plan_kind {
   LT__PLAN_TRINARY,
   LT__PLAN_REDUCTION,
   LT__PLAN_CONTRACTION,
-  LT__PLAN_EINSUM
+  LT__PLAN_EINSUM,
+  LT__PLAN_ROWS /* softmax family, var/std, scans (ops/rows.c) */
 } lt__plan_kind;
 
 struct lt_plan {
