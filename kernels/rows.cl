@@ -33,7 +33,7 @@ kernel void lt_rows(long nrows, long n, int rank, constant const long *kdesc, in
       for (long j = 0; j < n; j++) {
         acc_t y = (acc_t)exp(LT_LOAD(LT_IN0, in, ib + lt_row_at(j, row_rank, rdesc, 0)) - shift) - comp;
         acc_t t = sum + y;
-        comp = (t - sum) - y;
+        comp = isfinite(t) ? (t - sum) - y : 0; /* Kahan, but inf stays inf */
         sum = t;
       }
       if (op == 2) {
@@ -51,7 +51,7 @@ kernel void lt_rows(long nrows, long n, int rank, constant const long *kdesc, in
       for (long j = 0; j < n; j++) {
         acc_t y = (acc_t)LT_LOAD(LT_IN0, in, ib + lt_row_at(j, row_rank, rdesc, 0)) - comp;
         acc_t t = sum + y;
-        comp = (t - sum) - y;
+        comp = isfinite(t) ? (t - sum) - y : 0;
         sum = t;
       }
       acc_t mean = sum / (acc_t)n, m2 = 0;
@@ -60,7 +60,7 @@ kernel void lt_rows(long nrows, long n, int rank, constant const long *kdesc, in
         acc_t d = (acc_t)LT_LOAD(LT_IN0, in, ib + lt_row_at(j, row_rank, rdesc, 0)) - mean;
         acc_t y = d * d - comp;
         acc_t t = m2 + y;
-        comp = (t - m2) - y;
+        comp = isfinite(t) ? (t - m2) - y : 0;
         m2 = t;
       }
       acc_t dof = (acc_t)n - ddof;
