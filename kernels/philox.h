@@ -107,8 +107,7 @@ LT_RNG_FN lt_u64 lt_rng_mulhi64(lt_u64 a, lt_u64 b) {
 
 /* Lemire's bounded draw: an offset in [0, range) (range >= 1) from 64-bit words of lane
  * `lane` of group g, retrying rejected draws on fresh counters, so no value is favoured. */
-LT_RNG_FN lt_u64 lt_rng_bounded(lt_u64 seed, lt_u64 stream, lt_u64 block, int lane,
-                                lt_u64 range) {
+LT_RNG_FN lt_u64 lt_rng_bounded(lt_u64 seed, lt_u64 stream, lt_u64 block, int lane, lt_u64 range) {
   lt_u64 threshold = (0 - range) % range;
   lt_u64 x = 0;
   for (lt_u32 attempt = 0; attempt <= LT_RNG_MAX_ATTEMPTS; attempt++) {

@@ -12,8 +12,8 @@
 static const lt_dtype dtypes[] = {LT_F16, LT_BF16, LT_F32, LT_F64};
 
 enum { SOFTMAX, LOG_SOFTMAX, LOGSUMEXP, VAR, STD, CUMSUM, CUMPROD, N_OPS };
-static const char *op_names[] = {"softmax", "log_softmax", "logsumexp", "var", "std", "cumsum",
-                                 "cumprod"};
+static const char *op_names[] = {"softmax", "log_softmax", "logsumexp", "var",
+                                 "std",     "cumsum",      "cumprod"};
 
 static bool whole_op(int op) { return op != LOGSUMEXP && op != VAR && op != STD; }
 
@@ -177,8 +177,8 @@ static void run_case(lt_context *ctx, int op, lt_dtype dtype, lt_test_layout lay
   lt_plan *plan;
   LT_CHECK(make_plan(op, a, modes_a, row, n_row, ddof, out.view, modes_d, &plan));
   LT_CHECK(lt_plan_execute(plan, (const lt_tensor *const *)&a, 1, NULL, 0, out.view));
-  double *want = reference(op, rank_a, shape_a, modes_a, va, rank_d, shape_d, modes_d, row, n_row,
-                           ddof);
+  double *want =
+      reference(op, rank_a, shape_a, modes_a, va, rank_d, shape_d, modes_d, row, n_row, ddof);
   int64_t nd = lt_test_numel(rank_d, shape_d), na = lt_test_numel(rank_a, shape_a);
   for (int64_t i = 0; i < nd; i++)
     want[i] = lt_test_round_to(dtype, want[i]);

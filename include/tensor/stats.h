@@ -58,10 +58,10 @@ LT_API lt_status lt_softmax(const lt_tensor *a, int n_axes, const int *axes, lt_
 LT_API lt_status lt_log_softmax(const lt_tensor *a, int n_axes, const int *axes, lt_tensor **out);
 LT_API lt_status lt_logsumexp(const lt_tensor *a, int n_axes, const int *axes, bool keepdims,
                               lt_tensor **out);
-LT_API lt_status lt_var(const lt_tensor *a, int n_axes, const int *axes, double ddof,
-                        bool keepdims, lt_tensor **out);
-LT_API lt_status lt_std(const lt_tensor *a, int n_axes, const int *axes, double ddof,
-                        bool keepdims, lt_tensor **out);
+LT_API lt_status lt_var(const lt_tensor *a, int n_axes, const int *axes, double ddof, bool keepdims,
+                        lt_tensor **out);
+LT_API lt_status lt_std(const lt_tensor *a, int n_axes, const int *axes, double ddof, bool keepdims,
+                        lt_tensor **out);
 /* Along one axis (as NumPy's cumsum/cumprod with an axis). */
 LT_API lt_status lt_cumsum(const lt_tensor *a, int axis, lt_tensor **out);
 LT_API lt_status lt_cumprod(const lt_tensor *a, int axis, lt_tensor **out);

@@ -67,7 +67,9 @@ static lt_status reserve(const char *fn, lt_rng *rng, uint64_t blocks, uint64_t 
   return LT_OK;
 }
 
-static bool is_float(lt_dtype t) { return t == LT_F16 || t == LT_BF16 || t == LT_F32 || t == LT_F64; }
+static bool is_float(lt_dtype t) {
+  return t == LT_F16 || t == LT_BF16 || t == LT_F32 || t == LT_F64;
+}
 
 /* Validates rng and out, reserves the blocks and runs the step. */
 static lt_status fill(const char *fn, lt_rng *rng, lt_tensor *out, lt__rng_step *s) {

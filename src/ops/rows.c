@@ -34,7 +34,9 @@ static lt_status run_rows(const lt_plan *plan, const lt_tensor *const *inputs, i
   return ctx->backend->rows(ctx, &step);
 }
 
-static bool is_float(lt_dtype t) { return t == LT_F16 || t == LT_BF16 || t == LT_F32 || t == LT_F64; }
+static bool is_float(lt_dtype t) {
+  return t == LT_F16 || t == LT_BF16 || t == LT_F32 || t == LT_F64;
+}
 
 static const char *op_name(lt__row_op op) {
   static const char *names[] = {"softmax", "log_softmax", "logsumexp", "var",
@@ -193,8 +195,8 @@ lt_status lt_plan_variance(const lt_tensor *a, const int32_t *modes_a, const lt_
   *out = NULL;
   LT_RETURN_IF(!(ddof >= 0) || ddof > 9e15, LT_ERR_INVALID_ARGUMENT,
                "lt_plan_variance: ddof must be a finite number >= 0, not %g", ddof);
-  return build("lt_plan_variance", std ? LT__ROW_STD : LT__ROW_VAR, a, modes_a, d, modes_d, NULL,
-               0, ddof, opts, out);
+  return build("lt_plan_variance", std ? LT__ROW_STD : LT__ROW_VAR, a, modes_a, d, modes_d, NULL, 0,
+               ddof, opts, out);
 }
 
 lt_status lt_plan_scan(const lt_tensor *a, const int32_t *modes_a, int32_t mode, lt_scan_op op,
@@ -208,6 +210,6 @@ lt_status lt_plan_scan(const lt_tensor *a, const int32_t *modes_a, int32_t mode,
   int axis = lt__modes_find(modes_a, a->rank, mode);
   LT_RETURN_IF(axis < 0, LT_ERR_INVALID_ARGUMENT, "lt_plan_scan: mode %d is not a mode of A",
                (int)mode);
-  return build("lt_plan_scan", op == LT_SCAN_SUM ? LT__ROW_CUMSUM : LT__ROW_CUMPROD, a, modes_a,
-               d, modes_d, &axis, 1, 0, opts, out);
+  return build("lt_plan_scan", op == LT_SCAN_SUM ? LT__ROW_CUMSUM : LT__ROW_CUMPROD, a, modes_a, d,
+               modes_d, &axis, 1, 0, opts, out);
 }
