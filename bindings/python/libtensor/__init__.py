@@ -20,6 +20,10 @@ from . import convert
 from . import ops as _ops
 from .ops import *  # noqa: F401,F403
 from .einsum import EinsumPlan, einsum, einsum_path, plan_einsum
+# issue 18 C: softmax family, var/std, scans; counter-based random numbers (lt.random)
+from . import stats as _stats
+from .stats import *  # noqa: F401,F403
+from . import random
 
 __version__ = _lib.fn("lt_version")().decode()
 library_path = _lib.path
@@ -34,4 +38,5 @@ __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_
             "Tensor", "as_strided", "broadcast_to", "empty", "from_numpy", "full", "held_count",
             "load", "lt_dtype", "save", "tensor", "zeros", "EinsumPlan", "einsum", "einsum_path",
             "plan_einsum", "has", "library_path"]
-           + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__))
+           + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__)
+           + list(_stats.__all__) + ["random"])

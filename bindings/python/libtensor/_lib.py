@@ -109,6 +109,23 @@ _SIGNATURES = {
                                 handle_p]),
     "lt_einsum": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle_p]),
     "lt_einsum_into": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle]),
+    # random.h and stats.h (issue 18 C)
+    "lt_rng_create": (status, [ctypes.c_uint64, ctypes.c_uint64, handle_p]),
+    "lt_rng_destroy": (None, [handle]),
+    "lt_rng_get_offset": (status, [handle, ctypes.POINTER(ctypes.c_uint64)]),
+    "lt_rng_set_offset": (status, [handle, ctypes.c_uint64]),
+    "lt_rng_uniform": (status, [handle, handle, ctypes.c_double, ctypes.c_double]),
+    "lt_rng_normal": (status, [handle, handle, ctypes.c_double, ctypes.c_double]),
+    "lt_rng_integers": (status, [handle, handle, ctypes.c_int64, ctypes.c_int64]),
+    "lt_rng_bernoulli": (status, [handle, handle, ctypes.c_double]),
+    "lt_rng_permutation": (status, [handle, handle]),
+    "lt_softmax": (status, [handle, ctypes.c_int, c_int_p, handle_p]),
+    "lt_log_softmax": (status, [handle, ctypes.c_int, c_int_p, handle_p]),
+    "lt_logsumexp": (status, [handle, ctypes.c_int, c_int_p, ctypes.c_bool, handle_p]),
+    "lt_var": (status, [handle, ctypes.c_int, c_int_p, ctypes.c_double, ctypes.c_bool, handle_p]),
+    "lt_std": (status, [handle, ctypes.c_int, c_int_p, ctypes.c_double, ctypes.c_bool, handle_p]),
+    "lt_cumsum": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_cumprod": (status, [handle, ctypes.c_int, handle_p]),
 }
 
 # Exported functions (tests/abi_symbols.txt) the binding deliberately does not declare, each with
@@ -138,6 +155,11 @@ UNBOUND = {
     "lt_plan_options_set_unary": "lt_unary",
     "lt_plan_einsum_modes": "lt_plan_einsum (string labels)",
     "lt_einsum_modes": "lt_einsum (string labels)",
+    # Row plans over mode labels (issue 18 C): the NumPy-style one-shot calls cover them.
+    "lt_plan_softmax": "lt_softmax / lt_log_softmax",
+    "lt_plan_logsumexp": "lt_logsumexp",
+    "lt_plan_variance": "lt_var / lt_std",
+    "lt_plan_scan": "lt_cumsum / lt_cumprod",
 }
 
 

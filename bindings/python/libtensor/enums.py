@@ -53,13 +53,15 @@ REDUCE_OP = {"LT_REDUCE_SUM": 0, "LT_REDUCE_PROD": 1, "LT_REDUCE_MIN": 2, "LT_RE
              "LT_REDUCE_MEAN": 4, "LT_REDUCE_SUMSQ": 5, "LT_REDUCE_MAXABS": 6,
              "LT_REDUCE_ARGMAX": 7, "LT_REDUCE_ARGMIN": 8}
 PATH_ALGO = {"LT_PATH_AUTO": 0, "LT_PATH_GREEDY": 1, "LT_PATH_OPTIMAL": 2, "LT_PATH_NONE": 3}
+SCAN_OP = {"LT_SCAN_SUM": 0, "LT_SCAN_PROD": 1}  # stats.h
 # lt_save_flags (tensor.h)
 SAVE_FLAGS = {"LT_SAVE_DEFAULT": 0, "LT_SAVE_FSYNC": 1}
 
 # C typedef name -> table.
 ENUMS = {"lt_status": STATUS, "lt_dtype": DTYPE, "lt_device_prop": DEVICE_PROP,
          "lt_unary_op": UNARY_OP, "lt_binary_op": BINARY_OP, "lt_reduce_op": REDUCE_OP,
-         "lt_path_algo": PATH_ALGO, "lt_save_flags": SAVE_FLAGS}
+         "lt_path_algo": PATH_ALGO, "lt_save_flags": SAVE_FLAGS,
+         "lt_scan_op": SCAN_OP}
 
 # The header's integer #defines the binding uses.
 DEFINES = {"LT_SLICE_DEFAULT": -2 ** 63, "LT_ALL_AXES": -1000}
