@@ -16,7 +16,7 @@
 
 typedef struct rows_kernels {
   double (*max)(const void *x, int64_t n);
-  double (*expsum)(void *x, int64_t n, double shift, bool write);
+  void (*exp)(void *dst, const void *src, int64_t n, double shift);
   void (*scale)(void *x, int64_t n, double s);
   void (*shift)(void *x, int64_t n, double a, double b);
   void (*moments)(const void *x, int64_t n, double *mean, double *m2);
@@ -28,10 +28,17 @@ typedef struct rows_kernels {
  * loops above vectorise. Below -87.3 it returns 0, which softmax cannot tell from the true
  * subnormal result next to the row's max of exp(0) = 1. */
 static inline float exp_f32(float x) {
-  float xc = x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
-  float kf = xc * 1.44269504f;
-  int ki = (int)(kf + (kf >= 0 ? 0.5f : -0.5f));
-  float k = (float)ki;
+  /* Every comparison runs unconditionally: a comparison that ran only on some paths could not
+   * be turned into a vector select (it may raise a floating-point flag). */
+  bool below = x < -87.3f, above = x > 88.7f, nan = x != x;
+  float xc = below ? -87.3f : x;
+  xc = above ? 88.7f : xc;
+  xc = nan ? 0.0f : xc;
+  /* Round xc / ln2 to an integer by adding 1.5 * 2^23: the sum's low mantissa bits hold it. */
+  float shifted = xc * 1.44269504f + 12582912.0f;
+  float k = shifted - 12582912.0f;
+  int32_t bits;
+  memcpy(&bits, &shifted, sizeof bits);
   float r = (xc - k * 0.693145752f) - k * 1.42860677e-6f;
   float p = 1.0f / 5040.0f;
   p = p * r + 1.0f / 720.0f;
@@ -41,14 +48,13 @@ static inline float exp_f32(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  union {
-    int32_t i;
-    float f;
-  } two = {.i = (ki + 127) << 23};
-  float y = p * two.f;
-  y = x < -87.3f ? 0.0f : y;
-  y = x > 88.7f ? (float)INFINITY : y;
-  return x != x ? x : y;
+  int32_t e = (bits - 0x4B400000 + 127) << 23;
+  float two;
+  memcpy(&two, &e, sizeof two);
+  float y = p * two;
+  y = below ? 0.0f : y;
+  y = above ? (float)INFINITY : y;
+  return nan ? x : y;
 }
 
 #define T float
@@ -115,8 +121,16 @@ static void store_scalar(const row_job *j, int64_t base, double v) {
   j->k->store(j->s->out.mem, j->s->out.dtype, base, 0, buf, 1);
 }
 
+/* Sum of exp(x[i] - shift) over a chunk in buf; the exponentials replace x when `write`, else
+ * go through tmp. Summed by the engine's blocked reduction (vectorised, totals in double). */
+static double expsum(const row_job *j, void *buf, void *tmp, int64_t n, double shift, bool write) {
+  void *dst = write ? buf : tmp;
+  j->rk->exp(dst, buf, n, shift);
+  return j->k->reduce(dst, n, LT__CPU_SUM, 0);
+}
+
 /* Softmax, log_softmax or logsumexp of one row (row_len >= 1). */
-static void softmax_row(const row_job *j, int64_t in, int64_t out, void *buf) {
+static void softmax_row(const row_job *j, int64_t in, int64_t out, void *buf, void *tmp) {
   lt__row_op op = j->s->op;
   int64_t n = j->row_len;
   bool fits = n <= ROW_BUF;
@@ -132,7 +146,7 @@ static void softmax_row(const row_job *j, int64_t in, int64_t out, void *buf) {
   for (int64_t p = 0; p < n; p += ROW_BUF) {
     int64_t c = n - p < ROW_BUF ? n - p : ROW_BUF;
     if (!fits) row_io(j, IN, false, in, p, c, buf);
-    sum += j->rk->expsum(buf, c, shift, write);
+    sum += expsum(j, buf, tmp, c, shift, write);
   }
   if (op == LT__ROW_LOGSUMEXP) {
     store_scalar(j, out, shift + log(sum));
@@ -143,7 +157,7 @@ static void softmax_row(const row_job *j, int64_t in, int64_t out, void *buf) {
     int64_t c = n - p < ROW_BUF ? n - p : ROW_BUF;
     if (!fits) row_io(j, IN, false, in, p, c, buf);
     if (op == LT__ROW_SOFTMAX) {
-      if (!fits) j->rk->expsum(buf, c, shift, true);
+      if (!fits) j->rk->exp(buf, buf, c, shift);
       j->rk->scale(buf, c, 1.0 / sum);
     } else {
       j->rk->shift(buf, c, shift, lse);
@@ -184,7 +198,7 @@ static void scan_row(const row_job *j, int64_t in, int64_t out, void *buf) {
 
 static void run_rows(void *arg, int64_t lo, int64_t hi) {
   const row_job *j = arg;
-  _Alignas(64) double buf[ROW_BUF];
+  _Alignas(64) double buf[ROW_BUF], tmp[ROW_BUF];
   lt__cpu_odometer it;
   lt__cpu_odometer_seek(&it, &j->kept, j->kept.rank, lo);
   for (int64_t r = lo; r < hi; r++, lt__cpu_odometer_next(&it)) {
@@ -198,7 +212,7 @@ static void run_rows(void *arg, int64_t lo, int64_t hi) {
       if (j->row_len == 0) {
         if (!j->whole) store_scalar(j, out, -INFINITY); /* log(0) */
       } else {
-        softmax_row(j, in, out, buf);
+        softmax_row(j, in, out, buf, tmp);
       }
     }
   }
