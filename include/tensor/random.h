@@ -10,8 +10,8 @@ extern "C" {
 
 /* A generator: a key (seed), a stream number and a counter position. Element i of a fill
  * depends only on (seed, stream, the counter at the call, i), never on the device or the
- * thread count: the CPU and OpenCL backends give the same bits (normals: the same up to the
- * last bit or two of log/sin/cos). Each fill advances the counter past the blocks it used, so
+ * thread count: the CPU and OpenCL backends give the same bits (normals included: their log
+ * and sincos are the library's own, kernels/philox.h). Each fill advances the counter past the blocks it used, so
  * successive calls differ; fills may run concurrently from several threads (each takes its own
  * counter range, in an unspecified order). Values are not NumPy's bits. */
 typedef struct lt_rng lt_rng;
@@ -34,7 +34,7 @@ LT_API lt_status lt_rng_set_offset(lt_rng *rng, uint64_t offset);
  * f16/bf16/f32, 53 for f64. low <= high, both finite. */
 LT_API lt_status lt_rng_uniform(lt_rng *rng, lt_tensor *out, double low, double high);
 /* Normal with the given mean and std (>= 0, finite), float dtypes; Box-Muller in double from
- * 53-bit uniforms, so the tails reach 8.5 standard deviations. */
+ * 52-bit uniforms, so the tails reach 8.49 standard deviations. */
 LT_API lt_status lt_rng_normal(lt_rng *rng, lt_tensor *out, double mean, double std);
 /* Integers uniform in [low, high) (low < high), without modulo bias (Lemire's method with
  * rejection). i64 outputs hold them exactly; float outputs hold them rounded. */

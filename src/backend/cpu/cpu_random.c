@@ -22,6 +22,23 @@ typedef struct rng_job {
   int group;
 } rng_job;
 
+/* Normals of elements [lo, lo + n) (lo even) into d: one Philox block and one Box-Muller pair
+ * per two elements, in a loop simple enough to vectorise. */
+static void normal_values(const lt__rng_step *s, int64_t lo, int64_t n, double *d) {
+  uint64_t first = s->offset + (uint64_t)lo / 2;
+  int64_t pairs = n / 2;
+  double a = s->a, sd = s->b;
+  for (int64_t p = 0; p < pairs; p++) {
+    double z0, z1;
+    lt_rng_normal_pair(lt_rng_block(s->seed, s->stream, first + (uint64_t)p, 0), &z0, &z1);
+    d[2 * p] = a + sd * z0;
+    d[2 * p + 1] = a + sd * z1;
+  }
+  if (n % 2)
+    d[n - 1] = a + sd * lt_rng_normal_lane(
+                            lt_rng_block(s->seed, s->stream, first + (uint64_t)pairs, 0), 0);
+}
+
 /* Values of elements [lo, lo + n) (lo a multiple of the group size) into buf. */
 static void fill_values(const rng_job *j, int64_t lo, int64_t n, void *buf) {
   const lt__rng_step *s = j->s;
@@ -29,6 +46,10 @@ static void fill_values(const rng_job *j, int64_t lo, int64_t n, void *buf) {
   float *f = buf;
   double *d = buf;
   int64_t *q = buf;
+  if (s->dist == LT__RNG_NORMAL) {
+    normal_values(s, lo, n, d);
+    return;
+  }
   for (int64_t i = 0; i < n; i += g) {
     uint64_t block = s->offset + (uint64_t)((lo + i) / g);
     int lanes = n - i < g ? (int)(n - i) : g;

@@ -30,7 +30,7 @@ typedef struct rows_kernels {
 static inline float exp_f32(float x) {
   /* Every comparison runs unconditionally: a comparison that ran only on some paths could not
    * be turned into a vector select (it may raise a floating-point flag). */
-  bool below = x < -87.3f, above = x > 88.7f, nan = x != x;
+  bool below = x<-87.3f, above = x> 88.7f, nan = x != x;
   float xc = below ? -87.3f : x;
   xc = above ? 88.7f : xc;
   xc = nan ? 0.0f : xc;
