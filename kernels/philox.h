@@ -95,7 +95,7 @@ LT_RNG_FN int lt_rng_group(int dist, int wide) {
 }
 
 /* Uniform in [0, 1) from the top 24 bits of a word (every value exact in float). */
-LT_RNG_FN float lt_rng_unit24(lt_u32 w) { return (float)(w >> 8) * (1.0f / 16777216.0f); }
+LT_RNG_FN float lt_rng_unit24(lt_u32 w) { return (float)(int)(w >> 8) * (1.0f / 16777216.0f); }
 
 #if !defined(__OPENCL_VERSION__) || defined(LT_FP64)
 /* Uniform in [0, 1) from the top 53 bits of hi:lo (exact in double). */

@@ -39,6 +39,20 @@ static void normal_values(const lt__rng_step *s, int64_t lo, int64_t n, double *
                             lt_rng_block(s->seed, s->stream, first + (uint64_t)pairs, 0), 0);
 }
 
+/* Single-precision uniforms of elements [lo, lo + n) (n a multiple of 4), four per block, in a
+ * flat loop that vectorises; the same values as the general loop below. */
+static void narrow_uniform_values(const lt__rng_step *s, int64_t lo, int64_t n, float *f) {
+  uint64_t first = s->offset + (uint64_t)lo / 4;
+  float a = (float)s->a, w = (float)s->b - a;
+  for (int64_t p = 0; p < n / 4; p++) {
+    lt_philox4 b = lt_rng_block(s->seed, s->stream, first + (uint64_t)p, 0);
+    f[4 * p] = a + w * lt_rng_unit24(b.v[0]);
+    f[4 * p + 1] = a + w * lt_rng_unit24(b.v[1]);
+    f[4 * p + 2] = a + w * lt_rng_unit24(b.v[2]);
+    f[4 * p + 3] = a + w * lt_rng_unit24(b.v[3]);
+  }
+}
+
 /* Values of elements [lo, lo + n) (lo a multiple of the group size) into buf. */
 static void fill_values(const rng_job *j, int64_t lo, int64_t n, void *buf) {
   const lt__rng_step *s = j->s;
@@ -48,6 +62,10 @@ static void fill_values(const rng_job *j, int64_t lo, int64_t n, void *buf) {
   int64_t *q = buf;
   if (s->dist == LT__RNG_NORMAL) {
     normal_values(s, lo, n, d);
+    return;
+  }
+  if (s->dist == LT__RNG_UNIFORM && g == 4 && n % 4 == 0) {
+    narrow_uniform_values(s, lo, n, f);
     return;
   }
   for (int64_t i = 0; i < n; i += g) {
