@@ -5,6 +5,7 @@
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_nest.h"
 #include "backend/cpu/cpu_typed.h"
+#include "backend/cpu/cpu_vocab.h"
 #include "core/dtype.h"
 
 #include "../../../kernels/philox.h"
@@ -17,41 +18,11 @@
 typedef struct rng_job {
   const lt__rng_step *s;
   const lt__cpu_kernels *k; /* stores from float (narrow uniforms) or double */
-  lt__cpu_nest nest;        /* the output over the fill's shape, row-major */
+  const lt__cpu_vocab_kernels *vk;
+  lt__cpu_nest nest; /* the output over the fill's shape, row-major */
   int64_t n;
   int group;
 } rng_job;
-
-/* Normals of elements [lo, lo + n) (lo even) into d: one Philox block and one Box-Muller pair
- * per two elements, in a loop simple enough to vectorise. */
-static void normal_values(const lt__rng_step *s, int64_t lo, int64_t n, double *d) {
-  uint64_t first = s->offset + (uint64_t)lo / 2;
-  int64_t pairs = n / 2;
-  double a = s->a, sd = s->b;
-  for (int64_t p = 0; p < pairs; p++) {
-    double z0, z1;
-    lt_rng_normal_pair(lt_rng_block(s->seed, s->stream, first + (uint64_t)p, 0), &z0, &z1);
-    d[2 * p] = a + sd * z0;
-    d[2 * p + 1] = a + sd * z1;
-  }
-  if (n % 2)
-    d[n - 1] = a + sd * lt_rng_normal_lane(
-                            lt_rng_block(s->seed, s->stream, first + (uint64_t)pairs, 0), 0);
-}
-
-/* Single-precision uniforms of elements [lo, lo + n) (n a multiple of 4), four per block, in a
- * flat loop that vectorises; the same values as the general loop below. */
-static void narrow_uniform_values(const lt__rng_step *s, int64_t lo, int64_t n, float *f) {
-  uint64_t first = s->offset + (uint64_t)lo / 4;
-  float a = (float)s->a, w = (float)s->b - a;
-  for (int64_t p = 0; p < n / 4; p++) {
-    lt_philox4 b = lt_rng_block(s->seed, s->stream, first + (uint64_t)p, 0);
-    f[4 * p] = a + w * lt_rng_unit24(b.v[0]);
-    f[4 * p + 1] = a + w * lt_rng_unit24(b.v[1]);
-    f[4 * p + 2] = a + w * lt_rng_unit24(b.v[2]);
-    f[4 * p + 3] = a + w * lt_rng_unit24(b.v[3]);
-  }
-}
 
 /* Values of elements [lo, lo + n) (lo a multiple of the group size) into buf. */
 static void fill_values(const rng_job *j, int64_t lo, int64_t n, void *buf) {
@@ -61,11 +32,11 @@ static void fill_values(const rng_job *j, int64_t lo, int64_t n, void *buf) {
   double *d = buf;
   int64_t *q = buf;
   if (s->dist == LT__RNG_NORMAL) {
-    normal_values(s, lo, n, d);
+    j->vk->normals(s, lo, n, d);
     return;
   }
   if (s->dist == LT__RNG_UNIFORM && g == 4 && n % 4 == 0) {
-    narrow_uniform_values(s, lo, n, f);
+    j->vk->uniforms_f32(s, lo, n, f);
     return;
   }
   for (int64_t i = 0; i < n; i += g) {
@@ -151,6 +122,7 @@ lt_status lt__cpu_rng(lt_context *ctx, const lt__rng_step *s) {
   j.group = lt_rng_group((int)s->dist, wide);
   bool narrow = (s->dist == LT__RNG_UNIFORM && !wide) || s->dist == LT__RNG_BERNOULLI;
   j.k = lt__cpu_isa_of(ctx)->kernels(narrow ? LT_F32 : LT_F64);
+  j.vk = lt__cpu_vocab_kernels_for(ctx);
   lt__cpu_nest_init(&j.nest, s->rank, s->shape, 1);
   if (s->rank) memcpy(j.nest.strides[0], s->out.strides, sizeof(int64_t) * (size_t)s->rank);
   j.nest.offset[0] = s->out.offset;

@@ -1,83 +1,26 @@
 /* Row steps on the CPU: softmax, log_softmax, logsumexp, var/std and cumulative sum/product.
  * Rows are split across threads; each row is moved through a small buffer in the compute type
  * (the engine's converting loads and stores, so every storage dtype works) and processed by
- * the typed buffer kernels of cpu_rows.inc. A row that fits the buffer is read once; longer
- * rows stream through it chunk by chunk (softmax: max, sum, write; moments: chunk means and
+ * the typed buffer kernels of cpu_rows.inc (cpu_vocab.h). A row that fits the buffer is read once;
+ * longer rows stream through it chunk by chunk (softmax: max, sum, write; moments: chunk means and
  * squared deviations combined with Chan et al.'s update, which keeps 10^7-element f32 rows
  * accurate). */
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_nest.h"
 #include "backend/cpu/cpu_typed.h"
+#include "backend/cpu/cpu_vocab.h"
 
 #include <math.h>
 #include <string.h>
 
 #define ROW_BUF 4096
 
-typedef struct rows_kernels {
-  double (*max)(const void *x, int64_t n);
-  void (*exp)(void *dst, const void *src, int64_t n, double shift);
-  void (*scale)(void *x, int64_t n, double s);
-  void (*shift)(void *x, int64_t n, double a, double b);
-  void (*moments)(const void *x, int64_t n, double *mean, double *m2);
-  void (*scan)(void *x, int64_t n, double *carry, bool prod);
-} rows_kernels;
-
-/* exp for float rows: 2^k * e^r with |r| <= ln2/2 and a degree-7 Taylor polynomial (error
- * below 0.1 ulp before the final rounding), written without calls or branches so that the
- * loops above vectorise. Below -87.3 it returns 0, which softmax cannot tell from the true
- * subnormal result next to the row's max of exp(0) = 1. */
-static inline float exp_f32(float x) {
-  /* Every comparison runs unconditionally: a comparison that ran only on some paths could not
-   * be turned into a vector select (it may raise a floating-point flag). */
-  bool below = x<-87.3f, above = x> 88.7f, nan = x != x;
-  float xc = below ? -87.3f : x;
-  xc = above ? 88.7f : xc;
-  xc = nan ? 0.0f : xc;
-  /* Round xc / ln2 to an integer by adding 1.5 * 2^23: the sum's low mantissa bits hold it. */
-  float shifted = xc * 1.44269504f + 12582912.0f;
-  float k = shifted - 12582912.0f;
-  int32_t bits;
-  memcpy(&bits, &shifted, sizeof bits);
-  float r = (xc - k * 0.693145752f) - k * 1.42860677e-6f;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  int32_t e = (bits - 0x4B400000 + 127) << 23;
-  float two;
-  memcpy(&two, &e, sizeof two);
-  float y = p * two;
-  y = below ? 0.0f : y;
-  y = above ? (float)INFINITY : y;
-  return nan ? x : y;
-}
-
-#define T float
-#define SUF f32
-#define ROWS_EXP exp_f32
-#include "backend/cpu/cpu_rows.inc"
-#undef T
-#undef SUF
-#undef ROWS_EXP
-#define T double
-#define SUF f64
-#define ROWS_EXP exp
-#include "backend/cpu/cpu_rows.inc"
-#undef T
-#undef SUF
-#undef ROWS_EXP
-
 enum { IN = 0, OUT = 1 };
 
 typedef struct row_job {
   const lt__row_step *s;
   const lt__cpu_kernels *k; /* loads and stores in the compute type */
-  const rows_kernels *rk;
+  const lt__cpu_rows_kernels *rk;
   lt__cpu_nest kept, row;
   int64_t n_rows, row_len;
   bool whole; /* the op writes whole rows */
@@ -223,7 +166,8 @@ lt_status lt__cpu_rows(lt_context *ctx, const lt__row_step *s) {
   memset(&j, 0, sizeof j);
   j.s = s;
   j.k = lt__cpu_isa_of(ctx)->kernels(s->compute);
-  j.rk = s->compute == LT_F64 ? &rows_kernels_f64 : &rows_kernels_f32;
+  const lt__cpu_vocab_kernels *vk = lt__cpu_vocab_kernels_for(ctx);
+  j.rk = s->compute == LT_F64 ? vk->rows_f64 : vk->rows_f32;
   j.whole = s->op == LT__ROW_SOFTMAX || s->op == LT__ROW_LOG_SOFTMAX || s->op == LT__ROW_CUMSUM ||
             s->op == LT__ROW_CUMPROD;
   lt__cpu_nest_init(&j.kept, s->rank, s->shape, 2);
