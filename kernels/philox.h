@@ -14,6 +14,8 @@
 #define LT_KERNELS_PHILOX_H
 
 #ifdef __OPENCL_VERSION__
+/* No fused multiply-adds: the CPU build (ISO C, fp-contract off) has none either. */
+#pragma OPENCL FP_CONTRACT OFF
 typedef uint lt_u32;
 typedef ulong lt_u64;
 #define LT_RNG_FN inline
