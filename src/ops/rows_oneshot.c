@@ -31,8 +31,11 @@ static lt_status mark_axes(const char *fn, int rank, int n_axes, const int *axes
   return LT_OK;
 }
 
-static lt_dtype result_dtype(lt_dtype a, bool keep_i64) {
-  return a == LT_I64 && !keep_i64 ? LT_F64 : a;
+/* Floats keep their dtype; integers and bools give f64, or for scans i64 (NumPy's cumsum of
+ * small integers is int64). */
+static lt_dtype result_dtype(lt_dtype a, bool scan) {
+  if (a == LT_F16 || a == LT_BF16 || a == LT_F32 || a == LT_F64) return a;
+  return scan ? LT_I64 : LT_F64;
 }
 
 /* Runs plan on a into o; on success *out = o, else o is destroyed. */
