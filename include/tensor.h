@@ -9,6 +9,8 @@
 #include "tensor/hdf5.h"
 #include "tensor/index.h"
 #include "tensor/ops.h"
+#include "tensor/random.h"
+#include "tensor/stats.h"
 #include "tensor/tensor.h"
 /* DLPack interop (issue 20). */
 #include "tensor/dlpack.h"

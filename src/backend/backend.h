@@ -96,6 +96,64 @@ typedef struct lt__contract_step {
   lt_dtype compute;
 } lt__contract_step;
 
+/* ---- Row operations and random fills (issue 18 C: vocabulary math) ---- */
+
+/* What a row step computes per row. SOFTMAX, LOG_SOFTMAX, CUMSUM and CUMPROD write a whole row
+ * (out has row strides); LOGSUMEXP, VAR and STD write one value per row. */
+typedef enum lt__row_op {
+  LT__ROW_SOFTMAX,
+  LT__ROW_LOG_SOFTMAX,
+  LT__ROW_LOGSUMEXP,
+  LT__ROW_VAR,
+  LT__ROW_STD,
+  LT__ROW_CUMSUM,
+  LT__ROW_CUMPROD
+} lt__row_op;
+
+/* For each index of the kept space (rank/shape), one row over the row space (row_rank/
+ * row_shape, read in row-major order: scans accumulate in that order, so CUMSUM and CUMPROD
+ * have row_rank <= 1). in.strides and out.strides cover the kept dims; in_row_strides and
+ * out_row_strides the row dims (out's only for whole-row ops). Computed in `compute` (F32 or
+ * F64). VAR/STD divide by max(n - ddof, 0). Softmax family: stable (shifted by the row max);
+ * a row whose max is infinite is shifted by 0 instead, so logsumexp of all -inf is -inf and
+ * softmax of it NaN. The output never overlaps the input. */
+typedef struct lt__row_step {
+  int rank;
+  int64_t shape[LT_MAX_RANK];
+  int row_rank;
+  int64_t row_shape[LT_MAX_RANK];
+  lt__operand in, out;
+  int64_t in_row_strides[LT_MAX_RANK];
+  int64_t out_row_strides[LT_MAX_RANK];
+  lt__row_op op;
+  double ddof;
+  lt_dtype compute;
+} lt__row_step;
+
+/* Distributions of a random fill, numbered as LT_RNG_* in kernels/philox.h. */
+typedef enum lt__rng_dist {
+  LT__RNG_UNIFORM = 0,   /* a + (b - a) * u, u in [0, 1) */
+  LT__RNG_NORMAL = 1,    /* a + b * z */
+  LT__RNG_INTEGERS = 2,  /* low + [0, range) */
+  LT__RNG_BERNOULLI = 3  /* 1 with probability threshold / 2^32, else 0 */
+} lt__rng_dist;
+
+/* Random fill of out over `shape`: element i (row-major over shape) takes the value
+ * kernels/philox.h defines for (seed, stream, block = offset + i / G, lane i % G). Uniforms
+ * are computed in float for F16/BF16/F32 outputs and in double for F64; normals in double;
+ * integers exactly (an I64 output is written without passing through double). */
+typedef struct lt__rng_step {
+  int rank;
+  int64_t shape[LT_MAX_RANK];
+  lt__operand out;
+  lt__rng_dist dist;
+  uint64_t seed, stream, offset;
+  double a, b;
+  int64_t low;
+  uint64_t range;     /* integers */
+  uint64_t threshold; /* Bernoulli */
+} lt__rng_step;
+
 /* What the front end's lowering needs to know about a backend's speed and limits. Figures are
  * modelled seconds: only their ratios choose between plans. */
 typedef struct lt__backend_caps {
@@ -206,6 +264,9 @@ typedef struct lt__backend {
   /* Optional: picks the engine for a GEMM step once, when the plan is made (step->engine; the
    * operands' memory is not bound yet), and returns its name for plan descriptions. */
   const char *(*gemm_choose)(lt_context *ctx, lt__gemm_step *step);
+  /* Row operations (softmax family, var/std, scans) and random fills (issue 18 C). */
+  lt_status (*rows)(lt_context *ctx, const lt__row_step *step);
+  lt_status (*rng)(lt_context *ctx, const lt__rng_step *step);
   lt_status (*synchronize)(lt_context *ctx);
   /* Frees the backend state (ctx->backend_state) when the context dies. */
   void (*release)(lt_context *ctx);

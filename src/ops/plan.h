@@ -43,7 +43,8 @@ typedef enum lt__plan_kind {
   /* index family (ops/index.c, ops/sort.c) */
   LT__PLAN_GATHER,
   LT__PLAN_SCATTER,
-  LT__PLAN_SORT
+  LT__PLAN_SORT,
+  LT__PLAN_ROWS /* softmax family, var/std, scans (ops/rows.c) */
 } lt__plan_kind;
 
 struct lt_plan {

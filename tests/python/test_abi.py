@@ -278,6 +278,7 @@ ORDER = {"_lib": 0, "enums": 1, "errors": 2, "context": 3, "tensor": 4, "convert
          "dlpack": 5, "array_api": 7}  # issue 20
 ORDER.update({"indexing": 6})  # issue 18 B: a sibling of ops
 ORDER.update({"h5": 6})  # issue 23: lt.h5, a sibling of ops
+ORDER.update({"stats": 7, "random": 6})  # issue 18 C
 
 
 def test_modules_import_as_a_dag():

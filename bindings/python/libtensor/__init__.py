@@ -25,6 +25,10 @@ from .einsum import EinsumPlan, einsum, einsum_path, plan_einsum
 from .dlpack import from_dlpack
 from . import indexing as _indexing
 from .indexing import *  # noqa: F401,F403
+# issue 18 C: softmax family, var/std, scans; counter-based random numbers (lt.random)
+from . import stats as _stats
+from .stats import *  # noqa: F401,F403
+from . import random
 from . import array_api
 from . import h5  # HDF5 files: lt.h5.File (h5.py)
 
@@ -42,4 +46,4 @@ __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_
             "load", "lt_dtype", "save", "tensor", "zeros", "EinsumPlan", "einsum", "einsum_path",
             "plan_einsum", "has", "library_path", "from_dlpack", "array_api", "h5"]
            + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__)
-           + list(_indexing.__all__))
+           + list(_indexing.__all__) + list(_stats.__all__) + ["random"])

@@ -169,6 +169,23 @@ _SIGNATURES = {
     # einsum's sublist form past 52 labels (issue 20).
     "lt_einsum_modes": (status, [ctypes.c_int, handle_p, ctypes.POINTER(c_int32_p), ctypes.c_int,
                                  c_int32_p, handle, handle_p]),
+    # random.h and stats.h (issue 18 C)
+    "lt_rng_create": (status, [ctypes.c_uint64, ctypes.c_uint64, handle_p]),
+    "lt_rng_destroy": (None, [handle]),
+    "lt_rng_get_offset": (status, [handle, ctypes.POINTER(ctypes.c_uint64)]),
+    "lt_rng_set_offset": (status, [handle, ctypes.c_uint64]),
+    "lt_rng_uniform": (status, [handle, handle, ctypes.c_double, ctypes.c_double]),
+    "lt_rng_normal": (status, [handle, handle, ctypes.c_double, ctypes.c_double]),
+    "lt_rng_integers": (status, [handle, handle, ctypes.c_int64, ctypes.c_int64]),
+    "lt_rng_bernoulli": (status, [handle, handle, ctypes.c_double]),
+    "lt_rng_permutation": (status, [handle, handle]),
+    "lt_softmax": (status, [handle, ctypes.c_int, c_int_p, handle_p]),
+    "lt_log_softmax": (status, [handle, ctypes.c_int, c_int_p, handle_p]),
+    "lt_logsumexp": (status, [handle, ctypes.c_int, c_int_p, ctypes.c_bool, handle_p]),
+    "lt_var": (status, [handle, ctypes.c_int, c_int_p, ctypes.c_double, ctypes.c_bool, handle_p]),
+    "lt_std": (status, [handle, ctypes.c_int, c_int_p, ctypes.c_double, ctypes.c_bool, handle_p]),
+    "lt_cumsum": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_cumprod": (status, [handle, ctypes.c_int, handle_p]),
 }
 
 # index.h (issue 18 B: gather/scatter, masks, joining, creation, sorting)
@@ -236,6 +253,11 @@ UNBOUND = {
     "lt_plan_scatter_add": "lt_scatter_add",
     "lt_plan_sort": "lt_sort / lt_argsort / lt_topk",
     "lt_index_select": "lt_take with a 1-D index",
+    # Row plans over mode labels (issue 18 C): the NumPy-style one-shot calls cover them.
+    "lt_plan_softmax": "lt_softmax / lt_log_softmax",
+    "lt_plan_logsumexp": "lt_logsumexp",
+    "lt_plan_variance": "lt_var / lt_std",
+    "lt_plan_scan": "lt_cumsum / lt_cumprod",
 }
 
 

@@ -71,6 +71,7 @@ REDUCE_OP = {"LT_REDUCE_SUM": 0, "LT_REDUCE_PROD": 1, "LT_REDUCE_MIN": 2, "LT_RE
              "LT_REDUCE_MEAN": 4, "LT_REDUCE_SUMSQ": 5, "LT_REDUCE_MAXABS": 6,
              "LT_REDUCE_ARGMAX": 7, "LT_REDUCE_ARGMIN": 8}
 PATH_ALGO = {"LT_PATH_AUTO": 0, "LT_PATH_GREEDY": 1, "LT_PATH_OPTIMAL": 2, "LT_PATH_NONE": 3}
+SCAN_OP = {"LT_SCAN_SUM": 0, "LT_SCAN_PROD": 1}  # stats.h
 # lt_save_flags (tensor.h)
 SAVE_FLAGS = {"LT_SAVE_DEFAULT": 0, "LT_SAVE_FSYNC": 1}
 # lt_sort_flags (index.h)
@@ -98,6 +99,7 @@ ENUMS = {"lt_status": STATUS, "lt_dtype": DTYPE, "lt_device_prop": DEVICE_PROP,
          "DLDataTypeCode": DL_DATA_TYPE_CODE}
 ENUMS.update({"lt_sort_flags": SORT_FLAGS})
 ENUMS.update({"lt_h5_mode": H5_MODE, "lt_h5_write_flags": H5_WRITE_FLAGS, "lt_h5_kind": H5_KIND})
+ENUMS.update({"lt_scan_op": SCAN_OP})  # issue 18 C
 
 # The header's integer #defines the binding uses.
 DEFINES = {"LT_SLICE_DEFAULT": -2 ** 63, "LT_ALL_AXES": -1000}

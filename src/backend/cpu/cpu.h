@@ -58,6 +58,9 @@ lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *step);
 /* Index steps (cpu_index.c, cpu_sort.c). */
 lt_status lt__cpu_sort(lt_context *ctx, const lt__sort_step *step);
 extern const lt__index_ops lt__cpu_index_ops;
+/* Row steps (cpu_rows.c) and random fills (cpu_random.c). */
+lt_status lt__cpu_rows(lt_context *ctx, const lt__row_step *step);
+lt_status lt__cpu_rng(lt_context *ctx, const lt__rng_step *step);
 
 /* Threads the context uses: lt_context_set_num_threads, else LT_NUM_THREADS, else cores. */
 int lt__cpu_threads(const lt_context *ctx);

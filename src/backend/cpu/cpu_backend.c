@@ -117,6 +117,8 @@ static const lt__backend cpu_backend = {
     .gemm_takes_any_strides = lt__cpu_gemm_takes_any_strides,
     .gemm_choose = lt__cpu_gemm_choose,
     .measured_caps = lt__cpu_measured_caps,
+    .rows = lt__cpu_rows,
+    .rng = lt__cpu_rng,
     .synchronize = cpu_synchronize,
     .release = cpu_release,
     /* Placeholders for what measured_caps does not measure (direct_max_flops, call_seconds). */

@@ -102,6 +102,9 @@ lt_status lt__ocl_gemm(lt_context *ctx, const lt__gemm_step *step);
 lt_status lt__ocl_contract(lt_context *ctx, const lt__contract_step *step);
 /* Gather, scatter-add and sort (ocl_index.c). */
 extern const lt__index_ops lt__ocl_index_ops;
+/* Row steps (ocl_rows.c) and random fills (ocl_random.c). */
+lt_status lt__ocl_rows(lt_context *ctx, const lt__row_step *step);
+lt_status lt__ocl_rng(lt_context *ctx, const lt__rng_step *step);
 
 /* Memory (ocl_memory.c). */
 lt_status lt__ocl_mem_alloc(lt_context *ctx, size_t bytes, void **mem);

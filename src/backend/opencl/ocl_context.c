@@ -87,6 +87,8 @@ static const lt__backend opencl_backend = {
     .reduce = lt__ocl_reduce,
     .gemm = lt__ocl_gemm,
     .contract = lt__ocl_contract,
+    .rows = lt__ocl_rows,
+    .rng = lt__ocl_rng,
     .synchronize = ocl_synchronize,
     .release = ocl_release,
     /* The figures lower/pair.c used for every backend before they became caps; they should be

@@ -36,7 +36,7 @@ static lt_status read_kernel_file(const char *dir, const char *name, char **out)
 }
 
 /* The text of kernel file `name` (malloc'd copy). */
-static lt_status kernel_text(const char *name, char **out) {
+static lt_status kernel_text_one(const char *name, char **out) {
   const char *dir = getenv("LT_KERNEL_DIR");
   if (dir && *dir) return read_kernel_file(dir, name, out);
   for (const lt__kernel_source *k = lt__kernel_sources; k->name; k++)
@@ -47,6 +47,30 @@ static lt_status kernel_text(const char *name, char **out) {
       return LT_OK;
     }
   return lt__error(LT_ERR_INTERNAL, "kernel file %s is not embedded in the library", name);
+}
+
+/* `name` may join several kernel files with '+' ("philox.h+random.cl"): their texts are
+ * concatenated in order, so a header shared with the C code (kernels/philox.h) is compiled
+ * into the kernels that need it without an #include path on the device compiler. */
+static lt_status kernel_text(const char *name, char **out) {
+  const char *plus = strchr(name, '+');
+  if (plus == NULL) return kernel_text_one(name, out);
+  char first[64];
+  size_t len = (size_t)(plus - name);
+  LT_RETURN_IF(len >= sizeof first, LT_ERR_INTERNAL, "kernel file name %s is too long", name);
+  memcpy(first, name, len);
+  first[len] = '\0';
+  char *a = NULL, *b = NULL;
+  LT_TRY(kernel_text_one(first, &a));
+  lt_status s = kernel_text(plus + 1, &b);
+  char *joined = s == LT_OK ? malloc(strlen(a) + strlen(b) + 2) : NULL;
+  if (s == LT_OK && joined == NULL)
+    s = lt__error(LT_ERR_OUT_OF_MEMORY, "out of memory loading %s", name);
+  if (joined) sprintf(joined, "%s\n%s", a, b);
+  free(a);
+  free(b);
+  *out = joined;
+  return s;
 }
 
 static lt_status build_log_error(lt__ocl_state *st, cl_program prog, cl_int err, const char *file,
