@@ -24,6 +24,7 @@ LT_API void lt_rng_destroy(lt_rng *rng);
 /* The counter position (in Philox blocks), and setting it (to replay or skip ahead; below
  * 2^56). Fail with LT_ERR_NULL_POINTER / LT_ERR_INVALID_HANDLE / LT_ERR_INVALID_ARGUMENT. */
 LT_API lt_status lt_rng_get_offset(const lt_rng *rng, uint64_t *offset);
+/* Sets the counter position (below 2^56); fails as lt_rng_get_offset does. */
 LT_API lt_status lt_rng_set_offset(lt_rng *rng, uint64_t offset);
 
 /* Fills `out` (any strides, any context; elements numbered in C order) and advances the
