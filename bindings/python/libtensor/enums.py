@@ -55,11 +55,19 @@ REDUCE_OP = {"LT_REDUCE_SUM": 0, "LT_REDUCE_PROD": 1, "LT_REDUCE_MIN": 2, "LT_RE
 PATH_ALGO = {"LT_PATH_AUTO": 0, "LT_PATH_GREEDY": 1, "LT_PATH_OPTIMAL": 2, "LT_PATH_NONE": 3}
 # lt_save_flags (tensor.h)
 SAVE_FLAGS = {"LT_SAVE_DEFAULT": 0, "LT_SAVE_FSYNC": 1}
+# lt_backward_flags, lt_optim_kind, lt_optim_param (autograd.h)
+BACKWARD_FLAGS = {"LT_BACKWARD_DEFAULT": 0, "LT_BACKWARD_RETAIN_GRAPH": 1}
+OPTIM_KIND = {"LT_OPTIM_SGD": 0, "LT_OPTIM_ADAM": 1, "LT_OPTIM_ADAMW": 2}
+OPTIM_PARAM = {"LT_OPTIM_LR": 0, "LT_OPTIM_MOMENTUM": 1, "LT_OPTIM_DAMPENING": 2,
+               "LT_OPTIM_NESTEROV": 3, "LT_OPTIM_WEIGHT_DECAY": 4, "LT_OPTIM_BETA1": 5,
+               "LT_OPTIM_BETA2": 6, "LT_OPTIM_EPS": 7}
 
 # C typedef name -> table.
 ENUMS = {"lt_status": STATUS, "lt_dtype": DTYPE, "lt_device_prop": DEVICE_PROP,
          "lt_unary_op": UNARY_OP, "lt_binary_op": BINARY_OP, "lt_reduce_op": REDUCE_OP,
-         "lt_path_algo": PATH_ALGO, "lt_save_flags": SAVE_FLAGS}
+         "lt_path_algo": PATH_ALGO, "lt_save_flags": SAVE_FLAGS,
+         "lt_backward_flags": BACKWARD_FLAGS, "lt_optim_kind": OPTIM_KIND,
+         "lt_optim_param": OPTIM_PARAM}
 
 # The header's integer #defines the binding uses.
 DEFINES = {"LT_SLICE_DEFAULT": -2 ** 63, "LT_ALL_AXES": -1000}
