@@ -20,6 +20,10 @@ from . import convert
 from . import ops as _ops
 from .ops import *  # noqa: F401,F403
 from .einsum import EinsumPlan, einsum, einsum_path, plan_einsum
+# autograd (issue 19): on top of everything above; replaces lt.tensor by one taking
+# requires_grad=.
+from .autograd import no_grad, is_grad_enabled, tensor  # noqa: F811
+from . import optim
 
 __version__ = _lib.fn("lt_version")().decode()
 library_path = _lib.path
@@ -33,5 +37,5 @@ def has(name):
 __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_class",
             "Tensor", "as_strided", "broadcast_to", "empty", "from_numpy", "full", "held_count",
             "load", "lt_dtype", "save", "tensor", "zeros", "EinsumPlan", "einsum", "einsum_path",
-            "plan_einsum", "has", "library_path"]
+            "plan_einsum", "has", "library_path", "no_grad", "is_grad_enabled", "optim"]
            + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__))
