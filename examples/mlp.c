@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CHECK(call)                                                                                \
   do {                                                                                             \
     lt_status st_ = (call);                                                                        \
     if (st_ != LT_OK) {                                                                            \
-      fprintf(stderr, "mlp: %s failed: %s (%s)\n", #call, lt_status_string(st_),                  \
-              lt_last_error());                                                                    \
+      fprintf(stderr, "mlp: %s failed: %s (%s)\n", #call, lt_status_string(st_), lt_last_error()); \
       exit(2);                                                                                     \
     }                                                                                              \
   } while (0)
@@ -47,7 +47,8 @@ static void spirals(int n, int classes, float *x, int64_t *y) {
 }
 
 static void destroy_all(lt_tensor **ts, int n) {
-  for (int i = 0; i < n; i++) lt_tensor_destroy(ts[i]);
+  for (int i = 0; i < n; i++)
+    lt_tensor_destroy(ts[i]);
 }
 
 /* Mean softmax cross-entropy of logits z [B, C] against one-hot Y, recorded on the tape:
@@ -90,7 +91,8 @@ static double accuracy(const lt_tensor *x, const int64_t *y, int64_t n, lt_tenso
   int64_t *pred = malloc(sizeof(int64_t) * (size_t)n);
   CHECK(lt_tensor_to_host(am, pred, sizeof(int64_t) * (size_t)n));
   int64_t ok = 0;
-  for (int64_t i = 0; i < n; i++) ok += pred[i] == y[i];
+  for (int64_t i = 0; i < n; i++)
+    ok += pred[i] == y[i];
   free(pred);
   lt_tensor_destroy(z);
   lt_tensor_destroy(am);
@@ -103,7 +105,8 @@ int main(int argc, char **argv) {
   rng_state = 42;
   const char *xpath = NULL, *ypath = NULL;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--epochs") && i + 1 < argc) epochs = atoi(argv[++i]);
+    if (!strcmp(argv[i], "--epochs") && i + 1 < argc)
+      epochs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--hidden") && i + 1 < argc)
       hidden = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--lr") && i + 1 < argc)
@@ -180,7 +183,8 @@ int main(int argc, char **argv) {
   }
   int64_t ntr = n * 4 / 5, nte = n - ntr;
   float *onehot = calloc((size_t)(ntr * classes), sizeof(float));
-  for (int64_t i = 0; i < ntr; i++) onehot[i * classes + ys[i]] = 1.0f;
+  for (int64_t i = 0; i < ntr; i++)
+    onehot[i * classes + ys[i]] = 1.0f;
   lt_tensor *xtr, *xte, *ytr;
   int64_t sh[2] = {ntr, d};
   CHECK(lt_tensor_from_host(ctx, LT_F32, 2, sh, NULL, xs, &xtr));
@@ -199,7 +203,8 @@ int main(int argc, char **argv) {
     int64_t cnt = shapes[k][0] * (rank == 2 ? shapes[k][1] : 1);
     float *w = malloc(sizeof(float) * (size_t)cnt);
     double scale = rank == 2 ? sqrt(2.0 / (double)shapes[k][0]) : 0.0;
-    for (int64_t i = 0; i < cnt; i++) w[i] = (float)(normal() * scale);
+    for (int64_t i = 0; i < cnt; i++)
+      w[i] = (float)(normal() * scale);
     CHECK(lt_tensor_from_host(ctx, LT_F32, rank, shapes[k], NULL, w, &p[k]));
     free(w);
     CHECK(lt_tape_requires_grad(tape, p[k], true));
@@ -210,6 +215,7 @@ int main(int argc, char **argv) {
   printf("mlp: %lld train / %lld test rows, %lld features, %lld classes, hidden %d, %d epochs\n",
          (long long)ntr, (long long)nte, (long long)d, (long long)classes, hidden, epochs);
   double loss_v = 0;
+  bool tty = isatty(1);
   for (int ep = 1; ep <= epochs; ep++) {
     lt_tensor *z = forward(tape, xtr, p);
     lt_tensor *loss = cross_entropy(tape, z, ytr);
@@ -221,9 +227,10 @@ int main(int argc, char **argv) {
     lt_tensor_destroy(z);
     lt_tensor_destroy(loss);
     int bar = (int)(30.0 * ep / epochs);
-    printf("\r[%-30.*s] epoch %4d/%d  loss %.4f", bar, "==============================", ep,
-           epochs, loss_v);
-    if (ep % 100 == 0 || ep == epochs) printf("\n");
+    if (!tty && ep % 20 != 0 && ep != epochs) continue; /* logs get every 20th epoch */
+    printf("\r[%-30.*s] epoch %4d/%d  loss %.4f", bar, "==============================", ep, epochs,
+           loss_v);
+    if (!tty || ep % 100 == 0 || ep == epochs) printf("\n");
     fflush(stdout);
   }
   double acc = accuracy(xte, ys + ntr, nte, p);

@@ -33,7 +33,8 @@ static double loss_of(lt_tape *tape, ad_fn f, lt_tensor *const *in, const lt_ten
   LT_CHECK(lt_tensor_get(l, NULL, &v));
   lt_tensor_destroy(y);
   lt_tensor_destroy(p);
-  if (loss_out) *loss_out = l;
+  if (loss_out)
+    *loss_out = l;
   else
     lt_tensor_destroy(l);
   return v;
@@ -48,7 +49,8 @@ static void gradcheck(lt_context *ctx, const char *name, ad_fn f, int n, lt_tens
   lt_tensor_destroy(y);
   lt_tape *tape;
   LT_CHECK(lt_tape_create(ctx, &tape));
-  for (int k = 0; k < n; k++) LT_CHECK(lt_tape_requires_grad(tape, in[k], true));
+  for (int k = 0; k < n; k++)
+    LT_CHECK(lt_tape_requires_grad(tape, in[k], true));
   lt_tensor *loss;
   loss_of(tape, f, in, w, &loss);
   LT_CHECK(lt_tape_backward(tape, loss, NULL, 0));
@@ -146,7 +148,8 @@ static void test_elementwise_on(lt_context *ctx) {
     g_s[2] = 0.9;
     if (g_op == LT_BINARY_MAX) g_s[1] = 1.1;
     gradcheck(ctx, "trinary", f_trinary, 3, in);
-    for (int k = 0; k < 3; k++) lt_tensor_destroy(in[k]);
+    for (int k = 0; k < 3; k++)
+      lt_tensor_destroy(in[k]);
   }
 }
 static void test_elementwise(void **state) {
@@ -164,9 +167,8 @@ static lt_status f_reduce(lt_tape *t, lt_tensor *const *in, lt_tensor **o) {
 
 static void test_reduce_on(lt_context *ctx) {
   static const int64_t s[3] = {2, 3, 4};
-  static const lt_reduce_op ops[] = {LT_REDUCE_SUM, LT_REDUCE_MEAN, LT_REDUCE_PROD,
-                                     LT_REDUCE_MIN, LT_REDUCE_MAX,  LT_REDUCE_SUMSQ,
-                                     LT_REDUCE_MAXABS};
+  static const lt_reduce_op ops[] = {LT_REDUCE_SUM, LT_REDUCE_MEAN,  LT_REDUCE_PROD,  LT_REDUCE_MIN,
+                                     LT_REDUCE_MAX, LT_REDUCE_SUMSQ, LT_REDUCE_MAXABS};
   static const int axes_sets[][3] = {{1, 1, 0}, {2, 0, 2}, {-1, 0, 0}, {1, 2, 0}};
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
     for (size_t a = 0; a < 4; a++) {
@@ -256,7 +258,8 @@ static void test_ties_and_zeros_on(lt_context *ctx) {
   free(hga);
   free(hgb);
   lt_tensor *all[] = {ta, tb, y, l, ga, gb};
-  for (int i = 0; i < 6; i++) lt_tensor_destroy(all[i]);
+  for (int i = 0; i < 6; i++)
+    lt_tensor_destroy(all[i]);
   lt_tape_destroy(tape);
 }
 static void test_ties_and_zeros(void **state) {
@@ -358,7 +361,8 @@ static void test_einsum_on(lt_context *ctx) {
     char name[64];
     snprintf(name, sizeof name, "einsum %s (%s)", g_expr, lt_test_layout_name(lay));
     gradcheck(ctx, name, f_einsum, g_n, in);
-    for (int k = 0; k < cases[c].n; k++) lt_tensor_destroy(in[k]);
+    for (int k = 0; k < cases[c].n; k++)
+      lt_tensor_destroy(in[k]);
   }
 }
 static void test_einsum(void **state) {
@@ -380,7 +384,8 @@ static lt_status f_mlp(lt_tape *t, lt_tensor *const *in, lt_tensor **o) {
   TRY(lt_ad_reduce(t, LT_REDUCE_SUM, e, 1, &ax, true, &s));
   lt_status st = lt_ad_unary(t, LT_UNARY_LOG, s, o);
   lt_tensor *all[] = {h, hb, a, at, s, e};
-  for (int i = 0; i < 6; i++) lt_tensor_destroy(all[i]);
+  for (int i = 0; i < 6; i++)
+    lt_tensor_destroy(all[i]);
   return st;
 }
 
@@ -390,7 +395,8 @@ static void test_composition_on(lt_context *ctx) {
                       rnd(ctx, 2, sw, LT_LAYOUT_NEGATIVE, -1, 1),
                       rnd(ctx, 1, sb, LT_LAYOUT_STEPPED, -1, 1)};
   gradcheck(ctx, "composition", f_mlp, 3, in);
-  for (int k = 0; k < 3; k++) lt_tensor_destroy(in[k]);
+  for (int k = 0; k < 3; k++)
+    lt_tensor_destroy(in[k]);
 }
 static void test_composition(void **state) {
   (void)state;
@@ -431,7 +437,8 @@ static void test_tape_contract_on(lt_context *ctx) {
   LT_CHECK_FAILS(lt_tape_backward(tape, l, NULL, 0), LT_ERR_INVALID_ARGUMENT);
   LT_CHECK(lt_tape_grad(tape, x, &g));
   double *hx = lt_test_read_all(x), *hg = lt_test_read_all(g);
-  for (int i = 0; i < 12; i++) hx[i] *= 4; /* 2 * (2x) */
+  for (int i = 0; i < 12; i++)
+    hx[i] *= 4; /* 2 * (2x) */
   lt_test_assert_close(hg, hx, 12, 1e-14, "retain_graph twice");
   free(hx);
   free(hg);
@@ -511,7 +518,8 @@ static void test_optim_on(lt_context *ctx) {
   for (int kind = LT_OPTIM_SGD; kind <= LT_OPTIM_ADAMW; kind++)
     for (int variant = 0; variant < 2; variant++) {
       double p[5], ref[5], gv[5], m[5] = {0}, v[5] = {0};
-      for (int i = 0; i < n; i++) p[i] = ref[i] = lt_test_rand_double(-1, 1);
+      for (int i = 0; i < n; i++)
+        p[i] = ref[i] = lt_test_rand_double(-1, 1);
       lt_tensor *tp;
       LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 1, &n, NULL, p, &tp));
       lt_tape *tape;
@@ -573,10 +581,10 @@ static void test_optim(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_elementwise), cmocka_unit_test(test_reduce),
+      cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduce),
       cmocka_unit_test(test_ties_and_zeros), cmocka_unit_test(test_views),
-      cmocka_unit_test(test_einsum),      cmocka_unit_test(test_composition),
-      cmocka_unit_test(test_tape_contract), cmocka_unit_test(test_optim),
+      cmocka_unit_test(test_einsum),         cmocka_unit_test(test_composition),
+      cmocka_unit_test(test_tape_contract),  cmocka_unit_test(test_optim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
