@@ -102,7 +102,7 @@ void lt_optim_destroy(lt_optimizer *o) {
   lt_tensor_destroy(o->one);
   free(o->ps);
   lt__handle_kill(o, LT__HANDLE_OPTIMIZER);
-  free(o);
+  lt__handle_retire(o); /* quarantined: a second destroy is refused, not a crash */
 }
 
 lt_status lt_optim_set(lt_optimizer *o, lt_optim_param which, double value) {

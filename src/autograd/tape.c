@@ -143,7 +143,7 @@ void lt_tape_destroy(lt_tape *tape) {
   free(tape->map);
   lt_context *ctx = tape->ctx;
   lt__handle_kill(tape, LT__HANDLE_TAPE);
-  free(tape);
+  lt__handle_retire(tape); /* quarantined: a second destroy is refused, not a crash */
   lt__context_release(ctx);
 }
 
