@@ -370,6 +370,49 @@ static void test_einsum(void **state) {
   lt_test_on_each_device(test_einsum_on);
 }
 
+/* Integer labels (the contraction-plan form): D[m,n] = sum_k A[k,m] B[n,k,m] (batch m). */
+static lt_status f_modes(lt_tape *t, lt_tensor *const *in, lt_tensor **o) {
+  static const int32_t ma[2] = {7, 3}, mb[3] = {11, 7, 3}, md[2] = {3, 11};
+  const int32_t *modes[2] = {ma, mb};
+  return lt_ad_einsum_modes(t, 2, (const lt_tensor *const *)in, modes, 2, md, o);
+}
+
+static void test_einsum_modes_on(lt_context *ctx) {
+  static const int64_t sa[2] = {4, 3}, sb[3] = {2, 4, 3};
+  lt_tensor *in[2] = {rnd(ctx, 2, sa, LT_LAYOUT_NEGATIVE, -1, 1),
+                      rnd(ctx, 3, sb, LT_LAYOUT_TRANSPOSED, -1, 1)};
+  gradcheck(ctx, "einsum modes", f_modes, 2, in);
+  lt_tensor_destroy(in[0]);
+  lt_tensor_destroy(in[1]);
+  /* mixed dtypes: an f32 operand gets an f32 gradient of the f64 product */
+  const int64_t n = 3;
+  const float a32[3] = {1.5f, -2.0f, 0.25f};
+  const double b64[3] = {0.5, 3.0, -4.0};
+  lt_tensor *a, *b, *y, *l, *g;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_F32, 1, &n, NULL, a32, &a));
+  LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 1, &n, NULL, b64, &b));
+  lt_tape *tape;
+  LT_CHECK(lt_tape_create(ctx, &tape));
+  LT_CHECK(lt_tape_requires_grad(tape, a, true));
+  LT_CHECK(lt_ad_binary(tape, LT_BINARY_MUL, a, b, &y));
+  assert_int_equal(lt_tensor_dtype(y), LT_F64);
+  LT_CHECK(lt_ad_reduce(tape, LT_REDUCE_SUM, y, -1, NULL, false, &l));
+  LT_CHECK(lt_tape_backward(tape, l, NULL, 0));
+  LT_CHECK(lt_tape_grad(tape, a, &g));
+  assert_int_equal(lt_tensor_dtype(g), LT_F32);
+  double *hg = lt_test_read_all(g);
+  lt_test_assert_close(hg, b64, 3, 1e-7, "mixed dtypes");
+  free(hg);
+  lt_tensor *all[] = {a, b, y, l, g};
+  for (int i = 0; i < 5; i++)
+    lt_tensor_destroy(all[i]);
+  lt_tape_destroy(tape);
+}
+static void test_einsum_modes(void **state) {
+  (void)state;
+  lt_test_on_each_device(test_einsum_modes_on);
+}
+
 /* A composition of many ops (tanh(x W + b), views, reductions): the whole chain at once. */
 static lt_status f_mlp(lt_tape *t, lt_tensor *const *in, lt_tensor **o) {
   lt_tensor *h, *hb, *a, *at, *s, *e;
@@ -583,8 +626,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduce),
       cmocka_unit_test(test_ties_and_zeros), cmocka_unit_test(test_views),
-      cmocka_unit_test(test_einsum),         cmocka_unit_test(test_composition),
-      cmocka_unit_test(test_tape_contract),  cmocka_unit_test(test_optim),
+      cmocka_unit_test(test_einsum),         cmocka_unit_test(test_einsum_modes),
+      cmocka_unit_test(test_composition),    cmocka_unit_test(test_tape_contract),
+      cmocka_unit_test(test_optim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
