@@ -147,9 +147,60 @@ static lt_status host_f64(const lt_tensor *t, const lt_tensor *x, double **out) 
   return LT_OK;
 }
 
+/* Element i of a dense F32 or F64 block. */
+static double load_elem(const void *p, lt_dtype d, int64_t i) {
+  return d == LT_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+static void store_elem(void *p, lt_dtype d, int64_t i, double v) {
+  if (d == LT_F32)
+    ((float *)p)[i] = (float)v;
+  else
+    ((double *)p)[i] = v;
+}
+
+/* Host-memory tensors of one float dtype, all dense in C order with x's shape: the pass reads
+ * and writes their memory directly (the training hot path: ReLU on a CPU context). */
+static bool direct_ok(const lt_tensor *x, const lt_tensor *y, const lt_tensor *g) {
+  const lt_tensor *ts[3] = {x, y, g};
+  if (!x->storage->ctx->backend->caps.host_memory || (x->dtype != LT_F32 && x->dtype != LT_F64))
+    return false;
+  for (int k = 0; k < 3; k++) {
+    const lt_tensor *t = ts[k];
+    if (t == NULL) continue;
+    if (t->dtype != x->dtype || t->rank != x->rank || !lt_tensor_is_contiguous(t) ||
+        t->storage->ctx != x->storage->ctx ||
+        memcmp(t->shape, x->shape, sizeof(int64_t) * (size_t)x->rank) != 0)
+      return false;
+  }
+  return true;
+}
+
+static lt_status direct_pointwise(const lt_tensor *x, const lt_tensor *y, const lt_tensor *g,
+                                  lt__ad_pointwise_fn f, lt_tensor **out) {
+  lt_tensor *r;
+  LT_TRY(lt_tensor_empty(x->storage->ctx, x->dtype, x->rank, x->shape, &r));
+  void *px = NULL, *py = NULL, *pg = NULL, *pr = NULL;
+  lt_status st = lt_tensor_host_pointer(x, &px);
+  if (st == LT_OK && y) st = lt_tensor_host_pointer(y, &py);
+  if (st == LT_OK && g) st = lt_tensor_host_pointer(g, &pg);
+  if (st == LT_OK) st = lt_tensor_host_pointer(r, &pr);
+  if (st != LT_OK) {
+    lt_tensor_destroy(r);
+    return st;
+  }
+  lt_dtype d = x->dtype;
+  for (int64_t i = 0; i < x->numel; i++)
+    store_elem(
+        pr, d, i,
+        f(load_elem(px, d, i), py ? load_elem(py, d, i) : 0.0, pg ? load_elem(pg, d, i) : 1.0));
+  *out = r;
+  return LT_OK;
+}
+
 lt_status lt__ad_host_pointwise(const lt_tensor *x, const lt_tensor *y, const lt_tensor *g,
                                 lt__ad_pointwise_fn f, lt_tensor **out) {
   *out = NULL;
+  if (direct_ok(x, y, g)) return direct_pointwise(x, y, g, f, out);
   double *hx = NULL, *hy = NULL, *hg = NULL;
   lt_status st = host_f64(x, x, &hx);
   if (st == LT_OK && y) st = host_f64(y, x, &hy);
