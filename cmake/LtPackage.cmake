@@ -14,11 +14,37 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/tensorConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/tensorConfig.cmake ${PROJECT_BINARY_DIR}/tensorConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tensor)
 
-# The Python binding (pure ctypes) goes where Debian's python3 looks; it finds the library in
-# the same prefix.
+# The Python binding (pure ctypes) goes where the system python3 looks for the prefix it is
+# installed to, decided at install time (cmake --install --prefix, CPack's /usr): Debian's
+# /usr -> lib/python3/dist-packages; any other prefix -> lib/python3.X/dist-packages (Debian:
+# /usr/local's is on sys.path) or site-packages where the interpreter uses those. The package
+# finds the library three folders up (PREFIX/lib) either way. LT_PYTHON_INSTALL_DIR (relative
+# to the prefix) fixes one folder instead.
+set(lt_py_versioned ${CMAKE_INSTALL_LIBDIR}/python3/dist-packages)
+find_program(LT_PYTHON3_FOR_INSTALL NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(LT_PYTHON3_FOR_INSTALL)
+  execute_process(COMMAND ${LT_PYTHON3_FOR_INSTALL} -c
+    "import sys; d = 'dist-packages' if any(p.endswith('dist-packages') for p in sys.path) else 'site-packages'; print('python%d.%d/%s' % (sys.version_info[0], sys.version_info[1], d))"
+    OUTPUT_VARIABLE lt_py_sub OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE lt_py_rc)
+  if(lt_py_rc EQUAL 0 AND lt_py_sub)
+    set(lt_py_versioned ${CMAKE_INSTALL_LIBDIR}/${lt_py_sub})
+  endif()
+endif()
+set(LT_PYTHON_INSTALL_DIR "" CACHE STRING
+    "Where cmake --install puts the Python package, relative to the prefix (empty: automatic)")
+if(LT_PYTHON_INSTALL_DIR)
+  install(CODE "set(LT_PY_DEST \"${LT_PYTHON_INSTALL_DIR}\")")
+else()
+  install(CODE "if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
+    set(LT_PY_DEST \"${CMAKE_INSTALL_LIBDIR}/python3/dist-packages\")
+  else()
+    set(LT_PY_DEST \"${lt_py_versioned}\")
+  endif()")
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/bindings/python/libtensor
-  DESTINATION ${CMAKE_INSTALL_LIBDIR}/python3/dist-packages
+  DESTINATION "\${LT_PY_DEST}"
   PATTERN __pycache__ EXCLUDE PATTERN *.pyc EXCLUDE)
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 set(CPACK_PACKAGE_NAME libtensor)
 set(CPACK_PACKAGE_VENDOR "libtensor")

@@ -7,7 +7,10 @@
 #include "tensor/base.h"
 #include "tensor/context.h"
 #include "tensor/einsum.h"
+#include "tensor/index.h"
 #include "tensor/ops.h"
 #include "tensor/tensor.h"
+/* DLPack interop (issue 20). */
+#include "tensor/dlpack.h"
 
 #endif

@@ -1,7 +1,8 @@
 /* Elementwise map steps (lt__map_step in src/backend/backend.h): the generic strided kernel
  * and a tiled kernel for permutations that goes through local memory, so that both its reads
  * (along the input's fastest dim) and its writes (along the output's) are coalesced.
- * Options: LT_N_IN (0..3), dtype tokens LT_IN0..2 / LT_OUT, LT_COMPUTE_F64, LT_RAW. */
+ * Options: LT_N_IN (0..3), dtype tokens LT_IN0..2 / LT_OUT, LT_COMPUTE_F64 / _I64 / _U64,
+ * LT_RAW. */
 #ifndef LT_N_IN
 #define LT_N_IN 1
 #endif
@@ -27,7 +28,7 @@ typedef real_t value_t;
 #define LT_MAP_PASS in0, in1, in2, out, u0, u1, u2, op_ab, op_abc, s0, s1, s2, fill
 
 /* s * u(x) of one operand; a zero scalar's operand is not read, so NaN in it stays out. */
-#define LT_TERM(s, u, T, p, o) ((s) == (real_t)0 ? (real_t)0 : (s)*lt_unary((u), LT_LOAD(T, p, o)))
+#define LT_TERM(s, u, T, p, o) ((s) == (real_t)0 ? (real_t)0 : LT_MUL((s), lt_unary((u), LT_LOAD(T, p, o))))
 
 /* The value of one output element from its input elements at o0, o1, o2. */
 inline value_t lt_map_value(LT_MAP_ARGS, long o0, long o1, long o2) {
@@ -38,9 +39,11 @@ inline value_t lt_map_value(LT_MAP_ARGS, long o0, long o1, long o2) {
 #else
   real_t acc = LT_TERM(s0, u0, LT_IN0, in0, o0);
 #if LT_N_IN >= 2
-  acc = lt_binary(op_ab, acc, LT_TERM(s1, u1, LT_IN1, in1, o1));
+  if (LT_N_IN == 2 || op_ab != 26) acc = lt_binary(op_ab, acc, LT_TERM(s1, u1, LT_IN1, in1, o1));
 #endif
 #if LT_N_IN >= 3
+  if (op_ab == 26) /* WHERE: A ? B : C, the unselected operand not read */
+    return acc != 0 ? LT_TERM(s1, u1, LT_IN1, in1, o1) : LT_TERM(s2, u2, LT_IN2, in2, o2);
   acc = lt_binary(op_abc, acc, LT_TERM(s2, u2, LT_IN2, in2, o2));
 #endif
   return acc;

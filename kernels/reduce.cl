@@ -31,9 +31,9 @@ inline real_t lt_red_identity(int op) {
   switch (op) {
   case LT_R_PROD: return 1;
   case LT_R_MIN:
-  case LT_R_ARGMIN: return INFINITY;
+  case LT_R_ARGMIN: return LT_REAL_MAX;
   case LT_R_MAX:
-  case LT_R_ARGMAX: return -INFINITY;
+  case LT_R_ARGMAX: return LT_REAL_LOWEST;
   default: return 0;
   }
 }
@@ -42,13 +42,13 @@ inline real_t lt_red_identity(int op) {
  * (and NaN against NaN) go to the lower index, so any folding order gives the first occurrence. */
 inline void lt_red_fold(int op, real_t *av, long *ai, real_t bv, long bi) {
   switch (op) {
-  case LT_R_PROD: *av *= bv; return;
+  case LT_R_PROD: *av = LT_MUL(*av, bv); return;
   case LT_R_MIN: *av = lt_min(*av, bv); return;
   case LT_R_MAX:
   case LT_R_MAXABS: *av = lt_max(*av, bv); return;
   case LT_R_ARGMAX:
   case LT_R_ARGMIN: {
-    bool an = isnan(*av), bn = isnan(bv);
+    bool an = LT_ISNAN(*av), bn = LT_ISNAN(bv);
     bool take;
     if (an || bn) take = bn && (!an || bi < *ai);
     else if (bv == *av) take = bi < *ai;
@@ -59,15 +59,15 @@ inline void lt_red_fold(int op, real_t *av, long *ai, real_t bv, long bi) {
     }
     return;
   }
-  default: *av += bv; return;
+  default: *av = LT_ADD(*av, bv); return;
   }
 }
 
 /* The element value an input element contributes. */
 inline real_t lt_red_element(int op, int unary, real_t x) {
   x = lt_unary(unary, x);
-  if (op == LT_R_SUMSQ) return x * x;
-  if (op == LT_R_MAXABS) return fabs(x);
+  if (op == LT_R_SUMSQ) return LT_MUL(x, x);
+  if (op == LT_R_MAXABS) return LT_ABS(x);
   return x;
 }
 
@@ -91,9 +91,11 @@ inline void lt_red_finish(LT_RED_ARGS, long o, real_t acc, long arg) {
 #if LT_ARG
   out[offs[0]] = arg == LT_NO_INDEX ? 0 : arg;
 #else
+#ifndef LT_INT /* integer compute never takes MEAN (the front end computes it in f64) */
   if (op == LT_R_MEAN) acc = nred ? acc / (real_t)nred : (real_t)NAN;
-  real_t v = alpha * acc;
-  if (beta != 0) v += beta * LT_LOAD(LT_C, c, offs[1]);
+#endif
+  real_t v = LT_MUL(alpha, acc);
+  if (beta != 0) v = LT_ADD(v, LT_MUL(beta, LT_LOAD(LT_C, c, offs[1])));
   LT_STORE(LT_OUT, out, offs[0], v);
 #endif
 }

@@ -68,10 +68,6 @@ static void shape_of(const contraction_case *c, int rank, const int32_t *modes, 
 
 /* When set, A, B and C are read through unary transforms (NEG, SQUARE, ABS). */
 static bool use_unary;
-/* When set, plans are made with the CPU's full instruction set and executed with LT_CPU_ISA
- * set to this: a plan made for the AVX-512 GEMM (matrices with no unit stride) must still run
- * on the portable kernels. */
-static const char *execute_isa;
 
 static double *transformed(const double *v, int64_t n, lt_unary_op op) {
   double *out = malloc(sizeof(double) * (size_t)(n ? n : 1));
@@ -119,9 +115,7 @@ static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype,
   lt_plan_options_destroy(opts);
   const lt_tensor *ins[3] = {a, b, cc};
   double sc[2] = {alpha, beta};
-  if (execute_isa) setenv("LT_CPU_ISA", execute_isa, 1);
   LT_CHECK(lt_plan_execute(plan, ins, with_c ? 3 : 2, sc, 2, out.view));
-  if (execute_isa) unsetenv("LT_CPU_ISA");
 
   int64_t n = lt_test_numel(c->nd, sd), terms = 1;
   double *ta = transformed(da, lt_test_numel(c->na, sa), ua);
@@ -237,19 +231,35 @@ static void test_gemm_blocking(void **state) {
   }
 }
 
-/* What is under test is the CPU backend's dispatch, so the CPU alone; the instrumented runs
- * (valgrind, TSan) skip it, as it repeats two whole tests and ASan covers it. */
-static void test_isa_switch_between_plan_and_run(void **state) {
-  if (getenv("LT_CPU_ISA")) skip(); /* the variant under test is the plan-time default */
+/* LT_CPU_ISA is read once, when a context opens: contexts made after it is set plan and run
+ * on the capped instruction set (the portable GEMM kernels, SSE2 tiles) while one made before
+ * keeps its own, in one process. What is under test is the CPU backend's dispatch, so the CPU
+ * alone; the instrumented runs (valgrind, TSan) skip it, as it repeats two whole tests and ASan
+ * covers it. */
+static void test_isa_switch_new_context(void **state) {
+  if (getenv("LT_CPU_ISA")) skip(); /* the variant under test is the default */
   if (lt_test_instrumented()) skip();
   const char *devices = getenv("LT_TEST_DEVICES");
   char saved[256];
   snprintf(saved, sizeof saved, "%s", devices ? devices : "");
   setenv("LT_TEST_DEVICES", "cpu", 1);
-  execute_isa = "baseline";
-  test_gemm_blocking(state);
+  lt_context *before;
+  LT_CHECK(lt_context_create("cpu", &before));
+  setenv("LT_CPU_ISA", "baseline", 1);
+  test_gemm_blocking(state); /* its contexts are made now, after the setenv */
   test_random_contractions(state);
-  execute_isa = NULL;
+  contraction_case c = {.na = 2,
+                        .nb = 2,
+                        .nd = 2,
+                        .n_labels = 3,
+                        .extent = {70, 50, 60},
+                        .ma = {100, 107},
+                        .mb = {107, 114},
+                        .md = {100, 114}};
+  run_case(before, &c, LT_F32, false, 1.0, 0.0);
+  unsetenv("LT_CPU_ISA");
+  run_case(before, &c, LT_F64, true, 0.5, 2.0);
+  lt_context_destroy(before);
   if (devices)
     setenv("LT_TEST_DEVICES", saved, 1);
   else
@@ -367,7 +377,7 @@ int main(void) {
       cmocka_unit_test(test_random_contractions),
       cmocka_unit_test(test_matmul_layouts),
       cmocka_unit_test(test_gemm_blocking),
-      cmocka_unit_test(test_isa_switch_between_plan_and_run),
+      cmocka_unit_test(test_isa_switch_new_context),
       cmocka_unit_test(test_invalid),
       cmocka_unit_test(test_aliasing),
       cmocka_unit_test(test_unary_operands),

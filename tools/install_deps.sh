@@ -5,6 +5,8 @@ set -e
 pkgs="build-essential cmake pkg-config libcmocka-dev libopenblas-dev ocl-icd-opencl-dev
 opencl-headers pocl-opencl-icd clinfo python3 python3-numpy python3-pytest python3-hypothesis
 python3-matplotlib valgrind clang libclang-rt-14-dev"
+# The API reference (docs/) and the pip-install test (issue 20).
+pkgs="$pkgs doxygen python3-venv python3-setuptools python3-wheel python3-pip"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

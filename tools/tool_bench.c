@@ -26,8 +26,9 @@ typedef struct bench_result {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: tensor bench [--quick] [--json FILE]\n\n"
-             "Runs the benchmark executables (bench_*) of the build tree -- found in\n"
-             "$LT_BENCH_DIR, else ../bench next to this tool, else next to it -- and prints\n"
+             "Runs the benchmark executables (bench_*) -- found in $LT_BENCH_DIR, else\n"
+             "../bench next to this tool (a build tree), else ../libexec/tensor/bench (an\n"
+             "installed prefix), else next to it -- and prints\n"
              "their tables: each figure as a ratio to a limit measured in the same run.\n\n"
              "  --quick      short runs (LT_BENCH_QUICK=1, LT_BENCH_N=4194304 and LT_BENCH_REPS=3\n"
              "               unless set)\n"
@@ -50,6 +51,8 @@ static bool find_bench_dir(char *dir, size_t size) {
   char *slash = strrchr(exe, '/');
   if (slash) *slash = '\0';
   if (snprintf(dir, size, "%s/../bench", exe) < (int)size && is_dir(dir)) return true;
+  if (snprintf(dir, size, "%s/../libexec/tensor/bench", exe) < (int)size && is_dir(dir))
+    return true;
   return snprintf(dir, size, "%s", exe) < (int)size && is_dir(dir);
 }
 
@@ -174,8 +177,9 @@ int tool_bench(int argc, char **argv) {
   static bench_result results[MAX_BENCHES];
   int n = find_bench_dir(dir, sizeof dir) ? list_benches(dir, results) : 0;
   if (n == 0) {
-    fprintf(stderr, "tensor bench: no bench_* executables found (build them, or set "
-                    "LT_BENCH_DIR to their folder)\n");
+    fprintf(stderr, "tensor bench: no bench_* executables found (configure with "
+                    "-DLT_BUILD_BENCH=ON and build or install them, or set LT_BENCH_DIR to "
+                    "their folder)\n");
     return 1;
   }
   if (quick) {

@@ -12,7 +12,9 @@ extern "C" {
 
 /* The one source of truth for the version; CMake reads these three lines. */
 #define LT_VERSION_MAJOR 0
+/* Minor version: grows with additions. */
 #define LT_VERSION_MINOR 1
+/* Patch version: fixes only. */
 #define LT_VERSION_PATCH 0
 
 #if defined(LT_BUILDING_LIBRARY)
@@ -55,19 +57,46 @@ typedef enum lt_status {
 #undef LT_STATUS_ENUM_ENTRY
 } lt_status;
 
-/* Element types. Storage only for F16/BF16/I64; arithmetic happens in F32 or F64. */
+/* Element types. Floats F16/BF16 are storage formats computed in F32; integers and BOOL are
+ * stored and computed exactly (wrapping in two's complement / modulo 2^n as NumPy does).
+ * Values are pinned: new dtypes are appended, existing ones never renumbered.
+ *
+ * Promotion (lt_dtype_promote; NumPy 2's table, bf16 placed as the smallest float holding the
+ * value exactly):
+ *   bool with X                  -> X
+ *   signed with signed           -> the wider;  unsigned with unsigned -> the wider
+ *   signed iN with unsigned uM   -> iN if N > M, else the signed type twice as wide as uM
+ *                                   (u8 -> i16, u16 -> i32, u32 -> i64), u64 with any signed -> f64
+ *   integer with f16 / bf16      -> that float for i8/u8, f32 for i16/u16, f64 for 32/64 bits
+ *   integer with f32             -> f32 for 8/16 bits, f64 for 32/64 bits (i64 + f32 -> f64)
+ *   integer with f64             -> f64
+ *   float with float             -> the wider; f16 with bf16 -> f32
+ * Arithmetic on BOOL: ADD is logical or, MUL logical and, MIN/MAX and/or; SUB and NEG are
+ * refused as in NumPy; DIV and the float functions give f64 for integer and bool inputs. */
 typedef enum lt_dtype {
   LT_DTYPE_INVALID = 0,
   LT_F16 = 1,
   LT_BF16 = 2,
   LT_F32 = 3,
   LT_F64 = 4,
-  LT_I64 = 5
+  LT_I64 = 5,
+  LT_I8 = 6,
+  LT_I16 = 7,
+  LT_I32 = 8,
+  LT_U8 = 9,
+  LT_U16 = 10,
+  LT_U32 = 11,
+  LT_U64 = 12,
+  LT_BOOL = 13
 } lt_dtype;
 
+/* A device and its resources (thread pool or queue, caches, allocator). */
 typedef struct lt_context lt_context;
+/* A strided view over reference-counted storage. */
 typedef struct lt_tensor lt_tensor;
+/* An operation compiled for fixed layouts, dtypes and device. */
 typedef struct lt_plan lt_plan;
+/* Options for plan creation (path algorithm, compute dtype, ...). */
 typedef struct lt_plan_options lt_plan_options;
 
 /* Handle lifetime. Every lt_X_destroy accepts NULL and releases the caller's handle; objects
@@ -96,15 +125,28 @@ LT_API void lt_clear_error(void);
 
 /* Bytes per element of a dtype (0 for an invalid dtype). */
 LT_API size_t lt_dtype_size(lt_dtype dtype);
-/* Short name of a dtype: "f16", "bf16", "f32", "f64", "i64"; NULL if invalid. */
+/* Short name of a dtype: "f16", "bf16", "f32", "f64", "i8".."i64", "u8".."u64", "bool"; NULL if
+ * invalid. */
 LT_API const char *lt_dtype_name(lt_dtype dtype);
 /* Parses "f32", "float32", "f64", ... into a dtype; LT_ERR_DTYPE if unknown. */
 LT_API lt_status lt_dtype_from_name(const char *name, lt_dtype *out);
 
+/* --- integer and bool dtypes (issue 18 A) --- */
+/* The dtype NumPy 2 gives a binary operation on a and b (the table above the lt_dtype enum);
+ * LT_ERR_DTYPE if either is invalid. */
+LT_API lt_status lt_dtype_promote(lt_dtype a, lt_dtype b, lt_dtype *out);
+/* True for LT_I8..LT_U64 and LT_I64 (not BOOL), true for signed ones, true for F16..F64. */
+LT_API bool lt_dtype_is_integer(lt_dtype dtype);
+LT_API bool lt_dtype_is_signed(lt_dtype dtype);
+LT_API bool lt_dtype_is_float(lt_dtype dtype);
+
 /* Converts between float and IEEE half / bfloat16 bits (round to nearest even, NaN/Inf kept). */
 LT_API uint16_t lt_f32_to_f16(float value);
+/* IEEE half bits to float (exact). */
 LT_API float lt_f16_to_f32(uint16_t bits);
+/* Float to bfloat16 bits, rounded to nearest even. */
 LT_API uint16_t lt_f32_to_bf16(float value);
+/* Bfloat16 bits to float (exact). */
 LT_API float lt_bf16_to_f32(uint16_t bits);
 
 #ifdef __cplusplus

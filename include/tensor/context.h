@@ -10,6 +10,7 @@ extern "C" {
 
 /* User allocator hooks: must return memory aligned to at least `align` bytes, or NULL. */
 typedef void *(*lt_alloc_fn)(size_t bytes, size_t align, void *user);
+/* Frees a block of `bytes` bytes that lt_alloc_fn returned. */
 typedef void (*lt_free_fn)(void *ptr, size_t bytes, void *user);
 
 /* Device properties for lt_device_string / lt_device_int. */
@@ -50,6 +51,15 @@ LT_API int lt_context_num_threads(const lt_context *ctx);
 LT_API lt_status lt_context_synchronize(lt_context *ctx);
 /* Drops every cached plan of the context (einsum one-shot cache). */
 LT_API lt_status lt_context_clear_cache(lt_context *ctx);
+
+/* Memory figures of a context: bytes its allocations hold now (*in_use) and the most they held
+ * since creation or the last lt_context_reset_peak_memory (*peak). Counted: everything from
+ * the context's host allocator (CPU tensors, plan workspaces, GEMM packing buffers, plans)
+ * and device buffers of backends without host memory (OpenCL tensors and workspaces). Either
+ * pointer may be NULL. LT_ERR_INVALID_HANDLE for a bad context. */
+LT_API lt_status lt_context_memory(const lt_context *ctx, int64_t *in_use, int64_t *peak);
+/* Restarts the peak at the bytes held now. */
+LT_API lt_status lt_context_reset_peak_memory(lt_context *ctx);
 
 #ifdef __cplusplus
 }

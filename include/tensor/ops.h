@@ -22,7 +22,30 @@ typedef enum lt_unary_op {
   LT_UNARY_SIGMOID = 9,
   LT_UNARY_RELU = 10,
   LT_UNARY_RECIPROCAL = 11,
-  LT_UNARY_SQUARE = 12
+  LT_UNARY_SQUARE = 12,
+  /* Issue 18 A. Float functions (LOG1P..RSQRT) on integer or bool operands compute in f64.
+   * ROUND is half to even (as NumPy); FLOOR/CEIL/TRUNC/ROUND keep integers as they are. SIGN
+   * gives -1/0/1 (NaN for NaN). GELU is the erf form. NOT (logical) and ISNAN/ISINF/ISFINITE
+   * give 0/1 (a bool output in one-shot calls); INVERT is bitwise not (logical not on bool),
+   * integers and bool only. ABS/NEG/SQUARE/SIGN/RECIPROCAL of integers stay integers
+   * (wrapping; RECIPROCAL is 1/x in integer division, 0 for x = 0). */
+  LT_UNARY_LOG1P = 13,
+  LT_UNARY_EXPM1 = 14,
+  LT_UNARY_FLOOR = 15,
+  LT_UNARY_CEIL = 16,
+  LT_UNARY_ROUND = 17,
+  LT_UNARY_TRUNC = 18,
+  LT_UNARY_SIGN = 19,
+  LT_UNARY_ERF = 20,
+  LT_UNARY_GELU = 21,
+  LT_UNARY_SILU = 22,
+  LT_UNARY_SOFTPLUS = 23,
+  LT_UNARY_RSQRT = 24,
+  LT_UNARY_NOT = 25,
+  LT_UNARY_INVERT = 26,
+  LT_UNARY_ISNAN = 27,
+  LT_UNARY_ISINF = 28,
+  LT_UNARY_ISFINITE = 29
 } lt_unary_op;
 
 /* Binary combinations. MIN/MAX propagate NaN. */
@@ -33,7 +56,37 @@ typedef enum lt_binary_op {
   LT_BINARY_MAX = 3,
   LT_BINARY_SUB = 4,
   LT_BINARY_DIV = 5,
-  LT_BINARY_POW = 6
+  LT_BINARY_POW = 6,
+  /* Issue 18 A. Comparisons and logical ops give 0/1 (a bool output in one-shot calls); they
+   * compare in the promoted dtype. Integer FLOOR_DIVIDE/REMAINDER follow NumPy's floor
+   * semantics (remainder has the divisor's sign); division by zero gives 0 and INT64_MIN // -1
+   * wraps to INT64_MIN, never a trap. Float FLOOR_DIVIDE/REMAINDER are NumPy's divmod; FMOD is
+   * C's fmod (truncated; integers: 0 for a zero divisor). BITWISE_* and shifts take integers
+   * (and bool, except shifts) only; a shift by a negative count or by the width or more gives 0
+   * (-1 for a negative value shifted right), as NumPy. POW of integers is exact (wrapping);
+   * a negative exponent gives 0 unless the base is 1 or -1. DIV of integers is true division
+   * (f64). WHERE is only for lt_plan_trinary (op_ab and op_abc both WHERE): D = A ? B : C with
+   * A of dtype bool. */
+  LT_BINARY_EQ = 7,
+  LT_BINARY_NE = 8,
+  LT_BINARY_LT = 9,
+  LT_BINARY_LE = 10,
+  LT_BINARY_GT = 11,
+  LT_BINARY_GE = 12,
+  LT_BINARY_LOGICAL_AND = 13,
+  LT_BINARY_LOGICAL_OR = 14,
+  LT_BINARY_LOGICAL_XOR = 15,
+  LT_BINARY_BITWISE_AND = 16,
+  LT_BINARY_BITWISE_OR = 17,
+  LT_BINARY_BITWISE_XOR = 18,
+  LT_BINARY_SHIFT_LEFT = 19,
+  LT_BINARY_SHIFT_RIGHT = 20,
+  LT_BINARY_FLOOR_DIVIDE = 21,
+  LT_BINARY_REMAINDER = 22,
+  LT_BINARY_FMOD = 23,
+  LT_BINARY_ATAN2 = 24,
+  LT_BINARY_HYPOT = 25,
+  LT_BINARY_WHERE = 26
 } lt_binary_op;
 
 /* Reductions. Empty: SUM/SUMSQ 0, PROD 1, MIN +inf, MAX -inf, MAXABS 0, MEAN NaN. ARGMAX and
@@ -52,22 +105,29 @@ typedef enum lt_reduce_op {
 
 /* Contraction path algorithms for einsum. */
 typedef enum lt_path_algo {
-  LT_PATH_AUTO = 0,    /* optimal up to a few operands, then branch-and-bound/greedy */
+  LT_PATH_AUTO = 0,    /* exact up to 10 operands; matrix chains exact; else sampled greedy
+                          trials refined by subtree reconfiguration (see einsum.h budget) */
   LT_PATH_GREEDY = 1,  /* cheapest pair first */
-  LT_PATH_OPTIMAL = 2, /* exhaustive (dynamic programming) */
+  LT_PATH_OPTIMAL = 2, /* exhaustive (dynamic programming) up to 13 operands, else as AUTO */
   LT_PATH_NONE = 3     /* left to right, as written */
 } lt_path_algo;
 
 /* Plan options: an opaque object with setters, so the ABI can grow. */
 LT_API lt_status lt_plan_options_create(lt_plan_options **out);
+/* Destroys plan options (plans made with them keep their own copy). NULL ok. */
 LT_API void lt_plan_options_destroy(lt_plan_options *opts);
-/* Arithmetic precision: LT_F32 or LT_F64 (default: F64 if any input is F64, else F32). */
+/* Arithmetic precision: LT_F32, LT_F64, LT_I64 or LT_U64. Default: the inputs' promoted dtype
+ * (lt_dtype_promote) decides: F64 if that is F64, F32 for the other floats, I64 for integers
+ * and bool (U64 when that is U64), and F64 for integers and bool under a float function (DIV,
+ * ATAN2, HYPOT, SQRT, EXP, ...). Integer compute is exact; its scalars (alpha, beta, gamma) are
+ * rounded to integers. */
 LT_API lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtype);
 /* Unary transform of operand `operand` (0 = A, 1 = B, 2 = C) applied when it is read. */
 LT_API lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary_op op);
 /* Path algorithm for einsum plans. */
 LT_API lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo);
-/* Upper bound on workspace bytes the einsum path may use (0 = unlimited). */
+/* Upper bound on workspace bytes the einsum path may use (0 = unlimited); einsum slices labels
+ * (runs them one value at a time) when no order fits (lt_plan_einsum_slicing reports it). */
 LT_API lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes);
 /* Output dtype for plans that allocate their output (einsum one-shot). */
 LT_API lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtype dtype);
@@ -131,15 +191,24 @@ LT_API const char *lt_plan_describe(const lt_plan *plan);
 /* Destroys a plan. NULL ok. */
 LT_API void lt_plan_destroy(lt_plan *plan);
 
-/* One-shot versions with NumPy-style positional semantics (broadcast by trailing alignment;
- * result dtype: F64 if any input is F64, else F32 unless both share a dtype). */
+/* One-shot versions with NumPy-style positional semantics (broadcast by trailing alignment).
+ * Result dtypes as NumPy 2: lt_dtype_promote of the inputs for arithmetic (bool - bool and
+ * -bool refused with LT_ERR_DTYPE; POW, FLOOR_DIVIDE, REMAINDER, FMOD and shifts of bools give
+ * i8), LT_BOOL for comparisons, logical ops, NOT and ISNAN/ISINF/ISFINITE, and for DIV, ATAN2,
+ * HYPOT and the float functions the smallest float holding the input (i8/u8/bool -> f16,
+ * i16/u16 -> f32, wider -> f64). Reductions: SUM/PROD/SUMSQ of signed integers and bool give
+ * i64, of unsigned u64; MIN/MAX/MAXABS keep the dtype; MEAN of integers f64. */
 
 /* out = a op b, a new tensor. */
 LT_API lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b,
                            lt_tensor **out);
+/* lt_binary(LT_BINARY_ADD, ...). */
 LT_API lt_status lt_add(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+/* lt_binary(LT_BINARY_SUB, ...). */
 LT_API lt_status lt_sub(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+/* lt_binary(LT_BINARY_MUL, ...). */
 LT_API lt_status lt_mul(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
+/* lt_binary(LT_BINARY_DIV, ...). */
 LT_API lt_status lt_div(const lt_tensor *a, const lt_tensor *b, lt_tensor **out);
 /* out = op(a), a new tensor. */
 LT_API lt_status lt_unary(lt_unary_op op, const lt_tensor *a, lt_tensor **out);
@@ -148,7 +217,18 @@ LT_API lt_status lt_reduce(lt_reduce_op op, const lt_tensor *a, int n_axes, cons
                            bool keepdims, lt_tensor **out);
 /* Index of the max/min along `axis`, as LT_I64. */
 LT_API lt_status lt_argmax(const lt_tensor *a, int axis, lt_tensor **out);
+/* Index of the min along `axis`, as LT_I64 (first occurrence; NaN wins). */
 LT_API lt_status lt_argmin(const lt_tensor *a, int axis, lt_tensor **out);
+/* --- issue 18 A: where, clip, exact elements --- */
+/* out = cond ? a : b, broadcast as lt_binary; cond must be LT_BOOL; the result dtype is
+ * lt_dtype_promote(a, b). */
+LT_API lt_status lt_where(const lt_tensor *cond, const lt_tensor *a, const lt_tensor *b,
+                          lt_tensor **out);
+/* out = minimum(maximum(a, lo), hi), broadcast; NaN in any operand gives NaN (as NumPy).
+ * The result dtype is the promotion of the three. */
+LT_API lt_status lt_clip(const lt_tensor *a, const lt_tensor *lo, const lt_tensor *hi,
+                         lt_tensor **out);
+
 /* Materialised permutation: a C-contiguous copy of a with axes reordered. */
 LT_API lt_status lt_permute(const lt_tensor *a, const int *axes, lt_tensor **out);
 

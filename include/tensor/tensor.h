@@ -48,11 +48,20 @@ LT_API lt_status lt_tensor_to_host(const lt_tensor *t, void *dst, size_t dst_byt
 LT_API lt_status lt_tensor_get(const lt_tensor *t, const int64_t *index, double *value);
 /* Writes one element (converted to the tensor's dtype); negative indices as in lt_tensor_get. */
 LT_API lt_status lt_tensor_set(lt_tensor *t, const int64_t *index, double value);
+/* Exact element access for integer and bool tensors (issue 18 A): the value as int64 / uint64.
+ * Reading a value the type cannot hold (a u64 >= 2^63 as i64, a negative as u64) or a float
+ * tensor is LT_ERR_DTYPE; writing wraps to the tensor's width as a C cast to an unsigned type
+ * does (bool: value != 0), and a float tensor is LT_ERR_DTYPE. */
+LT_API lt_status lt_tensor_get_i64(const lt_tensor *t, const int64_t *index, int64_t *value);
+LT_API lt_status lt_tensor_get_u64(const lt_tensor *t, const int64_t *index, uint64_t *value);
+LT_API lt_status lt_tensor_set_i64(lt_tensor *t, const int64_t *index, int64_t value);
+LT_API lt_status lt_tensor_set_u64(lt_tensor *t, const int64_t *index, uint64_t value);
 /* Host address of element [0,...,0] of a CPU tensor (LT_ERR_UNSUPPORTED on devices). */
 LT_API lt_status lt_tensor_host_pointer(const lt_tensor *t, void **out);
 
 /* Properties. On a NULL handle they return 0 / NULL / false. */
 LT_API lt_dtype lt_tensor_dtype(const lt_tensor *t);
+/* Number of axes (0 for a scalar). */
 LT_API int lt_tensor_rank(const lt_tensor *t);
 /* Pointer to `rank` extents, valid while the handle lives. */
 LT_API const int64_t *lt_tensor_shape(const lt_tensor *t);
@@ -107,7 +116,10 @@ LT_API lt_status lt_view_as_strided(const lt_tensor *t, int rank, const int64_t 
 
 /* Copies: */
 
-/* New C-contiguous copy of any strided tensor, converted to `dtype` (LT_DTYPE_INVALID = same). */
+/* New C-contiguous copy of any strided tensor, converted to `dtype` (LT_DTYPE_INVALID = same).
+ * Float to integer conversion is checked: NaN, +-Inf or a value outside the integer dtype's
+ * range is LT_ERR_OUT_OF_RANGE with a message (no output); finite values truncate toward
+ * zero. Integer to integer conversion wraps (as NumPy's astype); to bool is value != 0. */
 LT_API lt_status lt_tensor_contiguous(const lt_tensor *t, lt_dtype dtype, lt_tensor **out);
 /* Reshape that returns a view when possible and a contiguous copy otherwise. */
 LT_API lt_status lt_tensor_reshape(const lt_tensor *t, int rank, const int64_t *shape,

@@ -118,18 +118,24 @@ static lt_status einsum_backward(const lt__ad_node *n, const lt_tensor *g, lt_te
 
 const lt__ad_rule lt__ad_rule_einsum = {"einsum", einsum_backward};
 
+static void extra_free(void *p) {
+  einsum_extra *x = p;
+  lt__einsum_expr_free(&x->e);
+  free(x);
+}
+
 static lt_status record_einsum(lt_tape *tape, einsum_extra *x, int n_inputs,
                                const lt_tensor *const *inputs, lt_tensor **out) {
   lt__ad_node *n;
   lt_status st = lt__ad_record(tape, &lt__ad_rule_einsum, n_inputs, inputs, *out, &n);
   if (st != LT_OK) {
-    free(x);
+    extra_free(x);
     lt_tensor_destroy(*out);
     *out = NULL;
     return st;
   }
   n->extra = x;
-  n->extra_free = free;
+  n->extra_free = extra_free;
   /* operand j is read by the gradient of every other operand that needs one */
   for (int j = 0; j < n_inputs && st == LT_OK; j++) {
     bool read = false;
@@ -145,23 +151,41 @@ static lt_status record_einsum(lt_tape *tape, einsum_extra *x, int n_inputs,
   return st;
 }
 
+/* The expression block and the operands' ranks for recording; einsums past the tape's operand
+ * limit compute but are refused for recording. */
+static lt_status einsum_prepare(int n_inputs, const lt_tensor *const *inputs, einsum_extra **x,
+                                int **ranks) {
+  LT_RETURN_IF(n_inputs > LT__AD_MAX_INPUTS, LT_ERR_UNSUPPORTED,
+               "autograd: an einsum of %d operands cannot be recorded (at most %d)", n_inputs,
+               LT__AD_MAX_INPUTS);
+  *x = calloc(1, sizeof **x);
+  *ranks = malloc(sizeof(int) * (size_t)n_inputs);
+  if (*x == NULL || *ranks == NULL) {
+    free(*x);
+    free(*ranks);
+    return lt__error(LT_ERR_OUT_OF_MEMORY, "autograd: out of memory recording an einsum");
+  }
+  for (int i = 0; i < n_inputs; i++)
+    (*ranks)[i] = inputs[i]->rank;
+  return LT_OK;
+}
+
 lt_status lt_ad_einsum(lt_tape *tape, const char *expr, int n_inputs,
                        const lt_tensor *const *inputs, lt_tensor **out) {
   LT_TRY(lt_einsum(expr, n_inputs, inputs, NULL, out));
   if (!lt__ad_should_record(tape, n_inputs, inputs)) return LT_OK;
-  einsum_extra *x = malloc(sizeof *x);
-  int ranks[LT__EINSUM_MAX_OPERANDS];
-  for (int i = 0; i < n_inputs; i++)
-    ranks[i] = inputs[i]->rank;
-  lt_status st = x ? lt__einsum_parse(expr, n_inputs, ranks, &x->e)
-                   : lt__error(LT_ERR_OUT_OF_MEMORY, "lt_ad_einsum: out of memory");
-  if (st != LT_OK) {
-    free(x);
-    lt_tensor_destroy(*out);
-    *out = NULL;
-    return st;
+  einsum_extra *x;
+  int *ranks;
+  lt_status st = einsum_prepare(n_inputs, inputs, &x, &ranks);
+  if (st == LT_OK) {
+    st = lt__einsum_parse(expr, n_inputs, ranks, &x->e);
+    free(ranks);
+    if (st == LT_OK) return record_einsum(tape, x, n_inputs, inputs, out);
+    extra_free(x);
   }
-  return record_einsum(tape, x, n_inputs, inputs, out);
+  lt_tensor_destroy(*out);
+  *out = NULL;
+  return st;
 }
 
 lt_status lt_ad_einsum_modes(lt_tape *tape, int n_inputs, const lt_tensor *const *inputs,
@@ -169,17 +193,16 @@ lt_status lt_ad_einsum_modes(lt_tape *tape, int n_inputs, const lt_tensor *const
                              lt_tensor **out) {
   LT_TRY(lt_einsum_modes(n_inputs, inputs, modes, rank_out, modes_out, NULL, out));
   if (!lt__ad_should_record(tape, n_inputs, inputs)) return LT_OK;
-  einsum_extra *x = malloc(sizeof *x);
-  int ranks[LT__EINSUM_MAX_OPERANDS];
-  for (int i = 0; i < n_inputs; i++)
-    ranks[i] = inputs[i]->rank;
-  lt_status st = x ? lt__einsum_from_modes(n_inputs, ranks, modes, rank_out, modes_out, &x->e)
-                   : lt__error(LT_ERR_OUT_OF_MEMORY, "lt_ad_einsum_modes: out of memory");
-  if (st != LT_OK) {
-    free(x);
-    lt_tensor_destroy(*out);
-    *out = NULL;
-    return st;
+  einsum_extra *x;
+  int *ranks;
+  lt_status st = einsum_prepare(n_inputs, inputs, &x, &ranks);
+  if (st == LT_OK) {
+    st = lt__einsum_from_modes(n_inputs, ranks, modes, rank_out, modes_out, &x->e);
+    free(ranks);
+    if (st == LT_OK) return record_einsum(tape, x, n_inputs, inputs, out);
+    extra_free(x);
   }
-  return record_einsum(tape, x, n_inputs, inputs, out);
+  lt_tensor_destroy(*out);
+  *out = NULL;
+  return st;
 }

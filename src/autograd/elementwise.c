@@ -61,8 +61,9 @@ static lt_status unary_backward(const lt__ad_node *n, const lt_tensor *g, lt_ten
   case LT_UNARY_SQUARE:
     k[0] = 2;
     return lt__ad_ew(LT_BINARY_MUL, 0, g, ID, s, ID, NULL, ID, k, &grads[0]);
+  default: break; /* ops added after the rule table (issue 18): no rule yet */
   }
-  return lt__error(LT_ERR_INTERNAL, "autograd: unary op %d has no rule", (int)op);
+  return lt__error(LT_ERR_UNSUPPORTED, "autograd: unary op %d has no backward rule yet", (int)op);
 }
 
 const lt__ad_rule lt__ad_rule_unary = {"unary", unary_backward};
@@ -152,8 +153,9 @@ static lt_status op_grads(lt_binary_op op, const lt_tensor *p, const lt_tensor *
     lt_tensor_destroy(gb);
     return st;
   }
+  default: break;
   }
-  return lt__error(LT_ERR_INTERNAL, "autograd: binary op %d has no rule", (int)op);
+  return lt__error(LT_ERR_UNSUPPORTED, "autograd: binary op %d has no backward rule yet", (int)op);
 }
 
 /* Whether op's derivative reads its operands (p, q). */
@@ -207,7 +209,9 @@ lt_status lt_ad_trinary(lt_tape *tape, lt_binary_op op_ab, lt_binary_op op_abc, 
   LT_TRY(lt__check_tensor(b, "lt_ad_trinary: b"));
   if (c) LT_TRY(lt__check_tensor(c, "lt_ad_trinary: c"));
   LT_RETURN_IF((unsigned)op_ab > LT_BINARY_POW || (unsigned)op_abc > LT_BINARY_POW,
-               LT_ERR_INVALID_ARGUMENT, "lt_ad_trinary: unknown binary op");
+               LT_ERR_UNSUPPORTED,
+               "lt_ad_trinary: binary op %d has no backward rule (ADD..POW have)",
+               (unsigned)op_ab > LT_BINARY_POW ? (int)op_ab : (int)op_abc);
   double s[3] = {1, 1, 1};
   if (scalars) {
     s[0] = scalars[0];

@@ -72,6 +72,9 @@ typedef struct lt__matrix {
  * beta == 0: C is never read. */
 typedef struct lt__gemm_step {
   lt_dtype dtype;
+  /* Which of the backend's GEMM engines runs the step, as its gemm_choose set it when the plan
+   * was made (0: the backend chooses when the step runs). */
+  int engine;
   int64_t m, n, k;
   int batch_rank;
   int64_t batch_shape[LT_MAX_RANK];
@@ -114,6 +117,78 @@ typedef struct lt__backend_caps {
   .direct_max_flops = 32768.0, .gemm_index_max = 2147483647LL /* BLAS int */, .gemm_flops = 50e9,  \
   .copy_seconds = 1e-9, .call_seconds = 2e-6
 
+/* ---- index steps (gather, scatter-add, sort): issue 18 B ---- */
+
+/* Gather: for every index `it` of the iteration space (rank/shape),
+ *   j = index[it] (+ axis_extent when negative); out[it] = in[in(it) + j * axis_stride]
+ * where in.strides are in's strides over the iteration space without its gathered axis.
+ * Elements move as raw bits (in and out share a dtype). An index outside [-axis_extent,
+ * axis_extent) is never used to read: the step returns LT_ERR_OUT_OF_RANGE with the index's
+ * value and position in the message (its iteration-space position, C order), and the output's
+ * contents are then unspecified. Index dtypes: the integer dtypes lt__index_dtype accepts. */
+typedef struct lt__gather_step {
+  int rank;
+  int64_t shape[LT_MAX_RANK];
+  lt__operand in, index, out;
+  int64_t axis_extent, axis_stride;
+} lt__gather_step;
+
+/* Scatter-add: for every index `it` of the iteration space (the source's), in C order along
+ * dim `axis` (sequential, so the result does not depend on threads):
+ *   j = index[it] (wrapped as in gather); out[out(it) + j * out_axis_stride] += src[it]
+ * out.strides cover the iteration space with 0 over `axis`; different positions off `axis` never
+ * share an output element (the front end guarantees it). Each addition is rounded to out's
+ * dtype (as NumPy's add.at); integer outputs add exactly. Range errors as in gather (nothing
+ * is added once a bad index is met on that row; other rows may be complete). */
+typedef struct lt__scatter_step {
+  int rank, axis;
+  int64_t shape[LT_MAX_RANK];
+  lt__operand src, index, out;
+  int64_t out_axis_extent, out_axis_stride;
+} lt__scatter_step;
+
+/* Sort along one axis: for every index of the outer space (rank/shape), the n elements
+ * in[in(it) + i * in_axis_stride] are ordered stably (ties keep their order), ascending with
+ * NaN last, or descending with NaN first; the first k of them are written to out (positions
+ * out(it) + r * out_axis_stride), as values (out has in's dtype) or, when `indices`, as their
+ * positions i (LT_I64). */
+typedef struct lt__sort_step {
+  int rank;
+  int64_t shape[LT_MAX_RANK];
+  int64_t n, k;
+  lt__operand in, out;
+  int64_t in_axis_stride, out_axis_stride;
+  bool descending, indices;
+} lt__sort_step;
+
+/* Index dtypes gather/scatter accept: the integer dtypes, signed and unsigned (not bool). */
+static inline bool lt__index_dtype(lt_dtype d) { return d >= LT_I64 && d <= LT_U64; }
+/* Element i of a host buffer of an index dtype, as int64 (exact; a u64 value beyond INT64_MAX,
+ * out of range for any axis, reads as INT64_MAX). */
+static inline int64_t lt__load_index(const void *base, lt_dtype d, int64_t i) {
+  switch (d) {
+  case LT_I8: return ((const int8_t *)base)[i];
+  case LT_I16: return ((const int16_t *)base)[i];
+  case LT_I32: return ((const int32_t *)base)[i];
+  case LT_U8: return ((const uint8_t *)base)[i];
+  case LT_U16: return ((const uint16_t *)base)[i];
+  case LT_U32: return ((const uint32_t *)base)[i];
+  case LT_U64: {
+    uint64_t v = ((const uint64_t *)base)[i];
+    return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+  }
+  default: return ((const int64_t *)base)[i];
+  }
+}
+
+/* Optional index primitives, NULL when a backend lacks them (the front end then refuses the op
+ * with LT_ERR_UNSUPPORTED). */
+typedef struct lt__index_ops {
+  lt_status (*gather)(lt_context *ctx, const lt__gather_step *step);
+  lt_status (*scatter_add)(lt_context *ctx, const lt__scatter_step *step);
+  lt_status (*sort)(lt_context *ctx, const lt__sort_step *step);
+} lt__index_ops;
+
 typedef struct lt__backend {
   const char *name;
   /* Device memory of `bytes` (may be 0); *mem != NULL on success. */
@@ -128,10 +203,18 @@ typedef struct lt__backend {
   /* Optional: true when gemm runs matrices with no unit stride (packing them itself) fast
    * enough that the front end should not copy them into a BLAS layout first. */
   bool (*gemm_takes_any_strides)(lt_context *ctx);
+  /* Optional: picks the engine for a GEMM step once, when the plan is made (step->engine; the
+   * operands' memory is not bound yet), and returns its name for plan descriptions. */
+  const char *(*gemm_choose)(lt_context *ctx, lt__gemm_step *step);
   lt_status (*synchronize)(lt_context *ctx);
   /* Frees the backend state (ctx->backend_state) when the context dies. */
   void (*release)(lt_context *ctx);
   lt__backend_caps caps;
+  /* Index primitives (gather, scatter-add, sort); NULL: none. */
+  const lt__index_ops *index;
+  /* Optional: caps with cost figures measured on this machine (the rest as in caps), for the
+   * lowering's model; may run steps on ctx the first time. */
+  const lt__backend_caps *(*measured_caps)(lt_context *ctx);
 } lt__backend;
 
 /* One backend as the registry (registry.c) lists it. Device strings are "<prefix>", or

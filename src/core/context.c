@@ -154,17 +154,57 @@ lt_status lt_context_clear_cache(lt_context *ctx) {
   return LT_OK;
 }
 
-void *lt__host_alloc(lt_context *ctx, size_t bytes) {
-  if (bytes == 0) bytes = 1;
+static void mem_count(lt_context *ctx, int64_t delta) {
+  int64_t now = atomic_fetch_add(&ctx->mem_in_use, delta) + delta;
+  int64_t peak = atomic_load(&ctx->mem_peak);
+  while (now > peak && !atomic_compare_exchange_weak(&ctx->mem_peak, &peak, now)) {
+  }
+}
+
+static void *host_alloc_raw(lt_context *ctx, size_t bytes) {
   if (ctx && ctx->user_alloc) return ctx->user_alloc(bytes, 64, ctx->user_data);
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded < bytes) return NULL;
   return aligned_alloc(64, rounded);
 }
 
+void *lt__host_alloc(lt_context *ctx, size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  void *p = host_alloc_raw(ctx, bytes);
+  if (p && ctx) mem_count(ctx, (int64_t)bytes);
+  return p;
+}
+
+lt_status lt__device_alloc(lt_context *ctx, size_t bytes, void **mem) {
+  LT_TRY(ctx->backend->mem_alloc(ctx, bytes, mem));
+  /* host-memory backends allocate through lt__host_alloc, counted there */
+  if (!ctx->backend->caps.host_memory) mem_count(ctx, (int64_t)bytes);
+  return LT_OK;
+}
+
+void lt__device_free(lt_context *ctx, void *mem, size_t bytes) {
+  ctx->backend->mem_free(ctx, mem, bytes);
+  if (!ctx->backend->caps.host_memory) mem_count(ctx, -(int64_t)bytes);
+}
+
+lt_status lt_context_memory(const lt_context *ctx, int64_t *in_use, int64_t *peak) {
+  LT_TRY(lt__check_context(ctx, "lt_context_memory", "ctx"));
+  lt_context *c = (lt_context *)ctx;
+  if (in_use) *in_use = atomic_load(&c->mem_in_use);
+  if (peak) *peak = atomic_load(&c->mem_peak);
+  return LT_OK;
+}
+
+lt_status lt_context_reset_peak_memory(lt_context *ctx) {
+  LT_TRY(lt__check_context(ctx, "lt_context_reset_peak_memory", "ctx"));
+  atomic_store(&ctx->mem_peak, atomic_load(&ctx->mem_in_use));
+  return LT_OK;
+}
+
 void lt__host_free(lt_context *ctx, void *ptr, size_t bytes) {
   if (ptr == NULL) return;
   if (bytes == 0) bytes = 1;
+  if (ctx) mem_count(ctx, -(int64_t)bytes);
   if (ctx && ctx->user_free)
     ctx->user_free(ptr, bytes, ctx->user_data);
   else

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/object.h"
 
+#include <math.h>
 #include <string.h>
 
 /* dst = src elementwise (same shape), converting dtype on the backend of dst. */
@@ -19,12 +20,59 @@ static lt_status copy_map(lt_tensor *dst, const lt_tensor *src) {
   lt__operand_from_tensor(dst, &step.out);
   step.unary[0] = LT_UNARY_IDENTITY;
   step.scalars[0] = 1.0;
-  step.compute =
-      (src->dtype == LT_F64 || dst->dtype == LT_F64 || src->dtype == LT_I64 || dst->dtype == LT_I64)
-          ? LT_F64
-          : LT_F32;
+  /* Integers keep every bit through the integer compute types (and convert to floats with
+   * one rounding); floats go through the wider float. */
+  if (lt__dtype_is_exact(src->dtype))
+    step.compute = src->dtype == LT_U64 ? LT_U64 : LT_I64;
+  else
+    step.compute = src->dtype == LT_F64 || dst->dtype == LT_F64 || lt__dtype_is_exact(dst->dtype)
+                       ? LT_F64
+                       : LT_F32;
   lt_context *ctx = dst->storage->ctx;
   return ctx->backend->map(ctx, &step);
+}
+
+/* min or max (op) of every element of t, as a double, on t's backend. */
+static lt_status extreme(const lt_tensor *t, lt_reduce_op op, double *out) {
+  lt_context *ctx = t->storage->ctx;
+  lt_tensor *r;
+  LT_TRY(lt__tensor_new(ctx, LT_F64, 0, NULL, &r));
+  lt__reduce_step step;
+  memset(&step, 0, sizeof step);
+  step.red_rank = t->rank;
+  memcpy(step.red_shape, t->shape, sizeof(int64_t) * (size_t)t->rank);
+  memcpy(step.in_red_strides, t->strides, sizeof(int64_t) * (size_t)t->rank);
+  step.in.mem = t->storage->mem;
+  step.in.offset = t->offset;
+  step.in.dtype = t->dtype;
+  lt__operand_from_tensor(r, &step.out);
+  step.unary = LT_UNARY_IDENTITY;
+  step.op = op;
+  step.alpha = 1.0;
+  step.compute = LT_F64;
+  lt_status st = ctx->backend->reduce(ctx, &step);
+  if (st == LT_OK) st = ctx->backend->mem_read(ctx, r->storage->mem, 0, out, sizeof *out);
+  lt_tensor_destroy(r);
+  return st;
+}
+
+/* Float to integer conversion is checked (issue 18 A): NaN, Inf and values whose truncation
+ * the integer dtype cannot hold are refused rather than saturated or wrapped. */
+static lt_status check_float_to_int(const lt_tensor *t, lt_dtype dtype) {
+  if (!lt__dtype_is_float(t->dtype) || !lt__dtype_is_int(dtype) || t->numel == 0) return LT_OK;
+  double lo, hi, min, max;
+  LT_TRY(extreme(t, LT_REDUCE_MIN, &min));
+  LT_TRY(extreme(t, LT_REDUCE_MAX, &max));
+  lt__int_range(dtype, &lo, &hi);
+  LT_RETURN_IF(min != min, LT_ERR_OUT_OF_RANGE,
+               "lt_tensor_contiguous: cannot convert NaN in the %s tensor to %s",
+               lt_dtype_name(t->dtype), lt_dtype_name(dtype));
+  LT_RETURN_IF(trunc(min) < lo || trunc(max) >= hi, LT_ERR_OUT_OF_RANGE,
+               "lt_tensor_contiguous: the %s tensor holds %g, outside the range of %s [%.17g, "
+               "%.17g]",
+               lt_dtype_name(t->dtype), trunc(min) < lo ? min : max, lt_dtype_name(dtype), lo,
+               hi - 1);
+  return LT_OK;
 }
 
 lt_status lt_tensor_contiguous(const lt_tensor *t, lt_dtype dtype, lt_tensor **out) {
@@ -34,6 +82,7 @@ lt_status lt_tensor_contiguous(const lt_tensor *t, lt_dtype dtype, lt_tensor **o
   if (dtype == LT_DTYPE_INVALID) dtype = t->dtype;
   LT_RETURN_IF(!lt__dtype_valid(dtype), LT_ERR_DTYPE, "lt_tensor_contiguous: invalid dtype %d",
                (int)dtype);
+  LT_TRY(check_float_to_int(t, dtype));
   LT_TRY(lt__tensor_new(t->storage->ctx, dtype, t->rank, t->shape, out));
   lt_status st = copy_map(*out, t);
   if (st != LT_OK) {

@@ -12,7 +12,11 @@ static const struct {
 } dtype_table[] = {
     {LT_F16, 2, {"f16", "float16", "half", NULL}},  {LT_BF16, 2, {"bf16", "bfloat16", NULL, NULL}},
     {LT_F32, 4, {"f32", "float32", "float", NULL}}, {LT_F64, 8, {"f64", "float64", "double", NULL}},
-    {LT_I64, 8, {"i64", "int64", NULL, NULL}},
+    {LT_I64, 8, {"i64", "int64", NULL, NULL}},      {LT_I8, 1, {"i8", "int8", NULL, NULL}},
+    {LT_I16, 2, {"i16", "int16", NULL, NULL}},      {LT_I32, 4, {"i32", "int32", NULL, NULL}},
+    {LT_U8, 1, {"u8", "uint8", NULL, NULL}},        {LT_U16, 2, {"u16", "uint16", NULL, NULL}},
+    {LT_U32, 4, {"u32", "uint32", NULL, NULL}},     {LT_U64, 8, {"u64", "uint64", NULL, NULL}},
+    {LT_BOOL, 1, {"bool", "b1", NULL, NULL}},
 };
 
 size_t lt_dtype_size(lt_dtype dtype) {
@@ -36,7 +40,56 @@ lt_status lt_dtype_from_name(const char *name, lt_dtype *out) {
         *out = dtype_table[i].dtype;
         return LT_OK;
       }
-  return lt__error(LT_ERR_DTYPE, "unknown dtype '%s' (expected f16, bf16, f32, f64 or i64)", name);
+  return lt__error(LT_ERR_DTYPE,
+                   "unknown dtype '%s' (expected f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, "
+                   "u32, u64 or bool)",
+                   name);
+}
+
+bool lt_dtype_is_integer(lt_dtype d) { return lt__dtype_is_int(d); }
+bool lt_dtype_is_signed(lt_dtype d) { return lt__dtype_is_signed_int(d); }
+bool lt_dtype_is_float(lt_dtype d) { return lt__dtype_is_float(d); }
+
+/* Bits of an integer dtype. */
+static int int_bits(lt_dtype d) { return (int)lt_dtype_size(d) * 8; }
+
+static lt_dtype signed_of_bits(int bits) {
+  return bits <= 8 ? LT_I8 : bits <= 16 ? LT_I16 : bits <= 32 ? LT_I32 : LT_I64;
+}
+
+/* The smallest float that holds every value of an integer dtype (bf16/f16: 8 bits). */
+static lt_dtype float_for_int(lt_dtype i, lt_dtype f) {
+  int bits = int_bits(i);
+  if (f == LT_F64 || bits >= 32) return LT_F64;
+  if (f == LT_F32 || bits == 16) return LT_F32;
+  return f; /* f16 / bf16 with 8-bit integers */
+}
+
+lt_dtype lt__dtype_promote(lt_dtype a, lt_dtype b) {
+  if (!lt__dtype_valid(a) || !lt__dtype_valid(b)) return LT_DTYPE_INVALID;
+  if (a == b) return a;
+  if (a == LT_BOOL) return b;
+  if (b == LT_BOOL) return a;
+  bool fa = lt__dtype_is_float(a), fb = lt__dtype_is_float(b);
+  if (fa && fb) {
+    if ((a == LT_F16 && b == LT_BF16) || (a == LT_BF16 && b == LT_F16)) return LT_F32;
+    return lt_dtype_size(a) >= lt_dtype_size(b) ? a : b;
+  }
+  if (fa) return float_for_int(b, a);
+  if (fb) return float_for_int(a, b);
+  bool sa = lt__dtype_is_signed_int(a), sb = lt__dtype_is_signed_int(b);
+  if (sa == sb) return int_bits(a) >= int_bits(b) ? a : b;
+  lt_dtype s = sa ? a : b, u = sa ? b : a;
+  if (int_bits(s) > int_bits(u)) return s;
+  return u == LT_U64 ? LT_F64 : signed_of_bits(2 * int_bits(u));
+}
+
+lt_status lt_dtype_promote(lt_dtype a, lt_dtype b, lt_dtype *out) {
+  LT_CHECK_NULL(out, "out");
+  *out = lt__dtype_promote(a, b);
+  LT_RETURN_IF(*out == LT_DTYPE_INVALID, LT_ERR_DTYPE, "lt_dtype_promote: invalid dtype %d",
+               lt__dtype_valid(a) ? (int)b : (int)a);
+  return LT_OK;
 }
 
 static uint32_t float_bits(float f) {

@@ -12,7 +12,7 @@
 struct lt_context {
   uint32_t tag;              /* LT__HANDLE_CONTEXT while alive (core/handle.h) */
   atomic_bool user_released; /* lt_context_destroy was called: the user's handle is gone */
-  atomic_int refcount; /* the user's handle + every storage and plan on it */
+  atomic_int refcount;       /* the user's handle + every storage and plan on it */
   const lt__backend *backend;
   void *backend_state;
   char device[64];
@@ -24,6 +24,9 @@ struct lt_context {
   pthread_mutex_t cache_lock;
   void *plan_cache;
   void (*plan_cache_destroy)(void *cache);
+  /* Bytes held through the context (host allocator, and device buffers of backends without
+   * host memory), and the most held since creation or lt_context_reset_peak_memory. */
+  _Atomic int64_t mem_in_use, mem_peak;
 };
 
 typedef struct lt__storage {
@@ -77,6 +80,10 @@ void *lt__host_calloc(lt_context *ctx, size_t count, size_t size);
 /* Moves a block of old_bytes into a new one of new_bytes (copying the smaller of the two);
  * on failure returns NULL and leaves the old block as it was. */
 void *lt__host_realloc(lt_context *ctx, void *ptr, size_t old_bytes, size_t new_bytes);
+
+/* Device memory through ctx's backend, counted in the context's memory figures. */
+lt_status lt__device_alloc(lt_context *ctx, size_t bytes, void **mem);
+void lt__device_free(lt_context *ctx, void *mem, size_t bytes);
 
 /* Allocates storage of `bytes` on ctx's device. */
 lt_status lt__storage_create(lt_context *ctx, size_t bytes, lt__storage **out);

@@ -106,7 +106,7 @@ lt_status lt__storage_create(lt_context *ctx, size_t bytes, lt__storage **out) {
   lt__storage *s = lt__host_alloc(ctx, sizeof *s);
   LT_RETURN_IF(s == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating a storage header");
   memset(s, 0, sizeof *s);
-  lt_status st = ctx->backend->mem_alloc(ctx, bytes, &s->mem);
+  lt_status st = lt__device_alloc(ctx, bytes, &s->mem);
   if (st != LT_OK) {
     lt__host_free(ctx, s, sizeof *s);
     return st;
@@ -123,7 +123,7 @@ lt_status lt__storage_create(lt_context *ctx, size_t bytes, lt__storage **out) {
 void lt__storage_release(lt__storage *s) {
   if (s == NULL || atomic_fetch_sub(&s->refcount, 1) != 1) return;
   lt_context *ctx = s->ctx;
-  if (s->owned) ctx->backend->mem_free(ctx, s->mem, s->nbytes);
+  if (s->owned) lt__device_free(ctx, s->mem, s->nbytes);
   if (s->release) s->release(s->release_data, s->release_user);
   lt__host_free(ctx, s, sizeof *s);
   lt__context_release(ctx);
@@ -312,6 +312,68 @@ lt_status lt_tensor_set(lt_tensor *t, const int64_t *index, double value) {
   lt_context *ctx = t->storage->ctx;
   lt__storage_touch(t->storage);
   return ctx->backend->mem_write(ctx, t->storage->mem, (size_t)off * es, buf, es);
+}
+
+/* Reads the raw element at `index` of an integer or bool tensor as 64 bits. */
+static lt_status get_bits(const lt_tensor *t, const int64_t *index, const char *api,
+                          uint64_t *bits) {
+  LT_TRY(lt__check_tensor(t, api));
+  LT_RETURN_IF(!lt__dtype_is_exact(t->dtype), LT_ERR_DTYPE,
+               "%s: the tensor is %s, not an integer or bool (use lt_tensor_get)", api,
+               lt_dtype_name(t->dtype));
+  int64_t off;
+  LT_TRY(element_offset(t, index, &off));
+  size_t es = lt_dtype_size(t->dtype);
+  unsigned char buf[8];
+  lt_context *ctx = t->storage->ctx;
+  LT_TRY(ctx->backend->mem_read(ctx, t->storage->mem, (size_t)off * es, buf, es));
+  *bits = lt__load_bits(buf, t->dtype, 0);
+  return LT_OK;
+}
+
+static lt_status set_bits(lt_tensor *t, const int64_t *index, const char *api, uint64_t bits) {
+  LT_TRY(lt__check_tensor(t, api));
+  LT_RETURN_IF(!lt__dtype_is_exact(t->dtype), LT_ERR_DTYPE,
+               "%s: the tensor is %s, not an integer or bool (use lt_tensor_set)", api,
+               lt_dtype_name(t->dtype));
+  int64_t off;
+  LT_TRY(element_offset(t, index, &off));
+  size_t es = lt_dtype_size(t->dtype);
+  unsigned char buf[8];
+  lt__store_bits(buf, t->dtype, 0, bits);
+  lt_context *ctx = t->storage->ctx;
+  return ctx->backend->mem_write(ctx, t->storage->mem, (size_t)off * es, buf, es);
+}
+
+lt_status lt_tensor_get_i64(const lt_tensor *t, const int64_t *index, int64_t *value) {
+  LT_CHECK_NULL(value, "value");
+  uint64_t bits = 0;
+  LT_TRY(get_bits(t, index, "lt_tensor_get_i64", &bits));
+  LT_RETURN_IF(t->dtype == LT_U64 && bits > (uint64_t)INT64_MAX, LT_ERR_DTYPE,
+               "lt_tensor_get_i64: the u64 value %llu does not fit in int64 (use "
+               "lt_tensor_get_u64)",
+               (unsigned long long)bits);
+  *value = (int64_t)bits;
+  return LT_OK;
+}
+
+lt_status lt_tensor_get_u64(const lt_tensor *t, const int64_t *index, uint64_t *value) {
+  LT_CHECK_NULL(value, "value");
+  uint64_t bits = 0;
+  LT_TRY(get_bits(t, index, "lt_tensor_get_u64", &bits));
+  LT_RETURN_IF(lt__dtype_is_signed_int(t->dtype) && (int64_t)bits < 0, LT_ERR_DTYPE,
+               "lt_tensor_get_u64: the %s value %lld is negative (use lt_tensor_get_i64)",
+               lt_dtype_name(t->dtype), (long long)(int64_t)bits);
+  *value = bits;
+  return LT_OK;
+}
+
+lt_status lt_tensor_set_i64(lt_tensor *t, const int64_t *index, int64_t value) {
+  return set_bits(t, index, "lt_tensor_set_i64", (uint64_t)value);
+}
+
+lt_status lt_tensor_set_u64(lt_tensor *t, const int64_t *index, uint64_t value) {
+  return set_bits(t, index, "lt_tensor_set_u64", value);
 }
 
 lt_status lt_tensor_host_pointer(const lt_tensor *t, void **out) {

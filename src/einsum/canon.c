@@ -5,10 +5,21 @@
 
 #include <string.h>
 
+void lt__einsum_canon_free(lt__einsum_canon *c) {
+  size_t cap = (size_t)c->cap_labels;
+  if (c->label_of) lt__host_free(c->ctx, c->label_of, sizeof(int32_t) * cap);
+  if (c->extent) lt__host_free(c->ctx, c->extent, sizeof(int64_t) * cap);
+  if (c->in) lt__host_free(c->ctx, c->in, sizeof(lt__mview) * (size_t)(c->n_inputs + 1));
+  c->label_of = NULL;
+  c->extent = NULL;
+  c->in = NULL;
+  c->cap_labels = 0;
+}
+
 static int find_or_add(lt__einsum_canon *c, int32_t label) {
   for (int i = 0; i < c->n_labels; i++)
     if (c->label_of[i] == label) return i;
-  if (c->n_labels >= LT__EINSUM_MAX_LABELS) return -1;
+  if (c->n_labels >= c->cap_labels) return -1;
   c->label_of[c->n_labels] = label;
   c->extent[c->n_labels] = -1;
   return c->n_labels++;
@@ -25,8 +36,7 @@ static lt_status add_input(const lt__einsum_expr *e, int k, const lt_tensor *t, 
   char name[48];
   for (int a = 0; a < t->rank; a++) {
     int id = find_or_add(c, e->labels[k][a]);
-    LT_RETURN_IF(id < 0, LT_ERR_UNSUPPORTED, "einsum: more than %d distinct labels",
-                 LT__EINSUM_MAX_LABELS);
+    LT_RETURN_IF(id < 0, LT_ERR_INTERNAL, "einsum: more than %d distinct labels", c->cap_labels);
     int64_t ext = t->shape[a];
     int slot = -1;
     for (int i = 0; i < v->rank; i++)
@@ -96,11 +106,28 @@ static lt_status build_output(const lt__einsum_expr *e, const lt_tensor *d, lt__
 
 lt_status lt__einsum_canonicalize(const lt__einsum_expr *e, const lt_tensor *const *inputs,
                                   const lt_tensor *d, lt__einsum_canon *c, int64_t *out_shape) {
-  int owner[LT__EINSUM_MAX_LABELS];
+  lt__einsum_canon_free(c);
   c->n_labels = 0;
   c->n_inputs = e->n_inputs;
+  /* every axis may bring a new label */
+  int cap = e->rank_out + 1;
   for (int k = 0; k < e->n_inputs; k++)
-    LT_TRY(add_input(e, k, inputs[k], c, owner));
+    cap += e->rank[k];
+  c->cap_labels = cap;
+  c->label_of = lt__host_alloc(c->ctx, sizeof(int32_t) * (size_t)cap);
+  c->extent = lt__host_alloc(c->ctx, sizeof(int64_t) * (size_t)cap);
+  c->in = lt__host_calloc(c->ctx, (size_t)e->n_inputs + 1, sizeof(lt__mview));
+  int *owner = lt__host_alloc(c->ctx, sizeof(int) * (size_t)cap);
+  if (!c->label_of || !c->extent || !c->in || !owner) {
+    if (owner) lt__host_free(c->ctx, owner, sizeof(int) * (size_t)cap);
+    lt__einsum_canon_free(c);
+    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for %d operands", e->n_inputs);
+  }
+  lt_status st = LT_OK;
+  for (int k = 0; k < e->n_inputs && st == LT_OK; k++)
+    st = add_input(e, k, inputs[k], c, owner);
+  lt__host_free(c->ctx, owner, sizeof(int) * (size_t)cap);
+  LT_TRY(st);
   /* Operand axes of extent 1 under a longer label broadcast with stride 0. */
   for (int k = 0; k < e->n_inputs; k++)
     for (int a = 0; a < inputs[k]->rank; a++)

@@ -4,26 +4,29 @@
 #ifndef LT_EINSUM_EINSUM_H
 #define LT_EINSUM_EINSUM_H
 
+#include "einsum/path.h"
 #include "lower/pair.h"
 #include "ops/plan.h"
 
-/* NumPy allows 32 operands (64 in NumPy 2); einsum here accepts up to this many. */
-#define LT__EINSUM_MAX_OPERANDS 64
-/* Distinct labels one einsum may use (letters are 52 of them; integer labels may use more). */
-#define LT__EINSUM_MAX_LABELS 512
 /* Letters are labels 0..51 ('A'..'Z' then 'a'..'z', so sorting ids sorts uppercase first);
  * ellipsis dimension j (counted from the left of the broadcast shape) is BASE + j. */
 #define LT__ELLIPSIS_LABEL_BASE (1 << 24)
 
-/* An expression as labels per axis (before extents are looked at). */
+/* An expression as labels per axis (before extents are looked at). Any number of operands:
+ * the per-operand arrays come from ctx's allocator (lt__einsum_expr_free). */
 typedef struct lt__einsum_expr {
-  bool letters; /* labels came from letters and '...' (for messages) */
-  int n_inputs;
-  int rank[LT__EINSUM_MAX_OPERANDS];
-  int32_t labels[LT__EINSUM_MAX_OPERANDS][LT_MAX_RANK];
+  lt_context *ctx; /* set before parsing; may be NULL (plain malloc) */
+  bool letters;    /* labels came from letters and '...' (for messages) */
+  int n_inputs, cap;
+  int *rank;
+  int32_t (*labels)[LT_MAX_RANK];
   int rank_out;
   int32_t labels_out[LT_MAX_RANK]; /* may repeat (writes a diagonal) */
 } lt__einsum_expr;
+
+/* Room for n operands in e (keeps e->ctx). */
+lt_status lt__einsum_expr_alloc(lt__einsum_expr *e, int n);
+void lt__einsum_expr_free(lt__einsum_expr *e);
 
 /* Parses a NumPy einsum string for inputs of the given ranks into e. */
 lt_status lt__einsum_parse(const char *text, int n_inputs, const int *ranks, lt__einsum_expr *e);
@@ -33,15 +36,19 @@ lt_status lt__einsum_from_modes(int n_inputs, const int *ranks, const int32_t *c
 /* Writes a readable name of label `l` ("'k'", "'...' dimension 1", "7"). */
 void lt__einsum_label_name(const lt__einsum_expr *e, int32_t l, char *buf, size_t size);
 
-/* The expression over dense mode ids with extents resolved. */
+/* The expression over dense mode ids with extents resolved (arrays from ctx's allocator;
+ * lt__einsum_canon_free). */
 typedef struct lt__einsum_canon {
-  int n_labels;
-  int32_t label_of[LT__EINSUM_MAX_LABELS]; /* dense id -> original label */
-  int64_t extent[LT__EINSUM_MAX_LABELS];
+  lt_context *ctx;
+  int n_labels, cap_labels;
+  int32_t *label_of; /* dense id -> original label */
+  int64_t *extent;
   int n_inputs;
-  lt__mview in[LT__EINSUM_MAX_OPERANDS]; /* unique modes; diagonals and broadcasts in strides */
-  lt__mview out;                         /* D, one mode per output dimension */
+  lt__mview *in; /* unique modes; diagonals and broadcasts in strides */
+  lt__mview out; /* D, one mode per output dimension */
 } lt__einsum_canon;
+
+void lt__einsum_canon_free(lt__einsum_canon *c);
 
 /* Resolves extents (size-1 broadcasting across operands, equal extents within one) and
  * strides. d may be NULL (then out describes a C-contiguous output; out.buf is OUTPUT). */
@@ -50,21 +57,50 @@ lt_status lt__einsum_canonicalize(const lt__einsum_expr *e, const lt_tensor *con
 
 /* ---- contraction path ---- */
 
-typedef struct lt__path_step {
-  int i, j; /* positions in the current operand list (i < j); the result is appended */
-} lt__path_step;
-
 typedef struct lt__path {
-  int n_steps;
-  lt__path_step step[LT__EINSUM_MAX_OPERANDS];
-  double flops, naive_flops;
-  double largest; /* elements of the largest intermediate */
+  lt__pnet net;            /* the network searched (kept for slicing) */
+  int n;                   /* operands */
+  int32_t (*ssa)[2];       /* n-1 steps, SSA ids (path.h) */
+  int64_t (*pos)[2];       /* the same steps as NumPy-style positions */
+  double *step_cost;       /* per step: product of the extents it touches (per slice) */
+  double *step_size;       /* per step: elements of its result (per slice) */
+  double cost, naive_cost; /* sums of step costs (times the slice count) */
+  double largest;          /* elements of the largest intermediate (per slice) */
+  bool *sliced;            /* per dense label (net.n_labels), or NULL: nothing sliced */
+  int n_sliced;
+  double slices, overhead; /* slice count; cost with slicing / cost without */
 } lt__path;
 
-/* Chooses a pairwise order for the canonical operands under opts (algorithm, memory limit in
- * bytes of `elem_bytes` elements); search tables come from ctx's allocator. */
-lt_status lt__einsum_path(lt_context *ctx, const lt__einsum_canon *c, lt_path_algo algo,
-                          int64_t memory_limit, size_t elem_bytes, lt__path *path);
+/* Chooses a contraction tree for the canonical operands under opts (algorithm, budget, seed,
+ * cost weights, explicit path, memory limit in bytes of elem_bytes elements). */
+lt_status lt__einsum_path(lt_context *ctx, const lt__einsum_canon *c, const lt_plan_options *opts,
+                          size_t elem_bytes, lt__path *path);
+/* Slices path so that intermediates hold at most target elements (fills sliced, slices,
+ * overhead, step figures). LT_ERR_OUT_OF_MEMORY if no slicing gets there. */
+lt_status lt__einsum_path_slice(lt__path *path, double target, int64_t limit_bytes);
+void lt__path_free(lt__path *path);
+
+/* The einsum plan's private part (tree introspection reads it). */
+typedef struct lt__einsum_impl {
+  lt__program prog;
+  int n_inputs;
+  int64_t n_steps;
+  int64_t (*pos)[2];
+  int32_t (*ssa)[2];
+  double *step_cost, *step_size;
+  /* slicing: label j (original label sliced_label[j]) runs over slice_ext[j] values, moving
+   * input k by in_stride[j * n_inputs + k] and the output by out_stride[j] elements */
+  int n_sliced;
+  int32_t *sliced_label;
+  int64_t *slice_ext, *in_stride, *out_stride;
+  bool *slice_in_out;
+  double slices, overhead;
+} lt__einsum_impl;
+
+/* Runs an einsum plan's program once per slice (once when nothing is sliced). */
+lt_status lt__einsum_run_slices(const lt__einsum_impl *impl, lt_context *ctx,
+                                const lt_tensor *const *inputs, const double *scalars,
+                                lt_tensor *d);
 
 /* LT_OK if input k is a live tensor handle, else LT_ERR_INVALID_HANDLE naming "einsum: input k". */
 lt_status lt__einsum_check_input(const lt_tensor *t, int k);

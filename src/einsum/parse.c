@@ -5,6 +5,34 @@
 #include <stdio.h>
 #include <string.h>
 
+lt_status lt__einsum_expr_alloc(lt__einsum_expr *e, int n) {
+  lt__einsum_expr_free(e);
+  int cap = n > 0 ? n : 1;
+  e->rank = lt__host_calloc(e->ctx, (size_t)cap, sizeof *e->rank);
+  e->labels = lt__host_calloc(e->ctx, (size_t)cap, sizeof *e->labels);
+  e->cap = cap;
+  if (e->rank == NULL || e->labels == NULL) {
+    lt__einsum_expr_free(e);
+    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for %d operands", n);
+  }
+  return LT_OK;
+}
+
+void lt__einsum_expr_free(lt__einsum_expr *e) {
+  if (e->rank) lt__host_free(e->ctx, e->rank, sizeof *e->rank * (size_t)e->cap);
+  if (e->labels) lt__host_free(e->ctx, e->labels, sizeof *e->labels * (size_t)e->cap);
+  e->rank = NULL;
+  e->labels = NULL;
+  e->cap = 0;
+}
+
+/* Clears e except its allocator and arrays. */
+static void expr_reset(lt__einsum_expr *e) {
+  e->letters = false;
+  e->n_inputs = 0;
+  e->rank_out = 0;
+}
+
 static int letter_label(char ch) {
   if (ch >= 'A' && ch <= 'Z') return ch - 'A';
   if (ch >= 'a' && ch <= 'z') return 26 + (ch - 'a');
@@ -124,15 +152,30 @@ static lt_status explicit_output(const term *out, const term *terms, int n, int 
   return LT_OK;
 }
 
+static lt_status parse_terms(const char *text, int n_inputs, const int *ranks, term *terms, int cap,
+                             lt__einsum_expr *e);
+
 lt_status lt__einsum_parse(const char *text, int n_inputs, const int *ranks, lt__einsum_expr *e) {
-  static _Thread_local term terms[LT__EINSUM_MAX_OPERANDS];
-  memset(e, 0, sizeof *e);
+  expr_reset(e);
+  /* Terms are counted first so that any number of operands gets room. */
+  int cap = 1;
+  for (const char *c = text; *c && !(c[0] == '-' && c[1] == '>'); c++)
+    cap += *c == ',';
+  if (cap < n_inputs) cap = n_inputs;
+  term *terms = lt__host_alloc(e->ctx, sizeof(term) * (size_t)cap);
+  LT_RETURN_IF(terms == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory parsing %d terms", cap);
+  lt_status st = parse_terms(text, n_inputs, ranks, terms, cap, e);
+  lt__host_free(e->ctx, terms, sizeof(term) * (size_t)cap);
+  return st;
+}
+
+static lt_status parse_terms(const char *text, int n_inputs, const int *ranks, term *terms, int cap,
+                             lt__einsum_expr *e) {
   e->letters = true;
   size_t pos = 0;
   int n = 0;
   for (;;) {
-    LT_RETURN_IF(n >= LT__EINSUM_MAX_OPERANDS, LT_ERR_PARSE, "einsum: more than %d operand terms",
-                 LT__EINSUM_MAX_OPERANDS);
+    LT_RETURN_IF(n >= cap, LT_ERR_PARSE, "einsum: more than %d operand terms", cap);
     LT_TRY(read_term(text, &pos, "operand", n, &terms[n]));
     n++;
     if (text[pos] != ',') break;
@@ -141,6 +184,7 @@ lt_status lt__einsum_parse(const char *text, int n_inputs, const int *ranks, lt_
   LT_RETURN_IF(n != n_inputs, LT_ERR_PARSE,
                "einsum: the expression has %d operand term%s but %d input%s given", n,
                n == 1 ? "" : "s", n_inputs, n_inputs == 1 ? " was" : "s were");
+  LT_TRY(lt__einsum_expr_alloc(e, n));
   e->n_inputs = n;
   int ell_rank = 0;
   for (int k = 0; k < n; k++) {
@@ -165,10 +209,11 @@ lt_status lt__einsum_parse(const char *text, int n_inputs, const int *ranks, lt_
 
 lt_status lt__einsum_from_modes(int n_inputs, const int *ranks, const int32_t *const *modes,
                                 int rank_out, const int32_t *modes_out, lt__einsum_expr *e) {
-  memset(e, 0, sizeof *e);
+  expr_reset(e);
   LT_RETURN_IF(rank_out < 0 || rank_out > LT_MAX_RANK, LT_ERR_INVALID_ARGUMENT,
                "einsum: output rank %d is outside [0, %d]", rank_out, LT_MAX_RANK);
   LT_RETURN_IF(rank_out > 0 && modes_out == NULL, LT_ERR_NULL_POINTER, "einsum: modes_out is NULL");
+  LT_TRY(lt__einsum_expr_alloc(e, n_inputs));
   e->n_inputs = n_inputs;
   for (int k = 0; k < n_inputs; k++) {
     LT_RETURN_IF(ranks[k] > 0 && modes[k] == NULL, LT_ERR_NULL_POINTER,

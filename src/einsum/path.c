@@ -1,7 +1,11 @@
-/* Contraction path: the order in which pairs of operands are contracted. Cost model: a step
- * costs 2 * (product of the extents of every label it touches) flops; an intermediate costs
- * its element count in workspace. Dynamic programming over subsets finds the optimum for few
- * operands; a greedy pass (checked against the written order) serves beyond. */
+/* Contraction path: which search runs for which network, under the plan options' budget.
+ * Cost model: a step costs the product of the extents of every label it touches (reported as
+ * twice that in flops); the objective adds memory_weight times the elements each step writes.
+ *
+ * LT_PATH_AUTO: exact dynamic programming up to AUTO_DP_MAX operands; beyond, the matrix-chain
+ * optimum when the network is a line, else the best of `trials` randomised greedy runs (the
+ * first deterministic), improved by subtree reconfiguration; never worse than plain greedy or
+ * the written order. Deterministic for a seed unless the time budget cuts the search short. */
 #include "core/error.h"
 #include "einsum/einsum.h"
 
@@ -9,267 +13,196 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Largest operand count for the exhaustive search (3^n splits). */
-#define OPTIMAL_MAX_OPERANDS 12
-/* LT_PATH_AUTO searches exhaustively up to this many operands. */
-#define AUTO_OPTIMAL_MAX_OPERANDS 8
-#define WORDS (LT__EINSUM_MAX_LABELS / 64)
+#define AUTO_DP_MAX 10
+#define OPTIMAL_DP_MAX 13
 
-typedef struct lset {
-  uint64_t w[WORDS];
-} lset;
+typedef struct cand_tree {
+  int32_t (*ssa)[2];
+  lt__tree_cost cost;
+  bool found;
+} cand_tree;
 
-static void lset_add(lset *s, int id) { s->w[id / 64] |= 1ull << (id % 64); }
-
-static lset lset_or(lset a, lset b) {
-  for (int i = 0; i < WORDS; i++)
-    a.w[i] |= b.w[i];
-  return a;
-}
-
-static lset lset_and(lset a, lset b) {
-  for (int i = 0; i < WORDS; i++)
-    a.w[i] &= b.w[i];
-  return a;
-}
-
-static bool lset_intersects(lset a, lset b) {
-  for (int i = 0; i < WORDS; i++)
-    if (a.w[i] & b.w[i]) return true;
-  return false;
-}
-
-static double lset_size(lset s, const int64_t *extent) {
-  double n = 1;
-  for (int i = 0; i < WORDS; i++)
-    for (uint64_t w = s.w[i]; w; w &= w - 1)
-      n *= (double)extent[i * 64 + __builtin_ctzll(w)];
-  return n;
-}
-
-typedef struct path_ctx {
-  int n;
-  lset in[LT__EINSUM_MAX_OPERANDS];
-  lset out;
-  const int64_t *extent;
-  double limit; /* elements; 0 = none */
-} path_ctx;
-
-/* Labels a contraction of operand set `mask` must keep: those any other operand or the output
- * still needs. (Only for n <= 64; masks index operands.) */
-static lset keep_of(const path_ctx *p, lset have, const bool *inside) {
-  lset need = p->out;
-  for (int k = 0; k < p->n; k++)
-    if (!inside[k]) need = lset_or(need, p->in[k]);
-  return lset_and(have, need);
-}
-
-/* ---- simulation of a path over a working list (shared by every algorithm) ---- */
-
-typedef struct work {
-  int n;
-  lset labels[LT__EINSUM_MAX_OPERANDS];
-  uint64_t members[LT__EINSUM_MAX_OPERANDS]; /* original operands merged into the item */
-} work;
-
-static void work_init(const path_ctx *p, work *w) {
-  w->n = p->n;
-  for (int k = 0; k < p->n; k++) {
-    w->labels[k] = p->in[k];
-    w->members[k] = k < 64 ? 1ull << k : 0;
+static void as_written(int n, int32_t (*ssa)[2]) {
+  for (int s = 0; s < n - 1; s++) {
+    ssa[s][0] = s == 0 ? 0 : n + s - 1;
+    ssa[s][1] = s + 1;
   }
 }
 
-/* Result labels of contracting items i and j of w. */
-static lset work_result(const path_ctx *p, const work *w, int i, int j) {
-  lset need = p->out;
-  for (int k = 0; k < w->n; k++)
-    if (k != i && k != j) need = lset_or(need, w->labels[k]);
-  return lset_and(lset_or(w->labels[i], w->labels[j]), need);
-}
-
-static void work_apply(const path_ctx *p, work *w, int i, int j, double *flops, double *largest) {
-  lset r = work_result(p, w, i, j);
-  *flops += 2.0 * lset_size(lset_or(w->labels[i], w->labels[j]), p->extent);
-  if (w->n > 2) {
-    double size = lset_size(r, p->extent);
-    if (size > *largest) *largest = size;
+/* Keeps `c` in best when it exists and is cheaper. */
+static lt_status offer(const lt__pnet *net, cand_tree *best, int32_t (*ssa)[2], bool found) {
+  if (!found) return LT_OK;
+  lt__tree_cost c;
+  LT_TRY(lt__tree_eval(net, (const int32_t(*)[2])ssa, NULL, &c, NULL, NULL));
+  if (net->limit > 0 && c.largest > net->limit) return LT_OK;
+  if (!best->found || c.objective < best->cost.objective) {
+    memcpy(best->ssa, ssa, sizeof(int32_t[2]) * (size_t)(net->n - 1));
+    best->cost = c;
+    best->found = true;
   }
-  uint64_t m = w->members[i] | w->members[j];
-  for (int k = j; k + 1 < w->n; k++)
-    w->labels[k] = w->labels[k + 1], w->members[k] = w->members[k + 1];
-  for (int k = i; k + 1 < w->n - 1; k++)
-    w->labels[k] = w->labels[k + 1], w->members[k] = w->members[k + 1];
-  w->n -= 2;
-  w->labels[w->n] = r;
-  w->members[w->n++] = m;
+  return LT_OK;
 }
 
-static void path_cost(const path_ctx *p, lt__path *path) {
-  work w;
-  work_init(p, &w);
-  path->flops = 0;
-  path->largest = 0;
-  for (int s = 0; s < path->n_steps; s++)
-    work_apply(p, &w, path->step[s].i, path->step[s].j, &path->flops, &path->largest);
+/* The search proper over net (its limit may be set), into best. */
+static lt_status search(const lt__pnet *net, const lt_plan_options *opts, lt_path_algo algo,
+                        int32_t (*work)[2], cand_tree *best) {
+  int n = net->n;
+  bool found;
+  as_written(n, work);
+  LT_TRY(offer(net, best, work, true));
+  if (algo == LT_PATH_NONE || n < 3) return LT_OK;
+  if (algo == LT_PATH_OPTIMAL && n <= OPTIMAL_DP_MAX) {
+    LT_TRY(lt__path_dp(net, work, &found));
+    return offer(net, best, work, found);
+  }
+  LT_TRY(lt__path_greedy(net, 1.0, 0.0, NULL, work, &found));
+  LT_TRY(offer(net, best, work, found));
+  if (algo == LT_PATH_GREEDY) return LT_OK;
+  if (n <= AUTO_DP_MAX) {
+    LT_TRY(lt__path_dp(net, work, &found));
+    return offer(net, best, work, found);
+  }
+  bool chain;
+  LT_TRY(lt__path_chain(net, work, &chain));
+  LT_TRY(offer(net, best, work, chain));
+  if (chain) return LT_OK;
+  double start = lt__seconds();
+  double deadline = opts->path_seconds > 0 ? start + opts->path_seconds : 0;
+  lt__rng rng = {opts->path_seed};
+  for (int t = 1; t < opts->path_trials; t++) {
+    if (deadline > 0 && lt__seconds() > start + 0.5 * opts->path_seconds) break;
+    /* costmod in [0.5, 2] and temperature log-uniform in [0.01, 1], as cotengra samples */
+    double costmod = 0.5 + 1.5 * lt__rng_uniform(&rng);
+    double temperature = exp(log(0.01) + log(100.0) * lt__rng_uniform(&rng));
+    LT_TRY(lt__path_greedy(net, costmod, temperature, &rng, work, &found));
+    LT_TRY(offer(net, best, work, found));
+  }
+  /* Refinement with growing subtrees while the budget lasts: larger subtrees find what smaller
+   * ones cannot, at a cost exponential in their size. */
+  for (int sub = n <= 300 ? 8 : 6; best->found && sub <= 12; sub += 2) {
+    if (deadline > 0 && lt__seconds() > deadline) break;
+    memcpy(work, best->ssa, sizeof(int32_t[2]) * (size_t)(n - 1));
+    LT_TRY(lt__path_refine(net, work, sub, deadline));
+    LT_TRY(offer(net, best, work, true));
+  }
+  return LT_OK;
 }
 
-/* ---- algorithms ---- */
-
-static void path_as_written(const path_ctx *p, lt__path *path) {
-  path->n_steps = 0;
-  for (int s = 0; s + 1 < p->n; s++)
-    path->step[path->n_steps++] = (lt__path_step){0, s == 0 ? 1 : p->n - s - 1};
+void lt__path_free(lt__path *p) {
+  lt_context *ctx = p->net.ctx;
+  size_t steps = (size_t)(p->n > 1 ? p->n - 1 : 1);
+  if (p->ssa) lt__host_free(ctx, p->ssa, sizeof(int32_t[2]) * steps);
+  if (p->pos) lt__host_free(ctx, p->pos, sizeof(int64_t[2]) * steps);
+  if (p->step_cost) lt__host_free(ctx, p->step_cost, sizeof(double) * steps);
+  if (p->step_size) lt__host_free(ctx, p->step_size, sizeof(double) * steps);
+  if (p->sliced) lt__host_free(ctx, p->sliced, sizeof(bool) * (size_t)(p->net.n_labels + 1));
+  lt__pnet_free(&p->net);
+  memset(p, 0, sizeof *p);
 }
 
-/* Cheapest pair first: prefer pairs that share a label, scored by how much memory the step
- * frees (NumPy's greedy rule), then by flops. */
-static bool path_greedy(const path_ctx *p, lt__path *path) {
-  work w;
-  work_init(p, &w);
-  path->n_steps = 0;
-  while (w.n > 1) {
-    int bi = -1, bj = -1;
-    double best[3] = {INFINITY, INFINITY, INFINITY};
-    for (int i = 0; i < w.n; i++)
-      for (int j = i + 1; j < w.n; j++) {
-        lset r = work_result(p, &w, i, j);
-        double size = lset_size(r, p->extent);
-        if (p->limit > 0 && w.n > 2 && size > p->limit) continue;
-        double key[3] = {lset_intersects(w.labels[i], w.labels[j]) ? 0.0 : 1.0,
-                         size - lset_size(w.labels[i], p->extent) -
-                             lset_size(w.labels[j], p->extent),
-                         lset_size(lset_or(w.labels[i], w.labels[j]), p->extent)};
-        if (key[0] < best[0] ||
-            (key[0] == best[0] && (key[1] < best[1] || (key[1] == best[1] && key[2] < best[2])))) {
-          memcpy(best, key, sizeof best);
-          bi = i, bj = j;
-        }
+/* Step figures, positions and totals for the tree in p->ssa with p->sliced. */
+static lt_status finish(lt__path *p) {
+  lt__tree_cost c, plain;
+  LT_TRY(lt__tree_eval(&p->net, (const int32_t(*)[2])p->ssa, p->sliced, &c, p->step_cost,
+                       p->step_size));
+  LT_TRY(lt__tree_eval(&p->net, (const int32_t(*)[2])p->ssa, NULL, &plain, NULL, NULL));
+  p->cost = c.cost;
+  p->largest = c.largest;
+  p->slices = 1;
+  p->n_sliced = 0;
+  for (int l = 0; p->sliced && l < p->net.n_labels; l++)
+    if (p->sliced[l]) p->slices *= p->net.extent[l], p->n_sliced++;
+  p->overhead = plain.cost > 0 ? c.cost / plain.cost : 1.0;
+  return lt__ssa_to_positions(p->net.ctx, p->n, (const int32_t(*)[2])p->ssa, p->pos);
+}
+
+lt_status lt__einsum_path(lt_context *ctx, const lt__einsum_canon *c, const lt_plan_options *opts,
+                          size_t elem_bytes, lt__path *p) {
+  memset(p, 0, sizeof *p);
+  int n = c->n_inputs;
+  p->n = n;
+  const int32_t **modes = lt__host_alloc(ctx, sizeof(int32_t *) * (size_t)n);
+  int *ranks = lt__host_alloc(ctx, sizeof(int) * (size_t)n);
+  lt_status st = modes && ranks ? LT_OK : LT_ERR_OUT_OF_MEMORY;
+  if (st == LT_OK) {
+    for (int k = 0; k < n; k++)
+      modes[k] = c->in[k].mode, ranks[k] = c->in[k].rank;
+    st = lt__pnet_init(&p->net, ctx, n, c->n_labels, c->extent, ranks, modes, c->out.rank,
+                       c->out.mode);
+  } else {
+    lt__error(st, "einsum: out of memory for the path search");
+  }
+  if (modes) lt__host_free(ctx, modes, sizeof(int32_t *) * (size_t)n);
+  if (ranks) lt__host_free(ctx, ranks, sizeof(int) * (size_t)n);
+  LT_TRY(st);
+  p->net.mem_weight = opts->path_memory_weight;
+  size_t steps = (size_t)(n > 1 ? n - 1 : 1);
+  p->ssa = lt__host_alloc(ctx, sizeof(int32_t[2]) * steps);
+  p->pos = lt__host_alloc(ctx, sizeof(int64_t[2]) * steps);
+  p->step_cost = lt__host_alloc(ctx, sizeof(double) * steps);
+  p->step_size = lt__host_alloc(ctx, sizeof(double) * steps);
+  int32_t(*work)[2] = lt__host_alloc(ctx, sizeof(int32_t[2]) * steps);
+  if (!p->ssa || !p->pos || !p->step_cost || !p->step_size || !work) {
+    if (work) lt__host_free(ctx, work, sizeof(int32_t[2]) * steps);
+    lt__path_free(p);
+    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for a path of %d operands", n);
+  }
+  cand_tree best = {.ssa = p->ssa};
+  double limit = opts->memory_limit > 0 ? (double)opts->memory_limit / (double)elem_bytes : 0;
+  if (opts->n_path_pairs > 0 || opts->path_pairs_set) {
+    st = lt__positions_to_ssa(ctx, n, opts->n_path_pairs, (const int64_t(*)[2])opts->path_pairs,
+                              p->ssa);
+    best.found = st == LT_OK;
+  } else {
+    st = search(&p->net, opts, opts->path, work, &best);
+    /* Over the limit: also look for a tree that fits without slicing (used unless slicing the
+     * unconstrained one is cheaper, decided when slicing). */
+    if (st == LT_OK && limit > 0 && best.cost.largest > limit) {
+      int32_t(*work2)[2] = lt__host_alloc(ctx, sizeof(int32_t[2]) * steps);
+      cand_tree fit = {.ssa = work2};
+      if (work2 == NULL) st = lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
+      p->net.limit = limit;
+      if (st == LT_OK) st = search(&p->net, opts, opts->path, work, &fit);
+      p->net.limit = 0;
+      if (st == LT_OK && fit.found) {
+        bool *sl = lt__host_calloc(ctx, (size_t)p->net.n_labels + 1, sizeof(bool));
+        bool ok = false;
+        lt__tree_cost sc = {0};
+        if (sl == NULL) st = lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory");
+        if (st == LT_OK)
+          st = lt__path_slice(&p->net, (const int32_t(*)[2])best.ssa, limit, sl, &ok);
+        if (st == LT_OK && ok)
+          st = lt__tree_eval(&p->net, (const int32_t(*)[2])best.ssa, sl, &sc, NULL, NULL);
+        if (st == LT_OK && (!ok || fit.cost.objective <= sc.objective))
+          memcpy(best.ssa, fit.ssa, sizeof(int32_t[2]) * steps);
+        if (sl) lt__host_free(ctx, sl, sizeof(bool) * ((size_t)p->net.n_labels + 1));
       }
-    if (bi < 0) return false;
-    double f = 0, l = 0;
-    work_apply(p, &w, bi, bj, &f, &l);
-    path->step[path->n_steps++] = (lt__path_step){bi, bj};
-  }
-  return true;
-}
-
-typedef struct dp_entry {
-  double cost;
-  uint32_t split; /* one side of the best split; 0 for single operands */
-} dp_entry;
-
-static lset union_of(const path_ctx *p, uint32_t mask) {
-  lset s = {{0}};
-  for (int k = 0; k < p->n; k++)
-    if (mask >> k & 1) s = lset_or(s, p->in[k]);
-  return s;
-}
-
-/* Emits the steps that build `mask` from its best split, in post order. */
-static void dp_emit(const dp_entry *dp, uint32_t mask, const path_ctx *p, work *w, lt__path *path) {
-  uint32_t a = dp[mask].split;
-  if (a == 0) return;
-  uint32_t b = mask & ~a;
-  dp_emit(dp, a, p, w, path);
-  dp_emit(dp, b, p, w, path);
-  int i = -1, j = -1;
-  for (int k = 0; k < w->n; k++) {
-    if (w->members[k] == a) i = k;
-    if (w->members[k] == b) j = k;
-  }
-  if (i > j) {
-    int t = i;
-    i = j;
-    j = t;
-  }
-  double f = 0, l = 0;
-  work_apply(p, w, i, j, &f, &l);
-  path->step[path->n_steps++] = (lt__path_step){i, j};
-}
-
-static lt_status path_optimal(lt_context *ctx, const path_ctx *p, lt__path *path, bool *found) {
-  uint32_t full = (1u << p->n) - 1;
-  size_t dp_bytes = sizeof(dp_entry) * ((size_t)full + 1);
-  size_t kept_bytes = sizeof(lset) * ((size_t)full + 1);
-  dp_entry *dp = lt__host_alloc(ctx, dp_bytes);
-  lset *kept = lt__host_alloc(ctx, kept_bytes);
-  if (dp == NULL || kept == NULL) {
-    lt__host_free(ctx, dp, dp_bytes);
-    lt__host_free(ctx, kept, kept_bytes);
-    return lt__error(LT_ERR_OUT_OF_MEMORY,
-                     "einsum: out of memory (%zu bytes) searching a path over %d operands",
-                     dp_bytes + kept_bytes, p->n);
-  }
-  for (uint32_t s = 1; s <= full; s++) {
-    bool inside[LT__EINSUM_MAX_OPERANDS];
-    for (int k = 0; k < p->n; k++)
-      inside[k] = s >> k & 1;
-    kept[s] = keep_of(p, union_of(p, s), inside);
-    dp[s].split = 0;
-    dp[s].cost = (s & (s - 1)) ? INFINITY : 0.0;
-    if (dp[s].cost == 0.0) continue;
-    if (p->limit > 0 && s != full && lset_size(kept[s], p->extent) > p->limit) continue;
-    uint32_t low = s & -s;
-    /* Every split with the lowest operand on side a, each pair seen once. */
-    for (uint32_t a = (s - 1) & s; a; a = (a - 1) & s) {
-      if (!(a & low)) continue;
-      uint32_t b = s & ~a;
-      double c = dp[a].cost + dp[b].cost;
-      if (c >= dp[s].cost) continue;
-      c += 2.0 * lset_size(lset_or(kept[a], kept[b]), p->extent);
-      if (c < dp[s].cost) dp[s].cost = c, dp[s].split = a;
+      if (work2) lt__host_free(ctx, work2, sizeof(int32_t[2]) * steps);
     }
   }
-  *found = dp[full].cost < INFINITY;
-  if (*found) {
-    work w;
-    work_init(p, &w);
-    path->n_steps = 0;
-    dp_emit(dp, full, p, &w, path);
+  if (st == LT_OK && n > 1) {
+    int32_t(*naive)[2] = work;
+    as_written(n, naive);
+    lt__tree_cost nc;
+    st = lt__tree_eval(&p->net, (const int32_t(*)[2])naive, NULL, &nc, NULL, NULL);
+    p->naive_cost = nc.cost;
   }
-  lt__host_free(ctx, dp, dp_bytes);
-  lt__host_free(ctx, kept, kept_bytes);
-  return LT_OK;
+  lt__host_free(ctx, work, sizeof(int32_t[2]) * steps);
+  if (st == LT_OK && n > 1) st = finish(p);
+  if (st != LT_OK) lt__path_free(p);
+  return st;
 }
 
-lt_status lt__einsum_path(lt_context *ctx, const lt__einsum_canon *c, lt_path_algo algo,
-                          int64_t memory_limit, size_t elem_bytes, lt__path *path) {
-  path_ctx p;
-  memset(&p, 0, sizeof p);
-  p.n = c->n_inputs;
-  p.extent = c->extent;
-  p.limit = memory_limit > 0 ? (double)memory_limit / (double)elem_bytes : 0;
-  for (int k = 0; k < p.n; k++)
-    for (int i = 0; i < c->in[k].rank; i++)
-      lset_add(&p.in[k], c->in[k].mode[i]);
-  for (int i = 0; i < c->out.rank; i++)
-    lset_add(&p.out, c->out.mode[i]);
-
-  lt__path naive;
-  path_as_written(&p, &naive);
-  path_cost(&p, &naive);
-  bool naive_fits = p.limit == 0 || naive.largest <= p.limit;
-  bool found = false;
-  if (algo == LT_PATH_OPTIMAL && p.n > OPTIMAL_MAX_OPERANDS) algo = LT_PATH_GREEDY;
-  if (algo == LT_PATH_AUTO)
-    algo = p.n <= AUTO_OPTIMAL_MAX_OPERANDS ? LT_PATH_OPTIMAL : LT_PATH_GREEDY;
-  if (algo == LT_PATH_NONE) {
-    *path = naive;
-    found = naive_fits;
-  } else if (algo == LT_PATH_OPTIMAL) {
-    LT_TRY(path_optimal(ctx, &p, path, &found));
-  } else {
-    found = path_greedy(&p, path);
-    if (found) path_cost(&p, path);
-    /* Greedy can lose to the written order; never return worse than it. */
-    if (naive_fits && (!found || naive.flops < path->flops)) *path = naive, found = true;
+lt_status lt__einsum_path_slice(lt__path *p, double target, int64_t limit_bytes) {
+  if (p->sliced == NULL) {
+    p->sliced = lt__host_calloc(p->net.ctx, (size_t)p->net.n_labels + 1, sizeof(bool));
+    LT_RETURN_IF(p->sliced == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory slicing");
   }
-  LT_RETURN_IF(!found, LT_ERR_OUT_OF_MEMORY,
-               "einsum: no contraction order keeps every intermediate under the memory limit "
-               "of %lld bytes",
-               (long long)memory_limit);
-  path_cost(&p, path);
-  path->naive_flops = naive.flops;
-  return LT_OK;
+  bool ok = false;
+  LT_TRY(lt__path_slice(&p->net, (const int32_t(*)[2])p->ssa, target, p->sliced, &ok));
+  LT_RETURN_IF(!ok, LT_ERR_OUT_OF_MEMORY,
+               "einsum: no contraction order or slicing keeps the execution under the memory "
+               "limit of %lld bytes",
+               (long long)limit_bytes);
+  return finish(p);
 }

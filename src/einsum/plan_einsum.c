@@ -9,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct einsum_impl {
-  lt__program prog;
-} einsum_impl;
-
 /* Everything a build needs, from the context's allocator (the canonical form is large). */
 typedef struct einsum_build {
   lt_context *ctx;
@@ -26,10 +22,26 @@ typedef struct einsum_build {
   bool text_oom; /* a line of the description did not fit in memory */
 } einsum_build;
 
+static void impl_free_arrays(lt__einsum_impl *impl, lt_context *ctx) {
+  size_t steps = (size_t)(impl->n_steps > 0 ? impl->n_steps : 1);
+  size_t ns = (size_t)(impl->n_sliced > 0 ? impl->n_sliced : 1);
+  if (impl->pos) lt__host_free(ctx, impl->pos, sizeof(int64_t[2]) * steps);
+  if (impl->ssa) lt__host_free(ctx, impl->ssa, sizeof(int32_t[2]) * steps);
+  if (impl->step_cost) lt__host_free(ctx, impl->step_cost, sizeof(double) * steps);
+  if (impl->step_size) lt__host_free(ctx, impl->step_size, sizeof(double) * steps);
+  if (impl->sliced_label) lt__host_free(ctx, impl->sliced_label, sizeof(int32_t) * ns);
+  if (impl->slice_ext) lt__host_free(ctx, impl->slice_ext, sizeof(int64_t) * ns);
+  if (impl->in_stride)
+    lt__host_free(ctx, impl->in_stride, sizeof(int64_t) * ns * (size_t)impl->n_inputs);
+  if (impl->out_stride) lt__host_free(ctx, impl->out_stride, sizeof(int64_t) * ns);
+  if (impl->slice_in_out) lt__host_free(ctx, impl->slice_in_out, sizeof(bool) * ns);
+}
+
 static void einsum_destroy(void *p) {
-  einsum_impl *impl = p;
+  lt__einsum_impl *impl = p;
   if (impl == NULL) return;
   lt_context *ctx = impl->prog.ctx;
+  impl_free_arrays(impl, ctx);
   lt__program_free(&impl->prog);
   lt__host_free(ctx, impl, sizeof *impl);
 }
@@ -39,8 +51,7 @@ static lt_status einsum_run(const lt_plan *plan, const lt_tensor *const *inputs,
   for (int i = 0; i < n_inputs; i++)
     LT_RETURN_IF(lt__tensor_overlap(d, inputs[i]) != LT__OVERLAP_NONE, LT_ERR_ALIASING,
                  "einsum: the output overlaps input %d", i);
-  einsum_impl *impl = plan->impl;
-  return lt__program_run(&impl->prog, plan->ctx, inputs, scalars, d);
+  return lt__einsum_run_slices(plan->impl, plan->ctx, inputs, scalars, d);
 }
 
 /* ---- description (like np.einsum_path) ---- */
@@ -183,12 +194,15 @@ static lt_status result_modes(const einsum_build *b, const lt__mview *list, int 
 }
 
 static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog) {
-  static _Thread_local lt__mview list[LT__EINSUM_MAX_OPERANDS];
   int n = b->canon.n_inputs;
+  lt__mview *list = lt__host_alloc(ctx, sizeof(lt__mview) * (size_t)n);
+  LT_RETURN_IF(list == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory lowering %d operands", n);
   memcpy(list, b->canon.in, sizeof(lt__mview) * (size_t)n);
-  for (int s = 0; s < b->path.n_steps; s++) {
-    int i = b->path.step[s].i, j = b->path.step[s].j;
-    bool last = s + 1 == b->path.n_steps;
+  lt_status st = LT_OK;
+  const int steps = n - 1;
+  for (int s = 0; s < steps && st == LT_OK; s++) {
+    int i = (int)b->path.pos[s][0], j = (int)b->path.pos[s][1];
+    bool last = s + 1 == steps;
     lt__pair p;
     memset(&p, 0, sizeof p);
     p.extent = b->canon.extent;
@@ -197,7 +211,8 @@ static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog)
     if (last)
       p.d = b->canon.out;
     else
-      LT_TRY(result_modes(b, list, n, i, j, &p.d));
+      st = result_modes(b, list, n, i, j, &p.d);
+    if (st != LT_OK) break;
     p.compute = b->compute;
     p.alpha = last ? LT__SCALAR_ALPHA : LT__SCALAR_ONE;
     p.beta = last ? LT__SCALAR_BETA : LT__SCALAR_ZERO;
@@ -206,16 +221,129 @@ static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog)
     modes_text(b, &p.b, tb, sizeof tb);
     double flops = pair_flops(&b->canon, &p.a, &p.b);
     lt__how how;
-    LT_TRY(lt__lower_pair(ctx, &p, prog, &how));
+    st = lt__lower_pair(ctx, &p, prog, &how);
+    if (st != LT_OK) break;
     modes_text(b, &p.d, td, sizeof td);
-    say(b, "  step %d: %s,%s->%s  flops %.3g  %s %.0f elements  %s\n", s + 1, ta, tb, td, flops,
-        last ? "output" : "intermediate", view_size(&b->canon, &p.d), lt__how_name(how));
+    /* Long networks: the first and last steps tell the story; the tree API has them all. */
+    if (s < 64 || s + 16 >= steps) {
+      char gemm[128] = "";
+      lt__pair_describe_gemm(&p, how, gemm, sizeof gemm);
+      say(b, "  step %d: %s,%s->%s  flops %.3g  %s %.0f elements  %s%s\n", s + 1, ta, tb, td,
+          flops, last ? "output" : "intermediate", view_size(&b->canon, &p.d), lt__how_name(how),
+          gemm);
+    } else if (s == 64)
+      say(b, "  ... (%d more steps)\n", steps - 64 - 16);
     memmove(&list[j], &list[j + 1], sizeof(lt__mview) * (size_t)(n - j - 1));
     memmove(&list[i], &list[i + 1], sizeof(lt__mview) * (size_t)(n - i - 2));
     n -= 2;
     list[n++] = p.d;
   }
+  lt__host_free(ctx, list, sizeof(lt__mview) * (size_t)b->canon.n_inputs);
+  return st;
+}
+
+/* Lowers the path with sliced labels at extent 1 (one slice's program). */
+static lt_status lower_sliced(lt_context *ctx, einsum_build *b, lt__program *prog) {
+  if (b->path.n_sliced == 0) return lower_path(ctx, b, prog);
+  int64_t *full = b->canon.extent;
+  int64_t *one = lt__host_alloc(ctx, sizeof(int64_t) * (size_t)b->canon.cap_labels);
+  LT_RETURN_IF(one == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory slicing");
+  for (int l = 0; l < b->canon.n_labels; l++)
+    one[l] = b->path.sliced[l] ? 1 : full[l];
+  b->canon.extent = one;
+  lt_status st = lower_path(ctx, b, prog);
+  b->canon.extent = full;
+  lt__host_free(ctx, one, sizeof(int64_t) * (size_t)b->canon.cap_labels);
+  return st;
+}
+
+/* Copies the tree and the slicing into the plan's private part. */
+static lt_status keep_tree(einsum_build *b, lt__einsum_impl *impl) {
+  lt_context *ctx = b->ctx;
+  int n = b->canon.n_inputs;
+  size_t steps = (size_t)(n - 1);
+  impl->n_inputs = n;
+  impl->n_steps = n - 1;
+  impl->pos = lt__host_alloc(ctx, sizeof(int64_t[2]) * steps);
+  impl->ssa = lt__host_alloc(ctx, sizeof(int32_t[2]) * steps);
+  impl->step_cost = lt__host_alloc(ctx, sizeof(double) * steps);
+  impl->step_size = lt__host_alloc(ctx, sizeof(double) * steps);
+  int ns = b->path.n_sliced;
+  size_t nsz = (size_t)(ns > 0 ? ns : 1);
+  impl->n_sliced = ns;
+  impl->sliced_label = lt__host_alloc(ctx, sizeof(int32_t) * nsz);
+  impl->slice_ext = lt__host_alloc(ctx, sizeof(int64_t) * nsz);
+  impl->in_stride = lt__host_alloc(ctx, sizeof(int64_t) * nsz * (size_t)n);
+  impl->out_stride = lt__host_alloc(ctx, sizeof(int64_t) * nsz);
+  impl->slice_in_out = lt__host_alloc(ctx, sizeof(bool) * nsz);
+  LT_RETURN_IF(!impl->pos || !impl->ssa || !impl->step_cost || !impl->step_size ||
+                   !impl->sliced_label || !impl->slice_ext || !impl->in_stride ||
+                   !impl->out_stride || !impl->slice_in_out,
+               LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the plan's tree");
+  memcpy(impl->pos, b->path.pos, sizeof(int64_t[2]) * steps);
+  memcpy(impl->ssa, b->path.ssa, sizeof(int32_t[2]) * steps);
+  memcpy(impl->step_cost, b->path.step_cost, sizeof(double) * steps);
+  memcpy(impl->step_size, b->path.step_size, sizeof(double) * steps);
+  impl->slices = b->path.slices;
+  impl->overhead = b->path.overhead;
+  int j = 0;
+  for (int l = 0; l < b->canon.n_labels && j < ns; l++) {
+    if (!b->path.sliced[l]) continue;
+    impl->sliced_label[j] = b->canon.label_of[l];
+    impl->slice_ext[j] = b->canon.extent[l];
+    for (int k = 0; k < n; k++)
+      impl->in_stride[(size_t)j * (size_t)n + (size_t)k] = lt__mview_stride(&b->canon.in[k], l);
+    impl->out_stride[j] = lt__mview_stride(&b->canon.out, l);
+    impl->slice_in_out[j] = lt__mview_has(&b->canon.out, l);
+    j++;
+  }
   return LT_OK;
+}
+
+/* Chooses the path (slicing under a memory limit until the lowered program's workspace
+ * fits) and lowers it. */
+static lt_status plan_path(einsum_build *b, const lt_plan_options *opts, lt__einsum_impl *impl) {
+  lt_context *ctx = b->ctx;
+  size_t esize = lt_dtype_size(b->compute);
+  LT_TRY(lt__einsum_path(ctx, &b->canon, opts, esize, &b->path));
+  int64_t limit = opts->memory_limit;
+  double target = limit > 0 ? (double)limit / (double)esize : 0;
+  size_t mark = b->len;
+  for (int attempt = 0;; attempt++) {
+    if (limit > 0 && b->path.largest > target)
+      LT_TRY(lt__einsum_path_slice(&b->path, target, limit));
+    say(b,
+        "  naive flops %.4g, optimized flops %.4g, speedup %.3gx, largest intermediate %.0f "
+        "elements\n",
+        2 * b->path.naive_cost, 2 * b->path.cost,
+        b->path.cost > 0 ? b->path.naive_cost / b->path.cost : 1.0, b->path.largest);
+    if (b->path.n_sliced) {
+      say(b, "  sliced labels:");
+      for (int l = 0; l < b->canon.n_labels; l++)
+        if (b->path.sliced[l]) {
+          char name[48];
+          lt__einsum_label_name(&b->expr, b->canon.label_of[l], name, sizeof name);
+          say(b, " %s (%lld)", name, (long long)b->canon.extent[l]);
+        }
+      say(b, "; %.0f slices, overhead %.3gx\n", b->path.slices, b->path.overhead);
+    }
+    LT_TRY(lower_sliced(ctx, b, &impl->prog));
+    if (limit == 0 || impl->prog.ws_bytes <= (size_t)limit) break;
+    /* Packing copies and simultaneous intermediates outgrow the largest one: aim lower. */
+    double next = target * (double)limit / (double)impl->prog.ws_bytes;
+    if (b->path.largest < target)
+      next = b->path.largest * 0.75 < next ? b->path.largest * 0.75 : next;
+    target = next < target * 0.75 ? next : target * 0.75;
+    LT_RETURN_IF(target < 1 || attempt > 60, LT_ERR_OUT_OF_MEMORY,
+                 "einsum: no contraction order or slicing keeps the execution under the memory "
+                 "limit of %lld bytes (one slice needs %zu bytes of workspace)",
+                 (long long)limit, impl->prog.ws_bytes);
+    lt__program_free(&impl->prog);
+    lt__program_init(&impl->prog, ctx);
+    b->len = mark;
+    if (b->text) b->text[mark] = '\0';
+  }
+  return keep_tree(b, impl);
 }
 
 static lt_dtype natural_dtype(int n, const lt_tensor *const *inputs) {
@@ -248,7 +376,7 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
     int64_t numel;
     LT_TRY(lt__check_shape(b->expr.rank_out, b->out_shape, b->out_dtype, &numel));
   }
-  einsum_impl *impl = lt__host_calloc(plan->ctx, 1, sizeof *impl);
+  lt__einsum_impl *impl = lt__host_calloc(plan->ctx, 1, sizeof *impl);
   LT_RETURN_IF(impl == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for a plan");
   plan->impl = impl;
   plan->destroy_impl = einsum_destroy;
@@ -261,14 +389,7 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
         impl->prog.steps[impl->prog.n_steps - 1].kind == LT__STEP_REDUCE ? "reduction"
                                                                          : "permutation");
   } else {
-    LT_TRY(lt__einsum_path(plan->ctx, &b->canon, opts->path, opts->memory_limit,
-                           lt_dtype_size(b->compute), &b->path));
-    say(b,
-        "  naive flops %.4g, optimized flops %.4g, speedup %.3gx, largest intermediate %.0f "
-        "elements\n",
-        b->path.naive_flops, b->path.flops,
-        b->path.flops > 0 ? b->path.naive_flops / b->path.flops : 1.0, b->path.largest);
-    LT_TRY(lower_path(plan->ctx, b, &impl->prog));
+    LT_TRY(plan_path(b, opts, impl));
   }
   say(b, "  workspace %zu bytes\n", impl->prog.ws_bytes);
   LT_RETURN_IF(b->text_oom, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory describing the plan");
@@ -286,8 +407,8 @@ lt_status lt__einsum_check_input(const lt_tensor *t, int k) {
 
 static lt_status check_inputs(int n_inputs, const lt_tensor *const *inputs, const lt_tensor *d,
                               lt_context **ctx) {
-  LT_RETURN_IF(n_inputs < 1 || n_inputs > LT__EINSUM_MAX_OPERANDS, LT_ERR_INVALID_ARGUMENT,
-               "einsum: %d inputs is outside [1, %d]", n_inputs, LT__EINSUM_MAX_OPERANDS);
+  LT_RETURN_IF(n_inputs < 1, LT_ERR_INVALID_ARGUMENT, "einsum: %d inputs (at least 1 needed)",
+               n_inputs);
   LT_CHECK_ARG_NULL(inputs, "einsum", "inputs");
   for (int k = 0; k < n_inputs; k++) {
     LT_RETURN_IF(inputs[k] == NULL, LT_ERR_NULL_POINTER, "einsum: input %d is NULL", k);
@@ -314,8 +435,17 @@ static lt_status check_inputs(int n_inputs, const lt_tensor *const *inputs, cons
 
 static einsum_build *build_state_new(lt_context *ctx) {
   einsum_build *b = lt__host_calloc(ctx, 1, sizeof *b);
-  if (b) b->ctx = ctx;
+  if (b) b->ctx = b->expr.ctx = b->canon.ctx = ctx;
   return b;
+}
+
+static void build_state_free(einsum_build *b, int *ranks, int n) {
+  lt_context *ctx = b->ctx;
+  lt__path_free(&b->path);
+  lt__einsum_canon_free(&b->canon);
+  lt__einsum_expr_free(&b->expr);
+  lt__host_free(ctx, b, sizeof *b);
+  if (ranks) lt__host_free(ctx, ranks, sizeof(int) * (size_t)n);
 }
 
 /* Shared tail of both constructors: e is already filled in b. */
@@ -363,12 +493,16 @@ lt_status lt_plan_einsum(const char *expr, int n_inputs, const lt_tensor *const 
   LT_TRY(check_inputs(n_inputs, inputs, d, &ctx));
   einsum_build *b = build_state_new(ctx);
   LT_RETURN_IF(b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the planner's state");
-  int ranks[LT__EINSUM_MAX_OPERANDS];
+  int *ranks = lt__host_alloc(ctx, sizeof(int) * (size_t)n_inputs);
+  if (ranks == NULL) {
+    build_state_free(b, NULL, 0);
+    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for %d operands", n_inputs);
+  }
   for (int k = 0; k < n_inputs; k++)
     ranks[k] = inputs[k]->rank;
   lt_status st = lt__einsum_parse(expr, n_inputs, ranks, &b->expr);
   if (st == LT_OK) st = plan_from_expr(b, expr, inputs, d, opts, ctx, out);
-  lt__host_free(ctx, b, sizeof *b);
+  build_state_free(b, ranks, n_inputs);
   return st;
 }
 
@@ -382,11 +516,15 @@ lt_status lt_plan_einsum_modes(int n_inputs, const lt_tensor *const *inputs,
   LT_CHECK_NULL(modes, "modes");
   einsum_build *b = build_state_new(ctx);
   LT_RETURN_IF(b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the planner's state");
-  int ranks[LT__EINSUM_MAX_OPERANDS];
+  int *ranks = lt__host_alloc(ctx, sizeof(int) * (size_t)n_inputs);
+  if (ranks == NULL) {
+    build_state_free(b, NULL, 0);
+    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for %d operands", n_inputs);
+  }
   for (int k = 0; k < n_inputs; k++)
     ranks[k] = inputs[k]->rank;
   lt_status st = lt__einsum_from_modes(n_inputs, ranks, modes, rank_out, modes_out, &b->expr);
   if (st == LT_OK) st = plan_from_expr(b, "(integer labels)", inputs, d, opts, ctx, out);
-  lt__host_free(ctx, b, sizeof *b);
+  build_state_free(b, ranks, n_inputs);
   return st;
 }

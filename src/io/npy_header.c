@@ -139,14 +139,16 @@ static lt_status parse_descr(const char *descr, lt__npy_header *h) {
   static const struct {
     const char *code;
     lt_dtype dtype;
-  } codes[] = {{"f2", LT_F16}, {"f4", LT_F32}, {"f8", LT_F64}, {"i8", LT_I64}};
+  } codes[] = {{"f2", LT_F16}, {"f4", LT_F32}, {"f8", LT_F64}, {"i1", LT_I8},  {"i2", LT_I16},
+               {"i4", LT_I32}, {"i8", LT_I64}, {"u1", LT_U8},  {"u2", LT_U16}, {"u4", LT_U32},
+               {"u8", LT_U64}, {"b1", LT_BOOL}};
   h->dtype = LT_DTYPE_INVALID;
   for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
     if (strcmp(p, codes[i].code) == 0) h->dtype = codes[i].dtype;
   if (h->dtype == LT_DTYPE_INVALID)
     return lt__error(LT_ERR_FORMAT,
-                     "npy: unsupported descr '%s' (supported: f2, f4, f8, i8 in either byte "
-                     "order)",
+                     "npy: unsupported descr '%s' (supported: f2, f4, f8, i1, i2, i4, i8, u1, "
+                     "u2, u4, u8, b1 in either byte order)",
                      descr);
   /* '|' (not applicable) and '=' (native) both mean the writer's host order; take ours. */
   bool little = order == '<' || ((order == '|' || order == '=') && lt__host_is_little_endian());
@@ -315,11 +317,13 @@ lt_status lt__npy_trailing_data(const lt__npy_header *h) {
 
 lt_status lt__npy_format_header(lt_dtype dtype, int rank, const int64_t *shape, char *buf,
                                 size_t *len) {
-  const char *code = dtype == LT_F16   ? "f2"
-                     : dtype == LT_F32 ? "f4"
-                     : dtype == LT_F64 ? "f8"
-                     : dtype == LT_I64 ? "i8"
-                                       : NULL;
+  static const char *const codes[] = {
+      [LT_F16] = "f2", [LT_F32] = "f4", [LT_F64] = "f8", [LT_I64] = "i8", [LT_I8] = "i1",
+      [LT_I16] = "i2", [LT_I32] = "i4", [LT_U8] = "u1",  [LT_U16] = "u2", [LT_U32] = "u4",
+      [LT_U64] = "u8", [LT_BOOL] = "b1"};
+  const char *code = (int)dtype >= 0 && (size_t)dtype < sizeof codes / sizeof codes[0]
+                         ? codes[dtype]
+                         : NULL;
   if (code == NULL)
     return lt__error(LT_ERR_DTYPE, "npy: %s has no .npy type code (convert it to f32 first)",
                      lt_dtype_name(dtype) ? lt_dtype_name(dtype) : "invalid dtype");
@@ -329,7 +333,8 @@ lt_status lt__npy_format_header(lt_dtype dtype, int rank, const int64_t *shape, 
   buf[6] = 1;
   buf[7] = 0;
   int n = snprintf(buf + 10, LT__NPY_FORMAT_CAP - 10,
-                   "{'descr': '<%s', 'fortran_order': False, 'shape': %s, }", code, shape_text);
+                   "{'descr': '%c%s', 'fortran_order': False, 'shape': %s, }",
+                   lt_dtype_size(dtype) == 1 ? '|' : '<', code, shape_text);
   /* Pad with spaces and a final newline so that the data is 64-byte aligned, as NumPy does. */
   size_t total = (10 + (size_t)n + 1 + 63) / 64 * 64;
   memset(buf + 10 + n, ' ', total - 10 - (size_t)n - 1);

@@ -3,6 +3,7 @@
 #include "core/error.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,15 @@ const char *lt__how_name(lt__how how) {
   case LT__HOW_BATCHED_GEMM: return "batched GEMM";
   }
   return "?";
+}
+
+void lt__pair_describe_gemm(const lt__pair *p, lt__how how, char *text, size_t size) {
+  size_t used = strlen(text);
+  if ((how != LT__HOW_GEMM && how != LT__HOW_BATCHED_GEMM) || used >= size) return;
+  snprintf(text + used, size - used, " (%lld x %lld x %lld, batch %lld%s%s)",
+           (long long)p->gemm_shape[0], (long long)p->gemm_shape[1], (long long)p->gemm_shape[2],
+           (long long)p->gemm_shape[3], p->gemm_engine ? ", " : "",
+           p->gemm_engine ? p->gemm_engine : "");
 }
 
 int64_t lt__mview_stride(const lt__mview *v, int32_t mode) {
@@ -413,8 +423,8 @@ static void choose_config(const lt__pair *p, const group *bt, const group *m, co
   }
 }
 
-static lt_status lower_gemm(lt__program *prog, lt__pair *p, group *bt0, group *m0, group *n0,
-                            group *k0, lt__how *how) {
+static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, group *bt0, group *m0,
+                            group *n0, group *k0, lt__how *how) {
   int64_t rs, cs;
   gemm_cfg cfg;
   choose_config(p, bt0, m0, n0, k0, &cfg);
@@ -465,6 +475,9 @@ static lt_status lower_gemm(lt__program *prog, lt__pair *p, group *bt0, group *m
   g.c.cs = cs;
   for (int i = 0; i < bt->n; i++)
     g.c.batch_strides[i] = lt__mview_stride(&out, bt->mode[i]);
+  p->gemm_engine = ctx->backend->gemm_choose ? ctx->backend->gemm_choose(ctx, &g) : NULL;
+  p->gemm_shape[0] = g.m, p->gemm_shape[1] = g.n, p->gemm_shape[2] = g.k;
+  p->gemm_shape[3] = bt->size;
   s = lt__program_add(prog, LT__STEP_GEMM);
   if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
   s->u.gemm = g;
@@ -510,12 +523,13 @@ static lt_status alloc_d(lt__program *prog, lt__pair *p) {
 lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__how *how) {
   p->gemm_any_strides =
       ctx->backend->gemm_takes_any_strides && ctx->backend->gemm_takes_any_strides(ctx);
-  p->caps = &ctx->backend->caps;
+  p->caps = ctx->backend->measured_caps ? ctx->backend->measured_caps(ctx) : &ctx->backend->caps;
   const int64_t index_max = p->caps->gemm_index_max;
   for (int i = 0; i < p->d.rank; i++)
     LT_RETURN_IF(!lt__mview_has(&p->a, p->d.mode[i]) && !lt__mview_has(&p->b, p->d.mode[i]),
                  LT_ERR_INVALID_ARGUMENT, "contraction: output mode %d appears in neither A nor B",
                  (int)p->d.mode[i]);
+  lt__pair_canonical_order(p);
   LT_TRY(reduce_private(prog, p, &p->a, &p->b, &p->unary[0]));
   LT_TRY(reduce_private(prog, p, &p->b, &p->a, &p->unary[1]));
 
@@ -574,5 +588,5 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
                      "contraction: a dimension exceeds the BLAS integer range and the backend "
                      "has no direct kernel");
   }
-  return lower_gemm(prog, p, &bt, &m, &n, &k, how);
+  return lower_gemm(ctx, prog, p, &bt, &m, &n, &k, how);
 }

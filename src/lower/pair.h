@@ -36,7 +36,12 @@ typedef struct lt__pair {
   lt__scalar_role alpha, beta;
   bool gemm_any_strides;        /* the backend's GEMM takes matrices with no unit stride */
   const lt__backend_caps *caps; /* the backend's limits and cost figures (set by lt__lower_pair) */
+  /* Set by lt__lower_pair when it emits a GEMM step, for plan descriptions: the engine the
+   * backend chose (NULL if it names none) and m, n, k and the batch count. */
+  const char *gemm_engine;
+  int64_t gemm_shape[4];
 } lt__pair;
+
 
 /* How a lowered pair runs, for plan descriptions. */
 typedef enum lt__how {
@@ -49,6 +54,17 @@ typedef enum lt__how {
 } lt__how;
 
 const char *lt__how_name(lt__how how);
+
+/* Appends " (m x n x k, batch b, <engine>)" for a pair lowered to GEMM, nothing otherwise:
+ * the plan's shape as descriptions show it (same for A.B and B.A). */
+void lt__pair_describe_gemm(const lt__pair *p, lt__how how, char *text, size_t size);
+
+/* Swaps A and B (with their unary ops) into an order that depends only on their dtypes,
+ * extents, strides and places in D and in each other, never on which came first: the lowering
+ * breaks ties between equally priced plans by operand order, so this makes A.B and B.A one
+ * plan, and one speed (the product commutes; each operand's buffer travels with it).
+ * lt__lower_pair calls it first. */
+void lt__pair_canonical_order(lt__pair *p);
 
 /* Appends the steps of one pairwise contraction to prog. */
 lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__how *how);

@@ -42,7 +42,7 @@ lt_status lt__program_ws(lt__program *p, lt_dtype dtype, int64_t n, int64_t *ele
 
 void lt__program_free(lt__program *p) {
   void *kept = atomic_load(&p->ws_kept);
-  if (kept) p->ctx->backend->mem_free(p->ctx, kept, p->ws_bytes);
+  if (kept) lt__device_free(p->ctx, kept, p->ws_bytes);
   lt__host_free(p->ctx, p->steps, sizeof *p->steps * (size_t)p->cap_steps);
   memset(p, 0, sizeof *p);
 }
@@ -132,7 +132,7 @@ lt_status lt__program_run(lt__program *p, lt_context *ctx, const lt_tensor *cons
   run_env env = {inputs, d, NULL};
   if (p->ws_bytes) {
     env.ws = atomic_exchange(&p->ws_kept, NULL);
-    if (env.ws == NULL) LT_TRY(ctx->backend->mem_alloc(ctx, p->ws_bytes, &env.ws));
+    if (env.ws == NULL) LT_TRY(lt__device_alloc(ctx, p->ws_bytes, &env.ws));
   }
   lt_status st = LT_OK;
   for (int i = 0; i < p->n_steps && st == LT_OK; i++)
@@ -141,7 +141,7 @@ lt_status lt__program_run(lt__program *p, lt_context *ctx, const lt_tensor *cons
     void *expected = NULL;
     if (p->ws_bytes > KEEP_WS_MAX_BYTES ||
         !atomic_compare_exchange_strong(&p->ws_kept, &expected, env.ws))
-      ctx->backend->mem_free(ctx, env.ws, p->ws_bytes);
+      lt__device_free(ctx, env.ws, p->ws_bytes);
   }
   return st;
 }

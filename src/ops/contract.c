@@ -111,6 +111,7 @@ static lt_status describe(lt_plan *plan, const lt__pair *p, lt__how how) {
   snprintf(text, sizeof text, "contraction: %s, compute %s, %d step(s), workspace %zu bytes",
            lt__how_name(how), lt_dtype_name(p->compute),
            ((const contraction_impl *)plan->impl)->prog.n_steps, plan->workspace_bytes);
+  lt__pair_describe_gemm(p, how, text, sizeof text);
   return lt__plan_set_description(plan, text);
 }
 

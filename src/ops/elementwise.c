@@ -57,7 +57,51 @@ static lt_status run_map(const lt_plan *plan, const lt_tensor *const *inputs, in
 }
 
 static bool valid_binary_op(lt_binary_op op) {
-  return (int)op >= LT_BINARY_ADD && (int)op <= LT_BINARY_POW;
+  return (int)op >= LT_BINARY_ADD && (int)op <= LT_BINARY_WHERE;
+}
+
+/* Checks the ops against the operands and the compute dtype (issue 18 A): WHERE only as a
+ * trinary select on a bool A; integer-only ops need integer compute, float functions float
+ * compute. */
+static lt_status check_ops(const lt__map_step *s, const lt_tensor *const *ins) {
+  int n_in = s->n_in;
+  bool where = n_in == 3 && s->op_ab == LT_BINARY_WHERE;
+  LT_RETURN_IF(n_in == 2 && s->op_ab == LT_BINARY_WHERE, LT_ERR_INVALID_ARGUMENT,
+               "where selects between two operands: use lt_plan_trinary (A ? B : C)");
+  LT_RETURN_IF(n_in == 3 && (s->op_ab == LT_BINARY_WHERE) != (s->op_abc == LT_BINARY_WHERE),
+               LT_ERR_INVALID_ARGUMENT,
+               "where is D = A ? B : C: op_ab and op_abc must both be LT_BINARY_WHERE");
+  LT_RETURN_IF(where && ins[0]->dtype != LT_BOOL, LT_ERR_DTYPE,
+               "where: the condition A must be bool, not %s", lt_dtype_name(ins[0]->dtype));
+  bool int_compute = s->compute == LT_I64 || s->compute == LT_U64;
+  lt_binary_op ops[2] = {s->op_ab, s->op_abc};
+  for (int q = 0; q < (n_in == 3 ? 2 : n_in - 1); q++) {
+    LT_RETURN_IF(!int_compute && lt__binary_is_int_op(ops[q]), LT_ERR_DTYPE,
+                 "%s needs integer or bool operands, but %s computes in %s",
+                 lt__binary_name(ops[q]), q == 0 ? "A, B" : "A, B, C", lt_dtype_name(s->compute));
+    LT_RETURN_IF(int_compute && lt__binary_is_float_op(ops[q]), LT_ERR_DTYPE,
+                 "%s is a float function: compute dtype %s cannot run it", lt__binary_name(ops[q]),
+                 lt_dtype_name(s->compute));
+  }
+  for (int k = 0; k < n_in; k++) {
+    LT_RETURN_IF(!int_compute && lt__unary_is_int_op(s->unary[k]), LT_ERR_DTYPE,
+                 "%s needs an integer or bool operand, but %s is %s (computed in %s)",
+                 lt__unary_name(s->unary[k]), operand_names[k], lt_dtype_name(ins[k]->dtype),
+                 lt_dtype_name(s->compute));
+    LT_RETURN_IF(int_compute && lt__unary_is_float_op(s->unary[k]), LT_ERR_DTYPE,
+                 "%s of operand %s is a float function: compute dtype %s cannot run it",
+                 lt__unary_name(s->unary[k]), operand_names[k], lt_dtype_name(s->compute));
+  }
+  return LT_OK;
+}
+
+/* Whether a float function appears among the step's ops. */
+static bool any_float_op(const lt__map_step *s) {
+  bool f = (s->n_in >= 2 && lt__binary_is_float_op(s->op_ab)) ||
+           (s->n_in >= 3 && lt__binary_is_float_op(s->op_abc));
+  for (int k = 0; k < s->n_in; k++)
+    f |= lt__unary_is_float_op(s->unary[k]);
+  return f;
 }
 
 /* Builds the plan for n_in inputs (1: permutation, 2: binary, 3: trinary). */
@@ -100,10 +144,18 @@ static lt_status build_map_plan(lt__plan_kind kind, int n_in, const lt_tensor *c
     st = lt__modes_align(ins[k], modes[k], operand_names[k], d, modes_d, "D", s->in[k].strides);
     s->in[k].dtype = ins[k]->dtype;
     s->unary[k] = opts->unary[k];
+    /* ~ on bool is logical not (NumPy); in the integer compute its 0/1 would become -1/-2. */
+    if (s->unary[k] == LT_UNARY_INVERT && ins[k]->dtype == LT_BOOL) s->unary[k] = LT_UNARY_NOT;
     s->scalars[k] = 1.0;
     m->in_place_ok[k] = lt__aligned_like(ins[k], s->in[k].strides, d);
   }
-  if (st == LT_OK) st = lt__plan_compute_dtype(opts, n_in, ins, &s->compute);
+  if (st == LT_OK) {
+    /* WHERE's condition only selects: the values' dtypes decide the compute type. */
+    bool where = n_in == 3 && op_ab == LT_BINARY_WHERE;
+    s->compute =
+        lt__plan_map_compute(opts, where ? 2 : n_in, where ? ins + 1 : ins, any_float_op(s));
+    st = check_ops(s, ins);
+  }
   lt_plan *p = NULL;
   if (st == LT_OK) st = lt__plan_alloc(ctx, kind, n_in, &p);
   if (st != LT_OK) {

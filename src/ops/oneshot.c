@@ -7,10 +7,36 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Result dtype of a binary op: the shared dtype, else F64 if either is F64, else F32. */
-static lt_dtype binary_result_dtype(lt_dtype a, lt_dtype b) {
-  if (a == b) return a;
-  return (a == LT_F64 || b == LT_F64) ? LT_F64 : LT_F32;
+/* The float a float function of an integer or bool gives (NumPy: the smallest that holds it). */
+static lt_dtype float_of(lt_dtype d) {
+  return lt__dtype_is_float(d) ? d : lt__dtype_promote(d, LT_F16);
+}
+
+/* Result dtype of a binary op as NumPy 2 gives it (ops.h), or a refusal naming the operands. */
+static lt_status binary_result_dtype(const char *api, lt_binary_op op, lt_dtype a, lt_dtype b,
+                                     lt_dtype *out) {
+  lt_dtype p = lt__dtype_promote(a, b);
+  const char *name = lt__binary_name(op);
+  if (op >= LT_BINARY_EQ && op <= LT_BINARY_LOGICAL_XOR) {
+    *out = LT_BOOL;
+    return LT_OK;
+  }
+  LT_RETURN_IF(op == LT_BINARY_WHERE, LT_ERR_INVALID_ARGUMENT,
+               "%s: where takes three operands (lt_where)", api);
+  LT_RETURN_IF(op == LT_BINARY_SUB && p == LT_BOOL, LT_ERR_DTYPE,
+               "%s: subtract of bool a and bool b is not supported (as NumPy): use logical_xor",
+               api);
+  LT_RETURN_IF(lt__binary_is_int_op(op) && !lt__dtype_is_exact(p), LT_ERR_DTYPE,
+               "%s: %s needs integer or bool operands, not a %s and b %s", api, name,
+               lt_dtype_name(a), lt_dtype_name(b));
+  if (lt__binary_is_float_op(op)) {
+    *out = float_of(p);
+    return LT_OK;
+  }
+  bool to_i8 = op == LT_BINARY_POW || op == LT_BINARY_FLOOR_DIVIDE || op == LT_BINARY_REMAINDER ||
+               op == LT_BINARY_FMOD || op == LT_BINARY_SHIFT_LEFT || op == LT_BINARY_SHIFT_RIGHT;
+  *out = p == LT_BOOL && to_i8 ? LT_I8 : p;
+  return LT_OK;
 }
 
 /* Modes 0..rank-1 for the output, and trailing-aligned modes for an input of rank r. */
@@ -55,7 +81,9 @@ lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b, lt_
   lt_tensor *o;
   if (a->storage->ctx != b->storage->ctx)
     return lt__context_mismatch("lt_binary", "a", a->storage->ctx, "b", b->storage->ctx);
-  LT_TRY(lt__tensor_new(a->storage->ctx, binary_result_dtype(a->dtype, b->dtype), rank, shape, &o));
+  lt_dtype dtype = LT_DTYPE_INVALID;
+  LT_TRY(binary_result_dtype("lt_binary", op, a->dtype, b->dtype, &dtype));
+  LT_TRY(lt__tensor_new(a->storage->ctx, dtype, rank, shape, &o));
   lt_plan *plan;
   lt_status st = lt_plan_binary(a, ma, b, mb, op, o, md, NULL, &plan);
   if (st != LT_OK) {
@@ -79,8 +107,23 @@ lt_status lt_div(const lt_tensor *a, const lt_tensor *b, lt_tensor **out) {
   return lt_binary(LT_BINARY_DIV, a, b, out);
 }
 
-/* Floats keep their dtype; integers become F64 (as NumPy does for float functions). */
-static lt_dtype float_result_dtype(lt_dtype d) { return d == LT_I64 ? LT_F64 : d; }
+/* Result dtype of a unary op (ops.h): float functions give a float, the predicates bool,
+ * the rest keep the dtype; -bool is refused as NumPy does. */
+static lt_status unary_result_dtype(lt_unary_op op, lt_dtype a, lt_dtype *out) {
+  LT_RETURN_IF(op == LT_UNARY_NEG && a == LT_BOOL, LT_ERR_DTYPE,
+               "lt_unary: negative of a bool a is not supported (as NumPy): use logical_not");
+  LT_RETURN_IF(op == LT_UNARY_INVERT && !lt__dtype_is_exact(a), LT_ERR_DTYPE,
+               "lt_unary: invert needs an integer or bool a, not %s", lt_dtype_name(a));
+  if (op == LT_UNARY_NOT || op == LT_UNARY_ISNAN || op == LT_UNARY_ISINF || op == LT_UNARY_ISFINITE)
+    *out = LT_BOOL;
+  else if (lt__unary_is_float_op(op))
+    *out = float_of(a);
+  else if (a == LT_BOOL && op == LT_UNARY_SIGN)
+    *out = LT_I8;
+  else
+    *out = a;
+  return LT_OK;
+}
 
 lt_status lt_unary(lt_unary_op op, const lt_tensor *a, lt_tensor **out) {
   LT_CHECK_NULL(out, "out");
@@ -91,7 +134,9 @@ lt_status lt_unary(lt_unary_op op, const lt_tensor *a, lt_tensor **out) {
   int32_t modes[LT_MAX_RANK];
   trailing_modes(a->rank, a->rank, modes);
   lt_tensor *o;
-  LT_TRY(lt__tensor_new(a->storage->ctx, float_result_dtype(a->dtype), a->rank, a->shape, &o));
+  lt_dtype dtype = LT_DTYPE_INVALID;
+  LT_TRY(unary_result_dtype(op, a->dtype, &dtype));
+  LT_TRY(lt__tensor_new(a->storage->ctx, dtype, a->rank, a->shape, &o));
   lt_plan *plan;
   lt_status st = lt_plan_permutation(a, modes, o, modes, &opts, &plan);
   if (st != LT_OK) {
@@ -122,6 +167,15 @@ static lt_status reduced_axes(const char *api, int rank, int n_axes, const int *
   return LT_OK;
 }
 
+/* NumPy's reduction dtypes: integer sums and products widen to 64 bits, mean is a float. */
+static lt_dtype reduce_result_dtype(lt_reduce_op op, lt_dtype a) {
+  if (!lt__dtype_is_exact(a)) return a;
+  if (op == LT_REDUCE_MEAN) return LT_F64;
+  if (op == LT_REDUCE_SUM || op == LT_REDUCE_PROD || op == LT_REDUCE_SUMSQ)
+    return a == LT_U8 || a == LT_U16 || a == LT_U32 || a == LT_U64 ? LT_U64 : LT_I64;
+  return a;
+}
+
 /* lt_reduce and its argmax/argmin forms; `api` names the public function in messages. */
 static lt_status reduce_axes(const char *api, lt_reduce_op op, const lt_tensor *a, int n_axes,
                              const int *axes, bool keepdims, lt_tensor **out) {
@@ -149,7 +203,7 @@ static lt_status reduce_axes(const char *api, lt_reduce_op op, const lt_tensor *
       kept_shape[kept++] = a->shape[i];
     }
   }
-  lt_dtype dtype = arg ? LT_I64 : float_result_dtype(a->dtype);
+  lt_dtype dtype = arg ? LT_I64 : reduce_result_dtype(op, a->dtype);
   lt_tensor *o, *view;
   LT_TRY(lt__tensor_new(a->storage->ctx, dtype, keepdims ? a->rank : kept,
                         keepdims ? full_shape : kept_shape, &o));

@@ -15,6 +15,10 @@ static const lt_plan_options default_options = {
     .unary = {LT_UNARY_IDENTITY, LT_UNARY_IDENTITY, LT_UNARY_IDENTITY},
     .path = LT_PATH_AUTO,
     .memory_limit = 0,
+    .path_trials = LT__PATH_DEFAULT_TRIALS,
+    .path_seconds = LT__PATH_DEFAULT_SECONDS,
+    .path_seed = 0,
+    .path_memory_weight = 0,
 };
 
 const lt_plan_options *lt__plan_options_default(void) { return &default_options; }
@@ -29,6 +33,8 @@ lt_status lt_plan_options_create(lt_plan_options **out) {
 
 void lt_plan_options_destroy(lt_plan_options *opts) {
   if (!lt__handle_may_destroy(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_destroy")) return;
+  free(opts->path_pairs);
+  opts->path_pairs = NULL;
   lt__handle_kill(opts, LT__HANDLE_PLAN_OPTIONS);
   lt__handle_retire(opts);
 }
@@ -38,9 +44,11 @@ lt_status lt__check_options(const lt_plan_options *opts, const char *fn) {
 }
 
 lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtype) {
-  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_compute_dtype", "opts"));
-  LT_RETURN_IF(dtype != LT_F32 && dtype != LT_F64 && dtype != LT_DTYPE_INVALID, LT_ERR_DTYPE,
-               "compute dtype must be f32 or f64, not %s",
+  LT_TRY(
+      lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_compute_dtype", "opts"));
+  LT_RETURN_IF(dtype != LT_F32 && dtype != LT_F64 && dtype != LT_I64 && dtype != LT_U64 &&
+                   dtype != LT_DTYPE_INVALID,
+               LT_ERR_DTYPE, "compute dtype must be f32, f64, i64 or u64, not %s",
                lt_dtype_name(dtype) ? lt_dtype_name(dtype) : "an invalid dtype");
   opts->compute = dtype;
   return LT_OK;
@@ -50,7 +58,7 @@ lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary
   LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_unary", "opts"));
   LT_RETURN_IF(operand < 0 || operand > 2, LT_ERR_OUT_OF_RANGE,
                "unary operand index %d is outside [0, 2] (A, B, C)", operand);
-  LT_RETURN_IF((int)op < LT_UNARY_IDENTITY || (int)op > LT_UNARY_SQUARE, LT_ERR_INVALID_ARGUMENT,
+  LT_RETURN_IF((int)op < LT_UNARY_IDENTITY || (int)op > LT_UNARY_ISFINITE, LT_ERR_INVALID_ARGUMENT,
                "unknown unary op code %d", (int)op);
   opts->unary[operand] = op;
   return LT_OK;
@@ -65,7 +73,8 @@ lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo) {
 }
 
 lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes) {
-  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_memory_limit", "opts"));
+  LT_TRY(
+      lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_memory_limit", "opts"));
   LT_RETURN_IF(bytes < 0, LT_ERR_INVALID_ARGUMENT, "memory limit %lld is negative",
                (long long)bytes);
   opts->memory_limit = bytes;
@@ -73,7 +82,8 @@ lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes)
 }
 
 lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtype dtype) {
-  LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_output_dtype", "opts"));
+  LT_TRY(
+      lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_output_dtype", "opts"));
   LT_RETURN_IF(dtype != LT_DTYPE_INVALID && !lt__dtype_valid(dtype), LT_ERR_DTYPE,
                "invalid output dtype %d", (int)dtype);
   opts->output = dtype;
@@ -121,19 +131,81 @@ lt_status lt__plan_set_description(lt_plan *plan, const char *text) {
 lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
                                  lt_dtype *out) {
   if (opts && opts->compute != LT_DTYPE_INVALID) {
+    LT_RETURN_IF(!lt__dtype_is_float(opts->compute), LT_ERR_DTYPE,
+                 "contractions compute in f32 or f64, not %s", lt_dtype_name(opts->compute));
     *out = opts->compute;
     return LT_OK;
   }
   *out = LT_F32;
   for (int i = 0; i < n; i++)
-    if (ts[i] && (ts[i]->dtype == LT_F64 || ts[i]->dtype == LT_I64)) *out = LT_F64;
+    if (ts[i] && (ts[i]->dtype == LT_F64 || lt__dtype_is_exact(ts[i]->dtype))) *out = LT_F64;
   return LT_OK;
+}
+
+lt_dtype lt__plan_map_compute(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
+                              bool float_op) {
+  if (opts && opts->compute != LT_DTYPE_INVALID) return opts->compute;
+  lt_dtype p = LT_DTYPE_INVALID;
+  for (int i = 0; i < n; i++)
+    if (ts[i]) p = p == LT_DTYPE_INVALID ? ts[i]->dtype : lt__dtype_promote(p, ts[i]->dtype);
+  if (lt__dtype_is_exact(p)) return float_op ? LT_F64 : p == LT_U64 ? LT_U64 : LT_I64;
+  return p == LT_F64 ? LT_F64 : LT_F32;
+}
+
+bool lt__unary_is_float_op(lt_unary_op op) {
+  switch (op) {
+  case LT_UNARY_SQRT:
+  case LT_UNARY_EXP:
+  case LT_UNARY_LOG:
+  case LT_UNARY_SIN:
+  case LT_UNARY_COS:
+  case LT_UNARY_TANH:
+  case LT_UNARY_SIGMOID:
+  case LT_UNARY_LOG1P:
+  case LT_UNARY_EXPM1:
+  case LT_UNARY_ERF:
+  case LT_UNARY_GELU:
+  case LT_UNARY_SILU:
+  case LT_UNARY_SOFTPLUS:
+  case LT_UNARY_RSQRT: return true;
+  default: return false;
+  }
+}
+
+bool lt__binary_is_float_op(lt_binary_op op) {
+  return op == LT_BINARY_DIV || op == LT_BINARY_ATAN2 || op == LT_BINARY_HYPOT;
+}
+
+bool lt__unary_is_int_op(lt_unary_op op) { return op == LT_UNARY_INVERT; }
+
+bool lt__binary_is_int_op(lt_binary_op op) {
+  return op >= LT_BINARY_BITWISE_AND && op <= LT_BINARY_SHIFT_RIGHT;
+}
+
+const char *lt__unary_name(lt_unary_op op) {
+  static const char *const names[] = {
+      "identity", "neg",         "abs",    "sqrt",       "exp",    "log",     "sin",   "cos",
+      "tanh",     "sigmoid",     "relu",   "reciprocal", "square", "log1p",   "expm1", "floor",
+      "ceil",     "round",       "trunc",  "sign",       "erf",    "gelu",    "silu",  "softplus",
+      "rsqrt",    "logical_not", "invert", "isnan",      "isinf",  "isfinite"};
+  return (int)op >= 0 && (size_t)op < sizeof names / sizeof names[0] ? names[op] : "op";
+}
+
+const char *lt__binary_name(lt_binary_op op) {
+  static const char *const names[] = {
+      "add",           "multiply",    "minimum",     "maximum",      "subtract",    "divide",
+      "power",         "equal",       "not_equal",   "less",         "less_equal",  "greater",
+      "greater_equal", "logical_and", "logical_or",  "logical_xor",  "bitwise_and", "bitwise_or",
+      "bitwise_xor",   "left_shift",  "right_shift", "floor_divide", "remainder",   "fmod",
+      "arctan2",       "hypot",       "where"};
+  return (int)op >= 0 && (size_t)op < sizeof names / sizeof names[0] ? names[op] : "op";
 }
 
 /* Fast path of check_layout: true when t matches (the message is only built on a mismatch,
  * keeping execution overhead low). */
 static bool layout_matches(const lt_tensor *t, const lt__layout *want) {
-  if (t == NULL || t->tag != LT__HANDLE_TENSOR || t->dtype != want->dtype || t->rank != want->rank) return false;
+  if (t == NULL || t->tag != LT__HANDLE_TENSOR || t->dtype != want->dtype || t->rank != want->rank)
+    return false;
   for (int i = 0; i < t->rank; i++)
     if (t->shape[i] != want->shape[i] || (t->shape[i] > 1 && t->strides[i] != want->strides[i]))
       return false;

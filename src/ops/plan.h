@@ -4,13 +4,25 @@
 
 #include "core/object.h"
 
+/* Default einsum path budget: greedy trials and a time cap in seconds. */
+#define LT__PATH_DEFAULT_TRIALS 64
+#define LT__PATH_DEFAULT_SECONDS 0.5
+
 struct lt_plan_options {
-  uint32_t tag; /* LT__HANDLE_PLAN_OPTIONS while alive (core/handle.h) */
+  uint32_t tag;     /* LT__HANDLE_PLAN_OPTIONS while alive (core/handle.h) */
   lt_dtype compute; /* LT_DTYPE_INVALID = default rule */
   lt_dtype output;  /* LT_DTYPE_INVALID = natural dtype */
   lt_unary_op unary[3];
   lt_path_algo path;
   int64_t memory_limit; /* 0 = unlimited */
+  /* einsum path search (issue 22): budget, seed, objective, caller's path */
+  int path_trials;
+  double path_seconds;
+  uint64_t path_seed;
+  double path_memory_weight;
+  bool path_pairs_set;
+  int64_t n_path_pairs;
+  int64_t (*path_pairs)[2]; /* owned (malloc) */
 };
 
 /* A layout a plan was built for; execution checks tensors against it (offset excluded). */
@@ -27,7 +39,11 @@ typedef enum lt__plan_kind {
   LT__PLAN_TRINARY,
   LT__PLAN_REDUCTION,
   LT__PLAN_CONTRACTION,
-  LT__PLAN_EINSUM
+  LT__PLAN_EINSUM,
+  /* index family (ops/index.c, ops/sort.c) */
+  LT__PLAN_GATHER,
+  LT__PLAN_SCATTER,
+  LT__PLAN_SORT
 } lt__plan_kind;
 
 struct lt_plan {
@@ -59,8 +75,24 @@ lt_status lt__plan_alloc(lt_context *ctx, lt__plan_kind kind, int n_inputs_max, 
 void lt__layout_from_tensor(const lt_tensor *t, lt__layout *layout);
 /* Sets the description text (copied). */
 lt_status lt__plan_set_description(lt_plan *plan, const char *text);
-/* Default compute dtype: F64 if any input is F64 (or I64), else F32; opts may override. */
+/* Float compute dtype (contractions, einsum): F64 if any input is F64, an integer or bool,
+ * else F32; opts may override with F32 or F64 (an integer compute dtype is LT_ERR_DTYPE). */
 lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
                                  lt_dtype *out);
+/* Compute dtype of elementwise and reduction plans (issue 18 A): opts' if set, else from the
+ * inputs' promoted dtype: F64 / F32 for floats, I64 (U64 for u64) for integers and bool, F64
+ * for those when `float_op` (the op or a unary is a float function). NULL tensors are
+ * skipped. */
+lt_dtype lt__plan_map_compute(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
+                              bool float_op);
+/* Whether a unary / binary op is a float function (integer inputs compute it in f64), and
+ * whether it takes integers and bool only. */
+bool lt__unary_is_float_op(lt_unary_op op);
+bool lt__binary_is_float_op(lt_binary_op op);
+bool lt__unary_is_int_op(lt_unary_op op);
+bool lt__binary_is_int_op(lt_binary_op op);
+/* Names of ops, for messages ("bitwise_and"); "op" for unknown codes. */
+const char *lt__unary_name(lt_unary_op op);
+const char *lt__binary_name(lt_binary_op op);
 
 #endif

@@ -129,7 +129,23 @@ lt_status lt_plan_reduction(const lt_tensor *a, const int32_t *modes_a, const lt
     r->c_in_place_ok = lt__aligned_like(c, s->c.strides, d);
   }
   const lt_tensor *ins[2] = {a, c};
-  if (st == LT_OK) st = lt__plan_compute_dtype(opts, c ? 2 : 1, ins, &s->compute);
+  if (st == LT_OK) {
+    s->compute = lt__plan_map_compute(opts, c ? 2 : 1, ins,
+                                      lt__unary_is_float_op(s->unary) || op == LT_REDUCE_MEAN);
+    bool int_compute = s->compute == LT_I64 || s->compute == LT_U64;
+    st =
+        int_compute && op == LT_REDUCE_MEAN
+            ? lt__error(LT_ERR_DTYPE, "mean computes in f32 or f64, not %s",
+                        lt_dtype_name(s->compute))
+        : int_compute && lt__unary_is_float_op(s->unary)
+            ? lt__error(LT_ERR_DTYPE, "%s of A is a float function: compute dtype %s cannot run it",
+                        lt__unary_name(s->unary), lt_dtype_name(s->compute))
+        : !int_compute && lt__unary_is_int_op(s->unary)
+            ? lt__error(LT_ERR_DTYPE, "%s needs an integer or bool A, not %s",
+                        lt__unary_name(s->unary), lt_dtype_name(a->dtype))
+            : LT_OK;
+    if (s->unary == LT_UNARY_INVERT && a->dtype == LT_BOOL) s->unary = LT_UNARY_NOT;
+  }
   lt_plan *p = NULL;
   if (st == LT_OK) st = lt__plan_alloc(ctx, LT__PLAN_REDUCTION, c ? 2 : 1, &p);
   if (st != LT_OK) {

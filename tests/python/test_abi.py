@@ -56,7 +56,8 @@ class Header:
 
     # ---- C types as comparable descriptions
     _INTS = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "int32_t": ctypes.c_int32,
-             "size_t": ctypes.c_size_t, "uint16_t": ctypes.c_uint16, "uint32_t": ctypes.c_uint32}
+             "size_t": ctypes.c_size_t, "uint16_t": ctypes.c_uint16, "uint32_t": ctypes.c_uint32,
+             "uint64_t": ctypes.c_uint64}
 
     def describe(self, ctype):
         """("int", bytes, signed) / ("bool",) / ("double",) / ("float",) / ("void",) /
@@ -273,8 +274,10 @@ def test_checks_catch_mutations(header):
 
 # ---- the package's own layering
 ORDER = {"_lib": 0, "enums": 1, "errors": 2, "context": 3, "tensor": 4, "convert": 5, "ops": 6,
-         "einsum": 6, "__init__": 9}
-ORDER.update({"autograd": 7, "optim": 8})  # issue 19: on top of ops and einsum
+         "einsum": 6, "__init__": 8,
+         "dlpack": 5, "array_api": 7}  # issue 20
+ORDER.update({"indexing": 6})  # issue 18 B: a sibling of ops
+ORDER.update({"autograd": 7, "optim": 8, "__init__": 9})  # issue 19: on top of ops and einsum
 
 
 def test_modules_import_as_a_dag():

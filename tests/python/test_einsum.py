@@ -150,7 +150,8 @@ def test_plan_reused(device, rng):
 
 def test_einsum_path_text(rng):
     arrays = [random_array(rng, s) for s in [(8, 2), (2, 8), (8, 2)]]
-    text = lt.einsum_path("ij,jk,kl->il", *arrays, optimize="optimal")
+    path, text = lt.einsum_path("ij,jk,kl->il", *arrays, optimize="optimal")
+    assert path[0] == "einsum_path" and len(path) == 3
     assert isinstance(text, str) and text.strip()
     assert "flop" in text.lower()
 

@@ -107,7 +107,7 @@ def test_getitem_errors():
     with pytest.raises(IndexError):
         t[..., ...]
     with pytest.raises(IndexError):
-        t[[0, 1]]
+        t[[0.5, 1]]  # integer arrays gather (issue 18 B); float arrays are no index
     with pytest.raises(ValueError):
         t[:, 1:2:0]
 

@@ -362,6 +362,26 @@ double lt_test_unary_ref(lt_unary_op op, double x) {
   case LT_UNARY_RELU: return isnan(x) ? x : (x > 0 ? x : 0.0);
   case LT_UNARY_RECIPROCAL: return 1.0 / x;
   case LT_UNARY_SQUARE: return x * x;
+  case LT_UNARY_LOG1P: return log1p(x);
+  case LT_UNARY_EXPM1: return expm1(x);
+  case LT_UNARY_FLOOR: return floor(x);
+  case LT_UNARY_CEIL: return ceil(x);
+  case LT_UNARY_ROUND: { /* half to even, written out */
+    double f = floor(x), d = x - f;
+    return d > 0.5 ? f + 1 : d < 0.5 ? f : (fmod(f, 2.0) == 0 ? f : f + 1);
+  }
+  case LT_UNARY_TRUNC: return x < 0 ? ceil(x) : floor(x);
+  case LT_UNARY_SIGN: return isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : x;
+  case LT_UNARY_ERF: return erf(x);
+  case LT_UNARY_GELU: return 0.5 * x * erfc(-x / sqrt(2.0));
+  case LT_UNARY_SILU: return x * (1.0 / (1.0 + exp(-x)));
+  case LT_UNARY_SOFTPLUS: return x > 30 ? x : log(1.0 + exp(x));
+  case LT_UNARY_RSQRT: return 1.0 / sqrt(x);
+  case LT_UNARY_NOT: return x == 0;
+  case LT_UNARY_INVERT: return -x - 1; /* integers */
+  case LT_UNARY_ISNAN: return isnan(x);
+  case LT_UNARY_ISINF: return isinf(x);
+  case LT_UNARY_ISFINITE: return isfinite(x);
   }
   fail_msg("unknown unary op %d", (int)op);
   return 0;
@@ -376,6 +396,29 @@ double lt_test_binary_ref(lt_binary_op op, double a, double b) {
   case LT_BINARY_SUB: return a - b;
   case LT_BINARY_DIV: return a / b;
   case LT_BINARY_POW: return pow(a, b);
+  case LT_BINARY_EQ: return a == b;
+  case LT_BINARY_NE: return a != b;
+  case LT_BINARY_LT: return a < b;
+  case LT_BINARY_LE: return a <= b;
+  case LT_BINARY_GT: return a > b;
+  case LT_BINARY_GE: return a >= b;
+  case LT_BINARY_LOGICAL_AND: return a != 0 && b != 0;
+  case LT_BINARY_LOGICAL_OR: return a != 0 || b != 0;
+  case LT_BINARY_LOGICAL_XOR: return (a != 0) != (b != 0);
+  case LT_BINARY_FLOOR_DIVIDE: return isinf(a) ? NAN : floor(a / b); /* NumPy: inf // b is nan */
+  case LT_BINARY_REMAINDER: {
+    double r = fmod(a, b);
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+  }
+  case LT_BINARY_FMOD: return fmod(a, b);
+  case LT_BINARY_ATAN2: return atan2(a, b);
+  case LT_BINARY_HYPOT: return sqrt(a * a + b * b);
+  case LT_BINARY_BITWISE_AND:
+  case LT_BINARY_BITWISE_OR:
+  case LT_BINARY_BITWISE_XOR:
+  case LT_BINARY_SHIFT_LEFT:
+  case LT_BINARY_SHIFT_RIGHT:
+  case LT_BINARY_WHERE: break; /* integers: test_dtypes.c has exact references */
   }
   fail_msg("unknown binary op %d", (int)op);
   return 0;

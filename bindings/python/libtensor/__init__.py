@@ -7,7 +7,8 @@
 
 The modules import one another in one direction only (no cycles, no imports inside
 functions): _lib (loading, ctypes signatures) -> enums (the header's values) -> errors ->
-context -> tensor -> convert (operands in, results out) -> ops, einsum -> this package.
+context -> tensor -> convert (operands in, results out) -> ops, einsum, indexing -> this
+package.
 """
 from . import _lib, enums
 from . import errors as _errors
@@ -20,6 +21,11 @@ from . import convert
 from . import ops as _ops
 from .ops import *  # noqa: F401,F403
 from .einsum import EinsumPlan, einsum, einsum_path, plan_einsum
+# Issue 20: DLPack interop and the array API namespace (Tensor.__array_namespace__).
+from .dlpack import from_dlpack
+from . import indexing as _indexing
+from .indexing import *  # noqa: F401,F403
+from . import array_api
 # autograd (issue 19): on top of everything above; replaces lt.tensor by one taking
 # requires_grad=.
 from .autograd import no_grad, is_grad_enabled, tensor  # noqa: F811
@@ -37,5 +43,7 @@ def has(name):
 __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_class",
             "Tensor", "as_strided", "broadcast_to", "empty", "from_numpy", "full", "held_count",
             "load", "lt_dtype", "save", "tensor", "zeros", "EinsumPlan", "einsum", "einsum_path",
-            "plan_einsum", "has", "library_path", "no_grad", "is_grad_enabled", "optim"]
-           + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__))
+            "plan_einsum", "has", "library_path", "from_dlpack", "array_api", "no_grad",
+            "is_grad_enabled", "optim"]
+           + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__)
+           + list(_indexing.__all__))

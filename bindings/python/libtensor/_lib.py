@@ -29,6 +29,17 @@ _SIGNATURES = {
     "lt_dtype_size": (ctypes.c_size_t, [ctypes.c_int]),
     "lt_dtype_name": (ctypes.c_char_p, [ctypes.c_int]),
     "lt_dtype_from_name": (status, [ctypes.c_char_p, c_int_p]),
+    # issue 18 A: dtypes, exact items, where/clip
+    "lt_dtype_promote": (status, [ctypes.c_int, ctypes.c_int, c_int_p]),
+    "lt_dtype_is_integer": (ctypes.c_bool, [ctypes.c_int]),
+    "lt_dtype_is_signed": (ctypes.c_bool, [ctypes.c_int]),
+    "lt_dtype_is_float": (ctypes.c_bool, [ctypes.c_int]),
+    "lt_tensor_get_i64": (status, [handle, c_int64_p, c_int64_p]),
+    "lt_tensor_get_u64": (status, [handle, c_int64_p, ctypes.POINTER(ctypes.c_uint64)]),
+    "lt_tensor_set_i64": (status, [handle, c_int64_p, ctypes.c_int64]),
+    "lt_tensor_set_u64": (status, [handle, c_int64_p, ctypes.c_uint64]),
+    "lt_where": (status, [handle, handle, handle, handle_p]),
+    "lt_clip": (status, [handle, handle, handle, handle_p]),
     # context.h
     "lt_device_count": (status, [c_int_p]),
     "lt_device_string": (status, [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),
@@ -109,6 +120,22 @@ _SIGNATURES = {
                                 handle_p]),
     "lt_einsum": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle_p]),
     "lt_einsum_into": (status, [ctypes.c_char_p, ctypes.c_int, handle_p, handle, handle]),
+    # paths (issue 22): budget, objective, tree size, memory figures
+    "lt_plan_options_set_path_budget": (status, [handle, ctypes.c_int, ctypes.c_double]),
+    "lt_plan_options_set_path_cost": (status, [handle, ctypes.c_double]),
+    "lt_plan_einsum_n_steps": (status, [handle, ctypes.POINTER(ctypes.c_int64)]),
+    "lt_context_memory": (status, [handle, ctypes.POINTER(ctypes.c_int64),
+                                   ctypes.POINTER(ctypes.c_int64)]),
+    "lt_context_reset_peak_memory": (status, [handle]),
+    # dlpack.h (issue 20): managed tensors pass as plain pointers.
+    "lt_tensor_from_dlpack": (status, [handle, ctypes.c_void_p, ctypes.c_uint32, handle_p]),
+    "lt_tensor_from_dlpack_legacy": (status, [handle, ctypes.c_void_p, ctypes.c_uint32,
+                                              handle_p]),
+    "lt_tensor_to_dlpack": (status, [handle, ctypes.c_uint32, handle_p]),
+    "lt_tensor_to_dlpack_legacy": (status, [handle, ctypes.c_uint32, handle_p]),
+    # einsum's sublist form past 52 labels (issue 20).
+    "lt_einsum_modes": (status, [ctypes.c_int, handle_p, ctypes.POINTER(c_int32_p), ctypes.c_int,
+                                 c_int32_p, handle, handle_p]),
     # autograd.h (issue 19)
     "lt_tape_create": (status, [handle, handle_p]),
     "lt_tape_destroy": (None, [handle]),
@@ -153,10 +180,44 @@ _SIGNATURES = {
     "lt_optim_destroy": (None, [handle]),
 }
 
+# index.h (issue 18 B: gather/scatter, masks, joining, creation, sorting)
+_SIGNATURES.update({
+    "lt_take": (status, [handle, handle, ctypes.c_int, handle_p]),
+    "lt_take_along_axis": (status, [handle, handle, ctypes.c_int, handle_p]),
+    "lt_scatter_add": (status, [handle, ctypes.c_int, handle, handle]),
+    "lt_mask_select": (status, [handle, handle, handle_p]),
+    "lt_argwhere": (status, [handle, handle_p]),
+    "lt_concatenate": (status, [ctypes.c_int, handle_p, ctypes.c_int, handle_p]),
+    "lt_stack": (status, [ctypes.c_int, handle_p, ctypes.c_int, handle_p]),
+    "lt_split": (status, [handle, ctypes.c_int, ctypes.c_int, c_int64_p, handle_p]),
+    "lt_arange": (status, [handle, ctypes.c_int, ctypes.c_double, ctypes.c_double,
+                           ctypes.c_double, handle_p]),
+    "lt_linspace": (status, [handle, ctypes.c_int, ctypes.c_double, ctypes.c_double,
+                             ctypes.c_int64, ctypes.c_bool, handle_p]),
+    "lt_eye": (status, [handle, ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                        handle_p]),
+    "lt_ones": (status, [handle, ctypes.c_int, ctypes.c_int, c_int64_p, handle_p]),
+    "lt_full_like": (status, [handle, ctypes.c_int, ctypes.c_double, handle_p]),
+    "lt_ones_like": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_zeros_like": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_empty_like": (status, [handle, ctypes.c_int, handle_p]),
+    "lt_sort": (status, [handle, ctypes.c_int, ctypes.c_bool, handle_p]),
+    "lt_argsort": (status, [handle, ctypes.c_int, ctypes.c_bool, handle_p]),
+    "lt_topk": (status, [handle, ctypes.c_int64, ctypes.c_int, ctypes.c_bool, handle_p,
+                         handle_p]),
+})
+
 # Exported functions (tests/abi_symbols.txt) the binding deliberately does not declare, each with
 # what it uses instead.
 # tests/python/test_abi.py requires every exported function in _SIGNATURES or here.
 UNBOUND = {
+    # paths (issue 22): array-of-pairs parameters; the Python einsum_path/explicit-path front
+    # end (branch python) binds these with its own argument handling.
+    "lt_plan_options_set_explicit_path": "einsum(optimize=[pairs]) (branch python)",
+    "lt_plan_options_set_path_seed": "default seed",
+    "lt_plan_einsum_step": "einsum_path (branch python)",
+    "lt_plan_einsum_slicing": "lt_plan_describe",
+    "lt_einsum_find_path": "einsum_path (branch python)",
     # lt_binary(op, ...) covers them.
     "lt_add": "lt_binary",
     "lt_sub": "lt_binary",
@@ -179,7 +240,12 @@ UNBOUND = {
     "lt_plan_contraction": "lt_plan_einsum",
     "lt_plan_options_set_unary": "lt_unary",
     "lt_plan_einsum_modes": "lt_plan_einsum (string labels)",
-    "lt_einsum_modes": "lt_einsum (string labels)",
+    # index.h: the binding calls the one-shots; the plans are the C API's.
+    "lt_plan_take": "lt_take",
+    "lt_plan_take_along_axis": "lt_take_along_axis",
+    "lt_plan_scatter_add": "lt_scatter_add",
+    "lt_plan_sort": "lt_sort / lt_argsort / lt_topk",
+    "lt_index_select": "lt_take with a 1-D index",
 }
 
 

@@ -10,23 +10,45 @@ device as well, as the C library refuses them alike (lt.context() gives every na
 device the same shared context, so only explicitly made Contexts can meet this). NumPy data
 and scalars are not Tensors: they are wrapped (zero-copy on the CPU) or copied onto the
 operation's context, as before."""
+import ctypes
+
 import numpy as np
 
+from . import _lib
 from .context import context
-from .errors import raise_status
-from .tensor import Tensor, from_numpy
+from .errors import check, raise_status
+from .tensor import Tensor, check_writeable, from_numpy
 
 
 def _is_scalar(x):
     return isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
 
 
-def _float_dtype(v):
-    """The NumPy float dtype of an array or Tensor operand, else None."""
+def _array_dtype(v, kinds):
+    """The NumPy dtype of an array or Tensor operand when its kind is in `kinds`, else None."""
     if _is_scalar(v) or isinstance(getattr(v, "dtype", None), str):
         return None
     dt = getattr(v, "dtype", None)
-    return dt if isinstance(dt, np.dtype) and dt.kind == "f" else None
+    return dt if isinstance(dt, np.dtype) and dt.kind in kinds else None
+
+
+def _scalar_dtype(v, values):
+    """NumPy 2's dtype for a Python scalar among arrays (weak scalars): a float takes the
+    arrays' float dtype, an int their integer (or float) dtype when the value fits; None:
+    the scalar's own default (int64 / float64)."""
+    if isinstance(v, float):
+        kinds = "f"
+    elif isinstance(v, int):
+        kinds = "fiu"
+    else:
+        return None
+    for dt in (_array_dtype(x, kinds) for x in values):
+        if dt is None:
+            continue
+        if dt.kind in "iu" and not np.iinfo(dt).min <= v <= np.iinfo(dt).max:
+            return None  # NumPy 2 raises OverflowError here; we widen instead
+        return dt
+    return None
 
 
 def require_context(t, ctx, what, where):
@@ -45,6 +67,40 @@ def require_context(t, ctx, what, where):
                  "copies onto another)")
 
 
+# Lean calls: small NumPy operands passed again and again (a training loop's weights) are
+# wrapped once. An entry holds its array, so its id cannot be reused while cached, and is taken
+# only for the same array object with the same shape and strides (ndarray.shape can be
+# assigned). Only arrays wrapped zero-copy are cached, so the tensor always sees the array's
+# current values. Small arrays only, few of them: the cache never holds much memory alive.
+_WRAP_CACHE = {}
+_WRAP_SLOTS = 64
+_WRAP_MAX_BYTES = 1 << 16
+_ZERO_COPY_DTYPES = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64,
+                                                    np.int64))
+
+
+def _wrap(v, ctx):
+    if type(v) is not np.ndarray or v.nbytes > _WRAP_MAX_BYTES or not ctx.is_cpu:
+        return from_numpy(v, ctx)
+    key = id(v)
+    hit = _WRAP_CACHE.get(key)
+    if hit is not None and hit[0] is v and hit[1] is ctx and hit[2] == v.shape \
+            and hit[3] == v.strides:
+        return hit[4]
+    t = from_numpy(v, ctx)
+    if v.dtype in _ZERO_COPY_DTYPES and v.flags.aligned and \
+            not any(s % v.itemsize for s in v.strides):
+        if len(_WRAP_CACHE) >= _WRAP_SLOTS:
+            _WRAP_CACHE.pop(next(iter(_WRAP_CACHE)))
+        _WRAP_CACHE[key] = (v, ctx, v.shape, v.strides, t)
+    return t
+
+
+def clear_wrap_cache():
+    """Drops the cached wrappers of NumPy operands (and the references they hold)."""
+    _WRAP_CACHE.clear()
+
+
 def operands(values, device=None, where=None):
     """Tensors for `values` on one context, and whether the caller passed only NumPy data (so
     results go back as NumPy arrays). The context is `device`'s when given (a name or a
@@ -57,17 +113,19 @@ def operands(values, device=None, where=None):
     else:
         ctx = values[tensors[0]].context
         where = f"operand {tensors[0] + 1}"
-    like = next((d for d in map(_float_dtype, values) if d is not None), None)
     out = []
     for i, v in enumerate(values):
+        like = None
+        if _is_scalar(v) and not isinstance(v, np.generic):
+            like = _scalar_dtype(v, values)
         if isinstance(v, Tensor):
             require_context(v, ctx, f"operand {i + 1}", where)
             out.append(v)
-        elif _is_scalar(v) and like is not None and not isinstance(v, np.generic):
-            # NumPy keeps the array's float dtype for Python scalars; so do we.
+        elif like is not None:
+            # NumPy keeps the array's dtype for Python scalars; so do we.
             out.append(from_numpy(np.asarray(v, dtype=like), ctx))
         else:
-            out.append(from_numpy(v, ctx))
+            out.append(_wrap(v, ctx))
     return out, not tensors
 
 
@@ -82,4 +140,62 @@ def result(t, numpy_out):
     return arr[()] if arr.ndim == 0 else arr
 
 
-__all__ = ["operands", "result", "require_context"]
+def out_tensor(out, ctx):
+    """A Tensor writing straight into `out` (a Tensor on ctx, or a writable NumPy array the
+    library can wrap zero-copy on a CPU context), else None (the caller copies into it).
+    ValueError for a read-only `out`, TypeError for anything that is not an array."""
+    if isinstance(out, Tensor):
+        require_context(out, ctx, "out=", "the operands")
+        check_writeable(out)
+        return out
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"libtensor: out= must be a Tensor or a NumPy array, not "
+                        f"{type(out).__name__}")
+    if not out.flags.writeable:
+        raise ValueError("libtensor: out= is read-only")
+    if not ctx.is_cpu:
+        return None
+    hit = _WRAP_CACHE.get(id(out))
+    if hit is not None and hit[0] is out and hit[1] is ctx and hit[2] == out.shape \
+            and hit[3] == out.strides:
+        return hit[4]  # cached wrappers are zero-copy by construction
+    try:
+        t = _wrap(out, ctx)
+    except Exception:
+        return None
+    ptr = ctypes.c_void_p()
+    if _lib.fn("lt_tensor_host_pointer")(t.handle, ctypes.byref(ptr)) != 0:
+        return None
+    same = (ptr.value or 0) == out.__array_interface__["data"][0] and t.dtype == out.dtype
+    return t if same else None
+
+
+def deliver(t, out, numpy_out, broadcast=False):
+    """The result `t` of an operation as the caller asked: with out=None as `result` does; else
+    written into `out` (converted to its dtype) and `out` returned. The shapes must match, or
+    with `broadcast` (elementwise ops, whose out= takes part in broadcasting as in NumPy) t's
+    shape must broadcast to out's."""
+    if out is None:
+        return result(t, numpy_out)
+    if not isinstance(out, (Tensor, np.ndarray)):
+        raise TypeError(f"libtensor: out= must be a Tensor or a NumPy array, not "
+                        f"{type(out).__name__}")
+    shape = tuple(out.shape)
+    if t.shape != shape:
+        try:
+            ok = broadcast and np.broadcast_shapes(t.shape, shape) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise_status("LT_ERR_SHAPE_MISMATCH",
+                         f"libtensor: out= has shape {shape}, the result {t.shape}")
+    target = out_tensor(out, t.context)
+    if target is None:
+        np.copyto(out, t.numpy(), casting="unsafe")
+    else:
+        check(_lib.fn("lt_tensor_copy_into")(target.handle, t.handle))
+    return out
+
+
+__all__ = ["operands", "result", "require_context", "out_tensor", "deliver",
+           "clear_wrap_cache"]

@@ -3,12 +3,15 @@
 Operands as in ops (see convert): Tensors of one call share one context, nothing is moved
 implicitly. Also installs Tensor's @ operator."""
 import ctypes
+import operator
+import re
+import string
 
 import numpy as np
 
 from . import _lib, enums
 from .context import context
-from .convert import operands, require_context, result
+from .convert import deliver, operands, require_context, result
 from .errors import InvalidArgumentError, check
 from .tensor import Tensor, _new, check_writeable, from_numpy, lt_dtype
 
@@ -24,7 +27,7 @@ class _Options:
     def __init__(self, optimize="auto", dtype=None, memory_limit=None):
         key = optimize.lower() if isinstance(optimize, str) else optimize
         if isinstance(key, (list, tuple)) and key and key[0] == "einsum_path":
-            key = "none"  # an explicit NumPy path: keep the operand order as written
+            key = "none"  # an explicit path: run step by step by einsum (see _explicit_path)
         if key not in _PATHS:
             raise InvalidArgumentError(f"libtensor: optimize={optimize!r}: expected 'auto', "
                                        "'greedy', 'optimal', 'none', True or False",
@@ -48,6 +51,7 @@ class _Options:
 
 
 _options_cache = {}
+_execute = _lib.fn("lt_plan_execute")
 
 
 def _options(optimize="auto", dtype=None, memory_limit=None):
@@ -98,7 +102,20 @@ def _same_memory(t, arr):
 def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
     """Evaluates an einsum expression like numpy.einsum (ellipsis, repeated labels, implicit
     output, many operands). NumPy inputs give a NumPy result; Tensors a Tensor. `out` (an array
-    or Tensor of the result's shape) receives the result and is returned."""
+    or Tensor of the result's shape) receives the result and is returned.
+
+    Also NumPy's sublist form, einsum(a, [0, 1], b, [1, 2], [0, 2]) (Ellipsis allowed), whose
+    integer labels may go past NumPy's 52; and optimize=['einsum_path', (0, 1), ...], an
+    explicit path (as einsum_path returns), followed step by step and validated as NumPy
+    does (IndexError for a position out of range, RuntimeError when operands are left)."""
+    if not isinstance(expr, str):
+        parsed = _sublists(expr, arrays)
+        if parsed[0] is None:  # more than 52 distinct labels: integer-label einsum
+            return _einsum_modes(*parsed[1:], device=device, optimize=optimize, out=out,
+                                 dtype=dtype)
+        expr, arrays = parsed
+    if _is_explicit_path(optimize):
+        return _explicit_path(expr, arrays, optimize, device, out, dtype)
     tensors, numpy_out = operands(arrays, device)
     ctx = tensors[0].context if tensors else context(device)
     opts = _options(optimize, dtype)
@@ -160,6 +177,13 @@ class EinsumPlan:
 
     def __call__(self, *arrays, out=None, alpha=1.0, beta=0.0):
         """Runs the plan: out = alpha * einsum(arrays) + beta * out."""
+        # Lean path: Tensors of this context in and out, no scalars to pass: one C call.
+        if type(out) is Tensor and out.context is self.context and not out.readonly and \
+                alpha == 1.0 and beta == 0.0 and len(arrays) == self.n_inputs and \
+                all(type(a) is Tensor and a.context is self.context for a in arrays):
+            handles = (ctypes.c_void_p * self.n_inputs)(*[a._handle for a in arrays])
+            check(_execute(self.handle, handles, self.n_inputs, None, 0, out._handle))
+            return out
         if len(arrays) != self.n_inputs:
             raise InvalidArgumentError(f"libtensor: this plan takes {self.n_inputs} operands, "
                                        f"got {len(arrays)}", _EINVAL)
@@ -208,8 +232,239 @@ def plan_einsum(expr, *arrays, **kwargs):
 
 
 def einsum_path(expr, *arrays, device=None, optimize="auto"):
-    """The text of lt_plan_describe for this expression and these operands."""
-    return plan_einsum(expr, *arrays, device=device, optimize=optimize).describe()
+    """(path, text) as numpy.einsum_path: path = ['einsum_path', (i, j), ...] the contraction
+    order the library chose (positions in the current operand list; each step's result is
+    appended at the end), usable as einsum(..., optimize=path); text = lt_plan_describe's
+    account (each step's flops, intermediate sizes and how it runs). Sublist form accepted; an
+    explicit path is validated and returned as given."""
+    if not isinstance(expr, str):
+        expr, arrays = _sublists(expr, arrays, need_letters=True)
+    if _is_explicit_path(optimize):
+        inputs, _ = _expand(expr, [np.ndim(a) if not isinstance(a, Tensor) else a.ndim
+                                   for a in arrays])
+        steps = _check_path(optimize, len(inputs))
+        return ["einsum_path"] + [tuple(s) for s in steps], _explicit_text(expr, steps)
+    plan = plan_einsum(expr, *arrays, device=device, optimize=optimize)
+    return ["einsum_path"] + _plan_path(plan, len(arrays)), plan.describe()
+
+
+# ---- sublists, explicit paths
+
+_LABELS = string.ascii_uppercase + string.ascii_lowercase  # NumPy's order for sublist ints
+
+
+def _sublist_labels(sub, mapping):
+    out = []
+    for s in sub:
+        if s is Ellipsis:
+            out.append("...")
+            continue
+        try:
+            s = operator_index(s)
+        except TypeError:
+            s = None
+        if s is None:
+            raise TypeError("libtensor: einsum sublists must contain int labels or Ellipsis")
+        out.append(mapping(s))
+    return out
+
+
+def _sublists(first, rest, need_letters=False):
+    """(expr, arrays) for the sublist form (op, sub, op, sub, ..., [out]); with more than 52
+    distinct labels (None, arrays, modes, out_modes) for the integer-label API."""
+    args = (first,) + tuple(rest)
+    ops, subs = list(args[0::2]), list(args[1::2])
+    out = None
+    if len(args) % 2 == 1:
+        out = ops.pop() if len(ops) > len(subs) else None
+    if len(ops) != len(subs) or not ops:
+        raise ValueError("libtensor: einsum sublist form is einsum(op0, sublist0, op1, "
+                         "sublist1, ..., [sublist_out])")
+    labels = sorted({int(x) for sub in subs + ([out] if out is not None else [])
+                     for x in sub if x is not Ellipsis and isinstance(x, (int, np.integer))
+                     and not isinstance(x, (bool, np.bool_))})
+    if all(0 <= x < 52 for x in labels):
+        mapping = _LABELS.__getitem__
+    elif len(labels) <= 52:
+        index = {x: _LABELS[i] for i, x in enumerate(labels)}
+        mapping = index.__getitem__
+    else:
+        if need_letters or any(x is Ellipsis for sub in subs for x in sub):
+            raise ValueError(f"libtensor: {len(labels)} distinct labels with Ellipsis (or "
+                             "for einsum_path): at most 52")
+        modes = [[int(x) for x in sub] for sub in subs]
+        if out is None:  # implicit output: the labels seen once, in increasing order
+            flat = [x for m in modes for x in m]
+            out = sorted(x for x in set(flat) if flat.count(x) == 1)
+        return None, ops, modes, [int(x) for x in out]
+    expr = ",".join("".join(_sublist_labels(sub, mapping)) for sub in subs)
+    if out is not None:
+        expr += "->" + "".join(_sublist_labels(out, mapping))
+    return expr, ops
+
+
+def _einsum_modes(arrays, modes, out_modes, device=None, optimize="auto", out=None, dtype=None):
+    tensors, numpy_out = operands(arrays, device)
+    for i, (t, m) in enumerate(zip(tensors, modes)):
+        if len(m) != t.ndim:
+            raise InvalidArgumentError(f"libtensor: sublist {i} has {len(m)} labels for an "
+                                       f"operand with {t.ndim} axes", _EINVAL)
+    ctx = tensors[0].context
+    arrs = [(ctypes.c_int32 * max(len(m), 1))(*m) for m in modes]
+    ptrs = (ctypes.POINTER(ctypes.c_int32) * len(arrs))(
+        *[ctypes.cast(a, ctypes.POINTER(ctypes.c_int32)) for a in arrs])
+    outm = (ctypes.c_int32 * max(len(out_modes), 1))(*out_modes)
+    h = ctypes.c_void_p()
+    check(_lib.fn("lt_einsum_modes")(len(tensors), _lib.handle_array(t.handle for t in tensors),
+                                     ptrs, len(out_modes), outm, _options(optimize, dtype).handle,
+                                     ctypes.byref(h)))
+    t = Tensor(h.value, ctx)
+    if out is not None:
+        return deliver(t, out, numpy_out)
+    return _to_numpy(t, arrays, dtype) if numpy_out else t
+
+
+def _is_explicit_path(optimize):
+    return isinstance(optimize, (list, tuple)) and len(optimize) > 0 and \
+        isinstance(optimize[0], str) and optimize[0] == "einsum_path"
+
+
+def _expand(expr, ndims):
+    """Input subscripts with every '...' spelled out in unused letters, and the output's (the
+    implicit output as NumPy: ellipsis labels, then the labels seen once, sorted)."""
+    expr = expr.replace(" ", "")
+    lhs, arrow, rhs = expr.partition("->")
+    inputs = lhs.split(",")
+    if len(inputs) != len(ndims):
+        raise ValueError(f"libtensor: einsum expression has {len(inputs)} operands, "
+                         f"{len(ndims)} given")
+    unused = [c for c in _LABELS if c not in expr]
+    n_ell = max([nd - len(sub.replace("...", "")) for sub, nd in zip(inputs, ndims)
+                 if "..." in sub] or [0])
+    ell = "".join(unused[:n_ell])
+    out = []
+    for sub, nd in zip(inputs, ndims):
+        if "..." in sub:
+            k = nd - len(sub.replace("...", ""))
+            sub = sub.replace("...", ell[n_ell - k:] if k > 0 else "")
+        out.append(sub)
+    if arrow:
+        rhs = rhs.replace("...", ell)
+    else:
+        flat = "".join(out)
+        rhs = ell + "".join(sorted(c for c in set(flat) if flat.count(c) == 1 and c not in ell))
+    return out, rhs
+
+
+def _check_path(path, n):
+    """The steps of an explicit path, validated as NumPy does (its exception types)."""
+    steps, left = [], n
+    for k, step in enumerate(path[1:]):
+        try:
+            step = [operator_index(i) for i in step]
+        except TypeError:
+            raise TypeError(f"libtensor: einsum_path step {k} ({step!r}) is not a tuple of "
+                            "operand positions") from None
+        if not step or len(set(step)) != len(step):
+            raise ValueError(f"libtensor: einsum_path step {k} {tuple(step)} must name "
+                             "distinct operand positions")
+        for i in step:
+            if not 0 <= i < left:
+                raise IndexError(f"libtensor: einsum_path step {k} {tuple(step)}: position {i} "
+                                 f"is out of range for {left} remaining operands")
+        left -= len(step) - 1
+        steps.append(step)
+    if left != 1:
+        raise RuntimeError(f"Invalid einsum_path is specified: {left - 1} more operands has "
+                           "to be contracted.")
+    return steps
+
+
+def operator_index(i):
+    if isinstance(i, (bool, np.bool_)):
+        raise TypeError("bool")
+    return operator.index(i)
+
+
+def _explicit_steps(expr, ndims, steps):
+    """(step expressions, final expression): each step's einsum over the positions it names,
+    keeping the labels still needed by the remaining operands or the output."""
+    inputs, output = _expand(expr, ndims)
+    exprs = []
+    for k, step in enumerate(steps):
+        chosen = [inputs[i] for i in step]
+        rest = [s for i, s in enumerate(inputs) if i not in step]
+        if k == len(steps) - 1:
+            res = output
+        else:
+            keep = set("".join(rest)) | set(output)
+            seen = []
+            for c in "".join(chosen):
+                if c in keep and c not in seen:
+                    seen.append(c)
+            res = "".join(seen)
+        exprs.append(",".join(chosen) + "->" + res)
+        inputs = rest + [res]
+    return exprs, inputs, output
+
+
+def _explicit_text(expr, steps):
+    return (f"einsum {expr!r}: explicit path " +
+            " ".join(str(tuple(s)) for s in steps))
+
+
+def _explicit_path(expr, arrays, path, device, out, dtype):
+    """einsum following an explicit path: one einsum per step over the positions it names,
+    its result appended to the operand list; the last step writes the result (or out=)."""
+    tensors, numpy_out = operands(arrays, device)
+    steps = _check_path(path, len(tensors))
+    exprs, left, output = _explicit_steps(expr, [t.ndim for t in tensors], steps)
+    current = list(tensors)
+    for step, e in zip(steps[:-1], exprs[:-1]):
+        chosen = [current[i] for i in step]
+        current = [t for i, t in enumerate(current) if i not in step]
+        current.append(einsum(e, *chosen, optimize="none"))
+    if steps:
+        final, last = exprs[-1], [current[i] for i in steps[-1]]
+    else:  # one operand and no step: the whole expression at once
+        final, last = ",".join(left) + "->" + output, current
+    res = einsum(final, *last, optimize="none", dtype=dtype, out=out)
+    if out is not None:
+        return out
+    return _to_numpy(res, arrays, dtype) if numpy_out else res
+
+
+_STEP = re.compile(r"^\s*step \d+: (\S+)->(\S*)")
+
+
+def _plan_path(plan, n):
+    """The plan's pairwise path in NumPy's form: from lt_plan_einsum_step when the library has
+    it, else read from the description's step lines (each step's operand subscripts matched
+    in the current list)."""
+    if _lib.has("lt_plan_einsum_n_steps"):
+        count = ctypes.c_int64()
+        check(_lib.fn("lt_plan_einsum_n_steps")(plan.handle, ctypes.byref(count)))
+        pairs = []
+        for s in range(count.value):
+            pair = (ctypes.c_int64 * 2)()
+            check(_lib.fn("lt_plan_einsum_step")(plan.handle, s, pair, None, None, None))
+            pairs.append(tuple(sorted((pair[0], pair[1]))))
+        return pairs or [tuple(range(n))]
+    lines = [m.groups() for m in map(_STEP.match, plan.describe().splitlines()) if m]
+    inputs = _expand(plan.expr, [0] * n)[0] if "..." not in plan.expr else None
+    if not lines or inputs is None:
+        return [tuple(range(n))]
+    current, path = list(inputs), []
+    for lhs, res in lines:
+        picked = []
+        for sub in lhs.split(","):
+            hit = next((i for i, c in enumerate(current) if c == sub and i not in picked), None)
+            if hit is None:
+                return [tuple(range(n))]
+            picked.append(hit)
+        path.append(tuple(sorted(picked)))
+        current = [c for i, c in enumerate(current) if i not in picked] + [res]
+    return path
 
 
 __all__ = ["einsum", "einsum_path", "plan_einsum", "EinsumPlan"]

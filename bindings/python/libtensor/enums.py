@@ -35,7 +35,10 @@ STATUS_NAME = {value: name for name, value, _ in STATUS_TABLE}
 
 # lt_dtype (base.h)
 DTYPE = {"LT_DTYPE_INVALID": 0, "LT_F16": 1, "LT_BF16": 2, "LT_F32": 3, "LT_F64": 4,
-         "LT_I64": 5}
+         "LT_I64": 5,
+         # issue 18 A
+         "LT_I8": 6, "LT_I16": 7, "LT_I32": 8, "LT_U8": 9, "LT_U16": 10, "LT_U32": 11,
+         "LT_U64": 12, "LT_BOOL": 13}
 
 # lt_device_prop (context.h)
 DEVICE_PROP = {"LT_DEVICE_ID": 0, "LT_DEVICE_NAME": 1, "LT_DEVICE_VENDOR": 2,
@@ -46,15 +49,41 @@ DEVICE_PROP = {"LT_DEVICE_ID": 0, "LT_DEVICE_NAME": 1, "LT_DEVICE_VENDOR": 2,
 UNARY_OP = {"LT_UNARY_IDENTITY": 0, "LT_UNARY_NEG": 1, "LT_UNARY_ABS": 2, "LT_UNARY_SQRT": 3,
             "LT_UNARY_EXP": 4, "LT_UNARY_LOG": 5, "LT_UNARY_SIN": 6, "LT_UNARY_COS": 7,
             "LT_UNARY_TANH": 8, "LT_UNARY_SIGMOID": 9, "LT_UNARY_RELU": 10,
-            "LT_UNARY_RECIPROCAL": 11, "LT_UNARY_SQUARE": 12}
+            "LT_UNARY_RECIPROCAL": 11, "LT_UNARY_SQUARE": 12,
+            # issue 18 A
+            "LT_UNARY_LOG1P": 13, "LT_UNARY_EXPM1": 14, "LT_UNARY_FLOOR": 15, "LT_UNARY_CEIL": 16,
+            "LT_UNARY_ROUND": 17, "LT_UNARY_TRUNC": 18, "LT_UNARY_SIGN": 19, "LT_UNARY_ERF": 20,
+            "LT_UNARY_GELU": 21, "LT_UNARY_SILU": 22, "LT_UNARY_SOFTPLUS": 23,
+            "LT_UNARY_RSQRT": 24, "LT_UNARY_NOT": 25, "LT_UNARY_INVERT": 26,
+            "LT_UNARY_ISNAN": 27, "LT_UNARY_ISINF": 28, "LT_UNARY_ISFINITE": 29}
 BINARY_OP = {"LT_BINARY_ADD": 0, "LT_BINARY_MUL": 1, "LT_BINARY_MIN": 2, "LT_BINARY_MAX": 3,
-             "LT_BINARY_SUB": 4, "LT_BINARY_DIV": 5, "LT_BINARY_POW": 6}
+             "LT_BINARY_SUB": 4, "LT_BINARY_DIV": 5, "LT_BINARY_POW": 6,
+             # issue 18 A
+             "LT_BINARY_EQ": 7, "LT_BINARY_NE": 8, "LT_BINARY_LT": 9, "LT_BINARY_LE": 10,
+             "LT_BINARY_GT": 11, "LT_BINARY_GE": 12, "LT_BINARY_LOGICAL_AND": 13,
+             "LT_BINARY_LOGICAL_OR": 14, "LT_BINARY_LOGICAL_XOR": 15,
+             "LT_BINARY_BITWISE_AND": 16, "LT_BINARY_BITWISE_OR": 17,
+             "LT_BINARY_BITWISE_XOR": 18, "LT_BINARY_SHIFT_LEFT": 19,
+             "LT_BINARY_SHIFT_RIGHT": 20, "LT_BINARY_FLOOR_DIVIDE": 21,
+             "LT_BINARY_REMAINDER": 22, "LT_BINARY_FMOD": 23, "LT_BINARY_ATAN2": 24,
+             "LT_BINARY_HYPOT": 25, "LT_BINARY_WHERE": 26}
 REDUCE_OP = {"LT_REDUCE_SUM": 0, "LT_REDUCE_PROD": 1, "LT_REDUCE_MIN": 2, "LT_REDUCE_MAX": 3,
              "LT_REDUCE_MEAN": 4, "LT_REDUCE_SUMSQ": 5, "LT_REDUCE_MAXABS": 6,
              "LT_REDUCE_ARGMAX": 7, "LT_REDUCE_ARGMIN": 8}
 PATH_ALGO = {"LT_PATH_AUTO": 0, "LT_PATH_GREEDY": 1, "LT_PATH_OPTIMAL": 2, "LT_PATH_NONE": 3}
 # lt_save_flags (tensor.h)
 SAVE_FLAGS = {"LT_SAVE_DEFAULT": 0, "LT_SAVE_FSYNC": 1}
+# lt_sort_flags (index.h)
+SORT_FLAGS = {"LT_SORT_ASCENDING": 0, "LT_SORT_DESCENDING": 1, "LT_SORT_INDICES": 2}
+
+# lt_dlpack_flags and the DLPack enums it declares (dlpack.h, issue 20)
+DLPACK_FLAGS = {"LT_DLPACK_DEFAULT": 0, "LT_DLPACK_COPY": 1, "LT_DLPACK_READ_ONLY": 2}
+DL_DEVICE_TYPE = {"kDLCPU": 1, "kDLCUDA": 2, "kDLCUDAHost": 3, "kDLOpenCL": 4, "kDLVulkan": 7,
+                  "kDLMetal": 8, "kDLVPI": 9, "kDLROCM": 10, "kDLROCMHost": 11, "kDLExtDev": 12,
+                  "kDLCUDAManaged": 13, "kDLOneAPI": 14, "kDLWebGPU": 15, "kDLHexagon": 16,
+                  "kDLMAIA": 17}
+DL_DATA_TYPE_CODE = {"kDLInt": 0, "kDLUInt": 1, "kDLFloat": 2, "kDLOpaqueHandle": 3,
+                     "kDLBfloat": 4, "kDLComplex": 5, "kDLBool": 6}
 # lt_backward_flags, lt_optim_kind, lt_optim_param (autograd.h)
 BACKWARD_FLAGS = {"LT_BACKWARD_DEFAULT": 0, "LT_BACKWARD_RETAIN_GRAPH": 1}
 OPTIM_KIND = {"LT_OPTIM_SGD": 0, "LT_OPTIM_ADAM": 1, "LT_OPTIM_ADAMW": 2}
@@ -66,8 +95,11 @@ OPTIM_PARAM = {"LT_OPTIM_LR": 0, "LT_OPTIM_MOMENTUM": 1, "LT_OPTIM_DAMPENING": 2
 ENUMS = {"lt_status": STATUS, "lt_dtype": DTYPE, "lt_device_prop": DEVICE_PROP,
          "lt_unary_op": UNARY_OP, "lt_binary_op": BINARY_OP, "lt_reduce_op": REDUCE_OP,
          "lt_path_algo": PATH_ALGO, "lt_save_flags": SAVE_FLAGS,
-         "lt_backward_flags": BACKWARD_FLAGS, "lt_optim_kind": OPTIM_KIND,
-         "lt_optim_param": OPTIM_PARAM}
+         "lt_dlpack_flags": DLPACK_FLAGS, "DLDeviceType": DL_DEVICE_TYPE,
+         "DLDataTypeCode": DL_DATA_TYPE_CODE}
+ENUMS.update({"lt_sort_flags": SORT_FLAGS})
+ENUMS.update({"lt_backward_flags": BACKWARD_FLAGS, "lt_optim_kind": OPTIM_KIND,
+              "lt_optim_param": OPTIM_PARAM})  # issue 19
 
 # The header's integer #defines the binding uses.
 DEFINES = {"LT_SLICE_DEFAULT": -2 ** 63, "LT_ALL_AXES": -1000}

@@ -10,58 +10,156 @@ Tensor among the inputs it is a Tensor on that tensor's context. Tensors on diff
 moves (see convert). Also installs Tensor's arithmetic operators."""
 
 from . import _lib, enums
-from .convert import operands, result
+from .convert import deliver, operands, result
 from .errors import InvalidArgumentError, OutOfRangeError
-from .tensor import Tensor, _new
+from .tensor import Tensor, _new, check_writeable
 
 _BINARY = {"add": enums.LT_BINARY_ADD, "multiply": enums.LT_BINARY_MUL,
            "minimum": enums.LT_BINARY_MIN, "maximum": enums.LT_BINARY_MAX,
            "subtract": enums.LT_BINARY_SUB, "divide": enums.LT_BINARY_DIV,
-           "power": enums.LT_BINARY_POW}
+           "power": enums.LT_BINARY_POW,
+           # issue 18 A
+           "equal": enums.LT_BINARY_EQ, "not_equal": enums.LT_BINARY_NE,
+           "less": enums.LT_BINARY_LT, "less_equal": enums.LT_BINARY_LE,
+           "greater": enums.LT_BINARY_GT, "greater_equal": enums.LT_BINARY_GE,
+           "logical_and": enums.LT_BINARY_LOGICAL_AND, "logical_or": enums.LT_BINARY_LOGICAL_OR,
+           "logical_xor": enums.LT_BINARY_LOGICAL_XOR,
+           "bitwise_and": enums.LT_BINARY_BITWISE_AND, "bitwise_or": enums.LT_BINARY_BITWISE_OR,
+           "bitwise_xor": enums.LT_BINARY_BITWISE_XOR, "left_shift": enums.LT_BINARY_SHIFT_LEFT,
+           "right_shift": enums.LT_BINARY_SHIFT_RIGHT,
+           "floor_divide": enums.LT_BINARY_FLOOR_DIVIDE, "remainder": enums.LT_BINARY_REMAINDER,
+           "fmod": enums.LT_BINARY_FMOD, "arctan2": enums.LT_BINARY_ATAN2,
+           "hypot": enums.LT_BINARY_HYPOT}
 _UNARY = {"negative": enums.LT_UNARY_NEG, "abs": enums.LT_UNARY_ABS,
           "sqrt": enums.LT_UNARY_SQRT, "exp": enums.LT_UNARY_EXP, "log": enums.LT_UNARY_LOG,
           "sin": enums.LT_UNARY_SIN, "cos": enums.LT_UNARY_COS, "tanh": enums.LT_UNARY_TANH,
           "sigmoid": enums.LT_UNARY_SIGMOID, "relu": enums.LT_UNARY_RELU,
-          "reciprocal": enums.LT_UNARY_RECIPROCAL, "square": enums.LT_UNARY_SQUARE}
+          "reciprocal": enums.LT_UNARY_RECIPROCAL, "square": enums.LT_UNARY_SQUARE,
+          # issue 18 A
+          "log1p": enums.LT_UNARY_LOG1P, "expm1": enums.LT_UNARY_EXPM1,
+          "floor": enums.LT_UNARY_FLOOR, "ceil": enums.LT_UNARY_CEIL, "rint": enums.LT_UNARY_ROUND,
+          "trunc": enums.LT_UNARY_TRUNC, "sign": enums.LT_UNARY_SIGN, "erf": enums.LT_UNARY_ERF,
+          "gelu": enums.LT_UNARY_GELU, "silu": enums.LT_UNARY_SILU,
+          "softplus": enums.LT_UNARY_SOFTPLUS, "rsqrt": enums.LT_UNARY_RSQRT,
+          "logical_not": enums.LT_UNARY_NOT, "invert": enums.LT_UNARY_INVERT,
+          "isnan": enums.LT_UNARY_ISNAN, "isinf": enums.LT_UNARY_ISINF,
+          "isfinite": enums.LT_UNARY_ISFINITE}
 _REDUCE = {"sum": enums.LT_REDUCE_SUM, "prod": enums.LT_REDUCE_PROD,
            "min": enums.LT_REDUCE_MIN, "max": enums.LT_REDUCE_MAX, "mean": enums.LT_REDUCE_MEAN,
            "sumsq": enums.LT_REDUCE_SUMSQ, "maxabs": enums.LT_REDUCE_MAXABS}
 
 
-def _binary(name, a, b):
+# Every operation takes out= (a Tensor, or a NumPy array): the result is written into it
+# (converted to its dtype; elementwise results broadcast to its shape, as in NumPy) and it is
+# returned. With out= on a CPU NumPy array or any Tensor the write goes into its own storage.
+def _binary(name, a, b, out=None):
     (ta, tb), numpy_out = operands([a, b])
-    return result(_new("lt_binary", ta.context, _BINARY[name], ta.handle, tb.handle), numpy_out)
+    t = _new("lt_binary", ta.context, _BINARY[name], ta.handle, tb.handle)
+    return deliver(t, out, numpy_out, broadcast=True)
 
 
-def _unary(name, a):
+def _unary(name, a, out=None):
     (ta,), numpy_out = operands([a])
-    return result(_new("lt_unary", ta.context, _UNARY[name], ta.handle), numpy_out)
+    return deliver(_new("lt_unary", ta.context, _UNARY[name], ta.handle), out, numpy_out, True)
 
 
-def add(a, b): return _binary("add", a, b)
-def subtract(a, b): return _binary("subtract", a, b)
-def multiply(a, b): return _binary("multiply", a, b)
-def divide(a, b): return _binary("divide", a, b)
-def minimum(a, b): return _binary("minimum", a, b)
-def maximum(a, b): return _binary("maximum", a, b)
-def power(a, b): return _binary("power", a, b)
+def add(a, b, out=None): return _binary("add", a, b, out)
+def subtract(a, b, out=None): return _binary("subtract", a, b, out)
+def multiply(a, b, out=None): return _binary("multiply", a, b, out)
+def divide(a, b, out=None): return _binary("divide", a, b, out)
+def minimum(a, b, out=None): return _binary("minimum", a, b, out)
+def maximum(a, b, out=None): return _binary("maximum", a, b, out)
+def power(a, b, out=None): return _binary("power", a, b, out)
 
 
-def negative(a): return _unary("negative", a)
-def abs(a): return _unary("abs", a)  # noqa: A001 (NumPy's name)
-def sqrt(a): return _unary("sqrt", a)
-def exp(a): return _unary("exp", a)
-def log(a): return _unary("log", a)
-def sin(a): return _unary("sin", a)
-def cos(a): return _unary("cos", a)
-def tanh(a): return _unary("tanh", a)
-def sigmoid(a): return _unary("sigmoid", a)
-def relu(a): return _unary("relu", a)
-def reciprocal(a): return _unary("reciprocal", a)
-def square(a): return _unary("square", a)
+def negative(a, out=None): return _unary("negative", a, out)
+def abs(a, out=None): return _unary("abs", a, out)  # noqa: A001 (NumPy's name)
+def sqrt(a, out=None): return _unary("sqrt", a, out)
+def exp(a, out=None): return _unary("exp", a, out)
+def log(a, out=None): return _unary("log", a, out)
+def sin(a, out=None): return _unary("sin", a, out)
+def cos(a, out=None): return _unary("cos", a, out)
+def tanh(a, out=None): return _unary("tanh", a, out)
+def sigmoid(a, out=None): return _unary("sigmoid", a, out)
+def relu(a, out=None): return _unary("relu", a, out)
+def reciprocal(a, out=None): return _unary("reciprocal", a, out)
+def square(a, out=None): return _unary("square", a, out)
 
 
 sub, mul, div, neg = subtract, multiply, divide, negative
+
+# issue 18 A: comparisons, logical and bitwise ops, integer division, the extra math.
+def equal(a, b): return _binary("equal", a, b)
+def not_equal(a, b): return _binary("not_equal", a, b)
+def less(a, b): return _binary("less", a, b)
+def less_equal(a, b): return _binary("less_equal", a, b)
+def greater(a, b): return _binary("greater", a, b)
+def greater_equal(a, b): return _binary("greater_equal", a, b)
+def logical_and(a, b): return _binary("logical_and", a, b)
+def logical_or(a, b): return _binary("logical_or", a, b)
+def logical_xor(a, b): return _binary("logical_xor", a, b)
+def bitwise_and(a, b): return _binary("bitwise_and", a, b)
+def bitwise_or(a, b): return _binary("bitwise_or", a, b)
+def bitwise_xor(a, b): return _binary("bitwise_xor", a, b)
+def left_shift(a, b): return _binary("left_shift", a, b)
+def right_shift(a, b): return _binary("right_shift", a, b)
+def floor_divide(a, b): return _binary("floor_divide", a, b)
+def remainder(a, b): return _binary("remainder", a, b)
+def fmod(a, b): return _binary("fmod", a, b)
+def arctan2(a, b): return _binary("arctan2", a, b)
+def hypot(a, b): return _binary("hypot", a, b)
+
+
+def log1p(a): return _unary("log1p", a)
+def expm1(a): return _unary("expm1", a)
+def floor(a): return _unary("floor", a)
+def ceil(a): return _unary("ceil", a)
+def rint(a): return _unary("rint", a)
+def trunc(a): return _unary("trunc", a)
+def sign(a): return _unary("sign", a)
+def erf(a): return _unary("erf", a)
+def gelu(a): return _unary("gelu", a)
+def silu(a): return _unary("silu", a)
+def softplus(a): return _unary("softplus", a)
+def rsqrt(a): return _unary("rsqrt", a)
+def logical_not(a): return _unary("logical_not", a)
+def invert(a): return _unary("invert", a)
+def isnan(a): return _unary("isnan", a)
+def isinf(a): return _unary("isinf", a)
+def isfinite(a): return _unary("isfinite", a)
+
+
+mod, bitwise_not, atan2 = remainder, invert, arctan2
+
+
+def round(a, decimals=0):  # noqa: A001 (NumPy's name)
+    """Half to even, as np.round; only decimals=0."""
+    if decimals != 0:
+        raise InvalidArgumentError("libtensor: round supports decimals=0 only",
+                                   enums.LT_ERR_INVALID_ARGUMENT)
+    return rint(a)
+
+
+def where(cond, a, b):
+    """cond ? a : b with broadcasting; a non-bool cond means cond != 0 (as NumPy)."""
+    (tc, ta, tb), numpy_out = operands([cond, a, b])
+    if tc.lt_dtype != enums.LT_BOOL:
+        (zero,), _ = operands([0], tc.context)
+        tc = _new("lt_binary", tc.context, enums.LT_BINARY_NE, tc.handle, zero.handle)
+    return result(_new("lt_where", ta.context, tc.handle, ta.handle, tb.handle), numpy_out)
+
+
+def clip(a, a_min, a_max):
+    """minimum(maximum(a, a_min), a_max); None leaves that side open. NaN propagates."""
+    if a_min is None and a_max is None:
+        raise InvalidArgumentError("libtensor: clip needs a_min or a_max",
+                                   enums.LT_ERR_INVALID_ARGUMENT)
+    if a_min is None:
+        return minimum(a, a_max)
+    if a_max is None:
+        return maximum(a, a_min)
+    (ta, tlo, thi), numpy_out = operands([a, a_min, a_max])
+    return result(_new("lt_clip", ta.context, ta.handle, tlo.handle, thi.handle), numpy_out)
 
 
 def _axes(axis, ndim):
@@ -78,25 +176,38 @@ def _axes(axis, ndim):
     return out
 
 
-def _reduce(name, a, axis, keepdims):
+def _reduce(name, a, axis, keepdims, out=None):
     (ta,), numpy_out = operands([a])
     axes = _axes(axis, ta.ndim)
     n = -1 if axes is None else len(axes)
-    return result(_new("lt_reduce", ta.context, _REDUCE[name], ta.handle, n,
-                       _lib.int_array(axes or []), bool(keepdims)), numpy_out)
+    return deliver(_new("lt_reduce", ta.context, _REDUCE[name], ta.handle, n,
+                        _lib.int_array(axes or []), bool(keepdims)), out, numpy_out)
 
 
-def sum(a, axis=None, keepdims=False): return _reduce("sum", a, axis, keepdims)  # noqa: A001
-def prod(a, axis=None, keepdims=False): return _reduce("prod", a, axis, keepdims)
-def min(a, axis=None, keepdims=False): return _reduce("min", a, axis, keepdims)  # noqa: A001
-def max(a, axis=None, keepdims=False): return _reduce("max", a, axis, keepdims)  # noqa: A001
-def mean(a, axis=None, keepdims=False): return _reduce("mean", a, axis, keepdims)
+def sum(a, axis=None, keepdims=False, out=None):  # noqa: A001
+    return _reduce("sum", a, axis, keepdims, out)
+
+
+def prod(a, axis=None, keepdims=False, out=None):
+    return _reduce("prod", a, axis, keepdims, out)
+
+
+def min(a, axis=None, keepdims=False, out=None):  # noqa: A001
+    return _reduce("min", a, axis, keepdims, out)
+
+
+def max(a, axis=None, keepdims=False, out=None):  # noqa: A001
+    return _reduce("max", a, axis, keepdims, out)
+
+
+def mean(a, axis=None, keepdims=False, out=None):
+    return _reduce("mean", a, axis, keepdims, out)
 
 
 amin, amax = min, max
 
 
-def _arg(fn_name, a, axis, keepdims):
+def _arg(fn_name, a, axis, keepdims, out=None):
     (ta,), numpy_out = operands([a])
     if axis is None:
         flat = ta.reshape_or_copy(-1)
@@ -108,26 +219,40 @@ def _arg(fn_name, a, axis, keepdims):
         t = _new(fn_name, ta.context, ta.handle, axis)
         if keepdims:
             t = t.unsqueeze(axis % ta.ndim)
-    return result(t, numpy_out)
+    return deliver(t, out, numpy_out)
 
 
-def argmax(a, axis=None, keepdims=False): return _arg("lt_argmax", a, axis, keepdims)
-def argmin(a, axis=None, keepdims=False): return _arg("lt_argmin", a, axis, keepdims)
+def argmax(a, axis=None, keepdims=False, out=None):
+    return _arg("lt_argmax", a, axis, keepdims, out)
 
 
-def permute(a, axes=None):
+def argmin(a, axis=None, keepdims=False, out=None):
+    return _arg("lt_argmin", a, axis, keepdims, out)
+
+
+def permute(a, axes=None, out=None):
     """Materialised transpose: a C-contiguous copy with axes reordered (np.transpose + copy)."""
     (ta,), numpy_out = operands([a])
     axes = list(range(ta.ndim - 1, -1, -1)) if axes is None else [int(x) for x in axes]
     if len(axes) != ta.ndim:
         raise InvalidArgumentError(f"libtensor: permute needs {ta.ndim} axes, got {len(axes)}",
                                    enums.LT_ERR_INVALID_ARGUMENT)
-    return result(_new("lt_permute", ta.context, ta.handle, _lib.int_array(axes)), numpy_out)
+    return deliver(_new("lt_permute", ta.context, ta.handle, _lib.int_array(axes)), out,
+                   numpy_out)
 
 
-def contiguous(a, dtype=None):
+def contiguous(a, dtype=None, out=None):
     (ta,), numpy_out = operands([a])
-    return result(ta.contiguous(dtype), numpy_out)
+    return deliver(ta.contiguous(dtype), out, numpy_out)
+
+
+def _inplace(fn):
+    """t op= x: computes into t's own storage (also a wrapped NumPy array's) and returns t."""
+    def method(self, other):
+        check_writeable(self)
+        fn(self, other, out=self)
+        return self
+    return method
 
 
 # Tensor's operators: tensor.py sits below this module, so they are installed from here.
@@ -142,11 +267,39 @@ _OPERATORS = {
     "__rtruediv__": lambda self, other: divide(other, self),
     "__pow__": lambda self, other: power(self, other),
     "__neg__": lambda self: negative(self),
+    "__iadd__": _inplace(add),
+    "__isub__": _inplace(subtract),
+    "__imul__": _inplace(multiply),
+    "__itruediv__": _inplace(divide),
+    "__ipow__": _inplace(power),
+    # issue 18 A
+    "__lt__": lambda self, other: less(self, other),
+    "__le__": lambda self, other: less_equal(self, other),
+    "__gt__": lambda self, other: greater(self, other),
+    "__ge__": lambda self, other: greater_equal(self, other),
+    "__eq__": lambda self, other: equal(self, other),
+    "__ne__": lambda self, other: not_equal(self, other),
+    "__invert__": lambda self: invert(self),
+    "__and__": lambda self, other: bitwise_and(self, other),
+    "__rand__": lambda self, other: bitwise_and(other, self),
+    "__or__": lambda self, other: bitwise_or(self, other),
+    "__ror__": lambda self, other: bitwise_or(other, self),
+    "__xor__": lambda self, other: bitwise_xor(self, other),
+    "__rxor__": lambda self, other: bitwise_xor(other, self),
+    "__floordiv__": lambda self, other: floor_divide(self, other),
+    "__rfloordiv__": lambda self, other: floor_divide(other, self),
+    "__mod__": lambda self, other: remainder(self, other),
+    "__rmod__": lambda self, other: remainder(other, self),
+    "__lshift__": lambda self, other: left_shift(self, other),
+    "__rshift__": lambda self, other: right_shift(self, other),
+    "__abs__": lambda self: abs(self),
 }
 for _name, _method in _OPERATORS.items():
     _method.__name__, _method.__qualname__ = _name, f"Tensor.{_name}"
     setattr(Tensor, _name, _method)
 del _name, _method
+Tensor.__hash__ = object.__hash__  # __eq__ is elementwise; Tensors stay usable as keys
 
 __all__ = list(_BINARY) + list(_UNARY) + list(_REDUCE)[:5] + [
-    "sub", "mul", "div", "neg", "amin", "amax", "argmax", "argmin", "permute", "contiguous"]
+    "sub", "mul", "div", "neg", "amin", "amax", "argmax", "argmin", "permute", "contiguous",
+    "mod", "bitwise_not", "atan2", "round", "where", "clip"]

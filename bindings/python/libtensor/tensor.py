@@ -14,12 +14,20 @@ from .context import Context, context
 from .errors import DtypeError, check
 
 F16, BF16, F32, F64, I64 = enums.LT_F16, enums.LT_BF16, enums.LT_F32, enums.LT_F64, enums.LT_I64
+# issue 18 A: every NumPy integer and bool dtype has its own code (no widening).
+I8, I16, I32, U8, U16, U32, U64, BOOL = (enums.LT_I8, enums.LT_I16, enums.LT_I32, enums.LT_U8,
+                                         enums.LT_U16, enums.LT_U32, enums.LT_U64, enums.LT_BOOL)
 _LT_TO_NP = {F16: np.dtype(np.float16), F32: np.dtype(np.float32), F64: np.dtype(np.float64),
-             I64: np.dtype(np.int64)}
+             I64: np.dtype(np.int64), I8: np.dtype(np.int8), I16: np.dtype(np.int16),
+             I32: np.dtype(np.int32), U8: np.dtype(np.uint8), U16: np.dtype(np.uint16),
+             U32: np.dtype(np.uint32), U64: np.dtype(np.uint64), BOOL: np.dtype(np.bool_)}
 _NP_TO_LT = {v: k for k, v in _LT_TO_NP.items()}
 _NAMES = {"float16": F16, "f16": F16, "half": F16, "bfloat16": BF16, "bf16": BF16,
           "float32": F32, "f32": F32, "float": F32, "float64": F64, "f64": F64, "double": F64,
-          "int64": I64, "i64": I64}
+          "int64": I64, "i64": I64, "int8": I8, "i8": I8, "int16": I16, "i16": I16,
+          "int32": I32, "i32": I32, "uint8": U8, "u8": U8, "uint16": U16, "u16": U16,
+          "uint32": U32, "u32": U32, "uint64": U64, "u64": U64, "bool": BOOL}
+_EXACT = {I8, I16, I32, I64, U8, U16, U32, U64, BOOL}
 _SLICE_DEFAULT = enums.LT_SLICE_DEFAULT
 _ALL_AXES = enums.LT_ALL_AXES
 
@@ -34,7 +42,7 @@ def lt_dtype(dtype):
         code = None
     if code is None:
         raise DtypeError(f"libtensor: unsupported dtype {dtype!r} (float16, bfloat16, float32, "
-                         "float64 or int64)", enums.LT_ERR_DTYPE)
+                         "float64, int8..int64, uint8..uint64 or bool)", enums.LT_ERR_DTYPE)
     return code
 
 
@@ -47,8 +55,6 @@ def _storable(arr):
     dt = arr.dtype
     if dt.kind == "f" and dt.itemsize > 8:
         arr = arr.astype(np.float64)
-    elif dt.kind in "iub" and dt != np.int64:
-        arr = arr.astype(np.int64)
     elif dt.kind not in "fiub":
         raise DtypeError(f"libtensor: NumPy dtype {dt} has no libtensor equivalent",
                          enums.LT_ERR_DTYPE)
@@ -96,12 +102,18 @@ def _new(fn_name, ctx, *args, readonly=False):
 class _HostView:
     """Exposes a CPU tensor's memory to NumPy and keeps the tensor alive as the array's base."""
 
-    def __init__(self, tensor, ptr, dtype, readonly):
+    def __init__(self, tensor, ptr, dtype, readonly, shape, strides):
         self.tensor = tensor
         self.__array_interface__ = {
-            "version": 3, "shape": tensor.shape, "typestr": dtype.str,
+            "version": 3, "shape": shape, "typestr": dtype.str,
             "data": (ptr, readonly),
-            "strides": tuple(s * dtype.itemsize for s in tensor.strides)}
+            "strides": tuple(s * dtype.itemsize for s in strides)}
+
+
+# The accessors of the hot paths, bound once (they take only handles: no range checks).
+_rank_fn, _shape_fn, _strides_fn, _dtype_fn, _host_ptr_fn = (
+    _lib.fn(n) for n in ("lt_tensor_rank", "lt_tensor_shape", "lt_tensor_strides",
+                         "lt_tensor_dtype", "lt_tensor_host_pointer"))
 
 
 class Tensor:
@@ -141,16 +153,14 @@ class Tensor:
 
     @property
     def shape(self):
-        rank = self.ndim
-        p = _lib.fn("lt_tensor_shape")(self._handle)
-        return tuple(p[i] for i in range(rank))
+        h = self._handle
+        return tuple(_shape_fn(h)[:_rank_fn(h)])
 
     @property
     def strides(self):
         """Strides in elements (NumPy's are in bytes)."""
-        rank = self.ndim
-        p = _lib.fn("lt_tensor_strides")(self._handle)
-        return tuple(p[i] for i in range(rank))
+        h = self._handle
+        return tuple(_strides_fn(h)[:_rank_fn(h)])
 
     @property
     def offset(self):
@@ -225,16 +235,21 @@ class Tensor:
 
     def _host_view(self):
         """The zero-copy NumPy view of a CPU tensor (see numpy()), or None if there is none."""
-        if self.lt_dtype == BF16 or not self.context.is_cpu:
+        h = self._handle
+        code = _dtype_fn(h)
+        if code == BF16 or not self.context.is_cpu:
             return None
-        dtype = _LT_TO_NP[self.lt_dtype]
-        shape = self.shape
+        dtype = _LT_TO_NP[code]
+        rank = _rank_fn(h)
+        p, q = _shape_fn(h), _strides_fn(h)
+        shape, strides = tuple(p[:rank]), tuple(q[:rank])
         if 0 in shape:
             return np.empty(shape, dtype)  # no element to alias
         ptr = ctypes.c_void_p()
-        check(_lib.fn("lt_tensor_host_pointer")(self._handle, ctypes.byref(ptr)))
-        aliased = any(s == 0 and n > 1 for s, n in zip(self.strides, shape))
-        return np.asarray(_HostView(self, ptr.value, dtype, self.readonly or aliased))
+        check(_host_ptr_fn(h, ctypes.byref(ptr)))
+        aliased = 0 in strides and any(s == 0 and n > 1 for s, n in zip(strides, shape))
+        return np.asarray(_HostView(self, ptr.value, dtype, self.readonly or aliased, shape,
+                                    strides))
 
     def _host_copy(self):
         """A fresh, writable, C-ordered NumPy copy (bfloat16 as float32)."""
@@ -248,10 +263,16 @@ class Tensor:
     def item(self):
         if self.size != 1:
             raise ValueError("libtensor: item() needs a tensor of exactly one element")
-        value = ctypes.c_double()
         index = _lib.int64_array([0] * self.ndim)
+        if self.lt_dtype in _EXACT:  # exact: no trip through double
+            unsigned = self.lt_dtype in (U8, U16, U32, U64, BOOL)
+            value = ctypes.c_uint64() if unsigned else ctypes.c_int64()
+            fn = "lt_tensor_get_u64" if unsigned else "lt_tensor_get_i64"
+            check(_lib.fn(fn)(self._handle, index, ctypes.byref(value)))
+            return bool(value.value) if self.lt_dtype == BOOL else int(value.value)
+        value = ctypes.c_double()
         check(_lib.fn("lt_tensor_get")(self._handle, index, ctypes.byref(value)))
-        return int(value.value) if self.lt_dtype == I64 else value.value
+        return value.value
 
     # ---- copies
     def contiguous(self, dtype=None):

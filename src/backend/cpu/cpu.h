@@ -17,7 +17,11 @@ typedef struct lt__cpu_state {
   int default_threads; /* LT_NUM_THREADS, else the number of online cores */
   lt__cpu_scratch scratch;
   const lt__cpu_isa *isa; /* chosen when the context opened (LT_CPU_ISA read then) */
+  int gemm_forced;        /* LT_GEMM_ENGINE read when the context opened, else 0 (measure) */
 } lt__cpu_state;
+
+/* The CPU's GEMM engines (lt__gemm_step.engine). */
+enum { LT__CPU_GEMM_AUTO = 0, LT__CPU_GEMM_PACKED = 1, LT__CPU_GEMM_OPENBLAS = 2 };
 
 /* The instruction-set table of a CPU context: kernels, GEMM blocking, transposes. */
 const lt__cpu_isa *lt__cpu_isa_of(const lt_context *ctx);
@@ -25,6 +29,23 @@ const lt__cpu_isa *lt__cpu_isa_of(const lt_context *ctx);
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *step);
+/* Runs a GEMM step on `engine` (OpenBLAS only takes BLAS layouts; anything else runs packed). */
+lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *step, int engine);
+/* Whether OpenBLAS takes the step's matrices as they are (false when built without it). */
+bool lt__cpu_gemm_blas_ok(const lt__gemm_step *step);
+/* The engine for a step: LT_GEMM_ENGINE if set, the only one that takes the step, else the
+ * faster on the step's shape class, measured once per process and class (cpu_gemm_choose.c). */
+int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *step);
+/* The backend's gemm_choose: lt__cpu_gemm_engine into step->engine, and its name. */
+const char *lt__cpu_gemm_choose(lt_context *ctx, lt__gemm_step *step);
+/* The backend's measured_caps: GEMM rate and copy cost measured once per process
+ * (cpu_caps.c). */
+const lt__backend_caps *lt__cpu_measured_caps(lt_context *ctx);
+/* The backend's measured_caps: GEMM rate and copy cost measured once per process
+ * (cpu_caps.c). */
+const lt__backend_caps *lt__cpu_measured_caps(lt_context *ctx);
+/* LT_GEMM_ENGINE ("packed", "openblas"; anything else: measure) as an engine, 0 to measure. */
+int lt__cpu_gemm_engine_from_env(void);
 /* GEMMs in a step's batch, and the element offsets of A, B and C for linear batch index b
  * (row-major over batch_shape); shared by the OpenBLAS and the packed paths. */
 int64_t lt__cpu_gemm_batch_count(const lt__gemm_step *step);
@@ -34,6 +55,9 @@ void lt__cpu_gemm_batch_offsets(const lt__gemm_step *step, int64_t b, int64_t *o
  * path runs; gemm still runs them on any CPU). */
 bool lt__cpu_gemm_takes_any_strides(lt_context *ctx);
 lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *step);
+/* Index steps (cpu_index.c, cpu_sort.c). */
+lt_status lt__cpu_sort(lt_context *ctx, const lt__sort_step *step);
+extern const lt__index_ops lt__cpu_index_ops;
 
 /* Threads the context uses: lt_context_set_num_threads, else LT_NUM_THREADS, else cores. */
 int lt__cpu_threads(const lt_context *ctx);

@@ -115,12 +115,13 @@ static const lt__backend cpu_backend = {
     .gemm = lt__cpu_gemm,
     .contract = lt__cpu_contract,
     .gemm_takes_any_strides = lt__cpu_gemm_takes_any_strides,
+    .gemm_choose = lt__cpu_gemm_choose,
+    .measured_caps = lt__cpu_measured_caps,
     .synchronize = cpu_synchronize,
     .release = cpu_release,
-    /* The figures lower/pair.c used for every backend before they became caps: they should be
-     * measured (OpenBLAS on AVX-512 runs large GEMMs at ~400 GFLOP/s, not 50), but changing
-     * them changes plans, so that is a change of its own. */
+    /* Placeholders for what measured_caps does not measure (direct_max_flops, call_seconds). */
     .caps = {LT__CAPS_UNMEASURED_COSTS, .host_memory = true},
+    .index = &lt__cpu_index_ops,
 };
 
 static lt_status cpu_open(lt_context *ctx, const char *device) {
@@ -132,6 +133,7 @@ static lt_status cpu_open(lt_context *ctx, const char *device) {
   lt__cpu_scratch_init(&st->scratch);
   st->default_threads = lt__default_threads();
   st->isa = lt__cpu_isa_select();
+  st->gemm_forced = lt__cpu_gemm_engine_from_env();
   snprintf(ctx->device, sizeof ctx->device, "cpu");
   ctx->backend = &cpu_backend;
   ctx->backend_state = st;

@@ -1,6 +1,8 @@
-/* Batched GEMM through OpenBLAS (cblas). A batch either runs as a loop of threaded GEMMs, or
- * is split across threads that each run single-threaded GEMMs, whichever the shape favours.
- * Built without OpenBLAS (LT_WITH_OPENBLAS=OFF), the packed kernels run every GEMM. */
+/* Running a GEMM step on one of the CPU's engines: the packed kernels (cpu_gemm_packed.c), or
+ * OpenBLAS, single-threaded inside the context's pool (a batch split across threads, or each
+ * GEMM's C split into blocks). Which engine runs a step is chosen by measurement
+ * (cpu_gemm_choose.c). Built without OpenBLAS (LT_WITH_OPENBLAS=OFF), the packed kernels run
+ * every GEMM. */
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_gemm_packed.h"
 #include "backend/cpu/cpu_isa.h"
@@ -10,9 +12,8 @@
 #ifdef LT_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdlib.h>
-#include <strings.h>
 
 /* Below this many flops per GEMM, OpenBLAS gains little from its own threads, so whole
  * batches are handed to threads instead. */
@@ -126,15 +127,74 @@ static void gemm_range(const lt__gemm_step *s, int64_t first, int64_t last) {
 
 static void gemm_task(void *arg, int64_t first, int64_t last) { gemm_range(arg, first, last); }
 
-/* Splits the batch across the context's persistent pool, each worker running single-threaded
- * GEMMs. The OpenBLAS thread count is process-wide, so it is restored afterwards. */
-static void gemm_split_batches(lt_context *ctx, const lt__gemm_step *s, int64_t nb,
-                               double total_flops) {
-  int previous = openblas_get_num_threads();
-  openblas_set_num_threads(1);
-  int64_t work = total_flops < 1e18 ? (int64_t)total_flops : (int64_t)1e18;
-  lt__cpu_parallel(ctx, nb, work, gemm_task, (void *)s);
-  openblas_set_num_threads(previous);
+/* OpenBLAS runs single-threaded while libtensor calls it, so that its own threads never wake
+ * (after each threaded call they spin for ~0.1 s, taking a core from whatever runs next); the
+ * context's pool parallelises instead. The thread count is process-wide: the first of
+ * overlapping callers saves it, the last restores it. */
+static pthread_mutex_t blas_threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static int blas_users, blas_saved_threads;
+
+static void blas_single_begin(void) {
+  pthread_mutex_lock(&blas_threads_lock);
+  if (blas_users++ == 0) {
+    blas_saved_threads = openblas_get_num_threads();
+    if (blas_saved_threads != 1) openblas_set_num_threads(1);
+  }
+  pthread_mutex_unlock(&blas_threads_lock);
+}
+
+static void blas_single_end(void) {
+  pthread_mutex_lock(&blas_threads_lock);
+  if (--blas_users == 0 && blas_saved_threads != 1) openblas_set_num_threads(blas_saved_threads);
+  pthread_mutex_unlock(&blas_threads_lock);
+}
+
+/* A job of the pool: GEMM b of the batch, row or column block `part` of its C. */
+typedef struct blas_split {
+  const lt__gemm_step *s;
+  int parts;
+  bool by_rows;
+} blas_split;
+
+/* Block sizes are multiples of 16 rows or columns, so every block but the last keeps whole
+ * register tiles of OpenBLAS's kernels. */
+static void blas_split_task(void *arg, int64_t first, int64_t last) {
+  const blas_split *sp = arg;
+  for (int64_t t = first; t < last; t++) {
+    lt__gemm_step sub = *sp->s;
+    int64_t oa, ob, oc;
+    lt__cpu_gemm_batch_offsets(sp->s, t / sp->parts, &oa, &ob, &oc);
+    int64_t extent = sp->by_rows ? sub.m : sub.n;
+    int64_t block = (extent + sp->parts - 1) / sp->parts;
+    block = (block + 15) / 16 * 16;
+    int64_t lo = (t % sp->parts) * block;
+    if (lo >= extent) continue;
+    int64_t len = extent - lo < block ? extent - lo : block;
+    if (sp->by_rows) {
+      sub.m = len, oa += lo * sub.a.rs, oc += lo * sub.c.rs;
+    } else {
+      sub.n = len, ob += lo * sub.b.cs, oc += lo * sub.c.cs;
+    }
+    gemm_one(&sub, oa, ob, oc);
+  }
+}
+
+/* Runs a BLAS-layout step through OpenBLAS on the context's threads: whole GEMMs per thread
+ * for batches of small ones, else each GEMM's C split into row or column blocks. */
+static void gemm_openblas(lt_context *ctx, const lt__gemm_step *s, int64_t nb) {
+  double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
+  int threads = lt__cpu_threads(ctx);
+  int64_t work = flops * (double)nb < 1e18 ? (int64_t)(flops * (double)nb) : (int64_t)1e18;
+  blas_single_begin();
+  if (threads <= 1 || flops * (double)nb < SPLIT_BATCH_MIN_TOTAL_FLOPS) {
+    gemm_range(s, 0, nb);
+  } else if (nb >= 2 && (flops < SPLIT_BATCH_MAX_FLOPS || nb >= 2 * (int64_t)threads)) {
+    lt__cpu_parallel(ctx, nb, work, gemm_task, (void *)s);
+  } else {
+    blas_split sp = {.s = s, .parts = threads, .by_rows = s->m >= s->n};
+    lt__cpu_parallel(ctx, nb * threads, work, blas_split_task, &sp);
+  }
+  blas_single_end();
 }
 
 /* OpenBLAS takes a matrix with one unit stride and a leading dimension covering the other. */
@@ -151,66 +211,43 @@ bool lt__cpu_gemm_takes_any_strides(lt_context *ctx) {
   return lt__cpu_isa_of(ctx)->gemm_blocking != NULL;
 }
 
+bool lt__cpu_gemm_blas_ok(const lt__gemm_step *s) {
 #ifdef LT_HAVE_OPENBLAS
-/* Whether the OpenBLAS in use runs AVX-512 kernels of its own. OpenBLAS picks its kernels by
- * CPU model (or OPENBLAS_CORETYPE), and Debian's 0.3.21 takes CPUs newer than it knows for
- * Prescott (SSE3), a quarter of this library's kernels; on a core it does know, its kernels
- * and ours run large GEMMs at about the same speed. */
-static bool openblas_runs_avx512(void) {
-  static atomic_int known = -1; /* racing threads store the same answer */
-  int v = atomic_load_explicit(&known, memory_order_relaxed);
-  if (v < 0) {
-    const char *core = openblas_get_corename();
-    v = core && (strcasecmp(core, "SkylakeX") == 0 || strcasecmp(core, "Cooperlake") == 0 ||
-                 strcasecmp(core, "SapphireRapids") == 0);
-    atomic_store_explicit(&known, v, memory_order_relaxed);
-  }
-  return v != 0;
+  return blas_layout(&s->a, s->m, s->k) && blas_layout(&s->b, s->k, s->n) &&
+         blas_layout(&s->c, s->m, s->n);
+#else
+  (void)s;
+  return false;
+#endif
 }
 
-/* The packed kernels unless the step is a matrix-vector product in a BLAS layout (gemv), or
- * OpenBLAS has AVX-512 kernels too and the step is a few large BLAS-layout GEMMs (where it is
- * as fast); batches of small GEMMs and strided matrices are ours either way, as they avoid
- * OpenBLAS's per-call overhead and copies. */
-static bool use_packed(const lt__cpu_isa *isa, const lt__gemm_step *s, int64_t nb, bool blas_ok,
-                       int threads) {
-  if (isa->gemm_blocking == NULL) return false;
-  if (blas_ok && (s->m == 1 || s->n == 1) && s->k > 0) return false; /* gemv: see gemv_one */
-  return !blas_ok || !openblas_runs_avx512() || nb >= 2 * (int64_t)threads;
-}
-
-#endif /* LT_HAVE_OPENBLAS */
-
-lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
+lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) {
   int64_t nb = lt__cpu_gemm_batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
-#ifndef LT_HAVE_OPENBLAS
-  const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
-  const lt__gemm_blocking *packed = isa->gemm_blocking ? isa->gemm_blocking(s->dtype) : NULL;
-  if (packed && lt__cpu_gemm_packed(ctx, s, packed)) return LT_OK;
-  LT_RETURN_IF(!lt__cpu_gemm_packed(ctx, s, lt__gemm_blocking_portable(s->dtype)),
-               LT_ERR_OUT_OF_MEMORY, "gemm: out of memory for packing buffers");
-  return LT_OK;
-#else
-  bool blas_ok = blas_layout(&s->a, s->m, s->k) && blas_layout(&s->b, s->k, s->n) &&
-                 blas_layout(&s->c, s->m, s->n);
-  const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
-  const lt__gemm_blocking *bk =
-      use_packed(isa, s, nb, blas_ok, lt__cpu_threads(ctx)) ? isa->gemm_blocking(s->dtype) : NULL;
-  if (bk && lt__cpu_gemm_packed(ctx, s, bk)) return LT_OK;
-  if (!blas_ok) {
-    /* Planned for the AVX-512 path (or its packing buffers are out): the portable kernels. */
-    LT_RETURN_IF(!lt__cpu_gemm_packed(ctx, s, lt__gemm_blocking_portable(s->dtype)),
-                 LT_ERR_OUT_OF_MEMORY, "gemm: out of memory for packing buffers");
+  bool blas_ok = lt__cpu_gemm_blas_ok(s);
+#ifdef LT_HAVE_OPENBLAS
+  if (engine == LT__CPU_GEMM_OPENBLAS && blas_ok) {
+    gemm_openblas(ctx, s, nb);
     return LT_OK;
   }
-  double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
-  int threads = lt__cpu_threads(ctx);
-  if (nb >= 2 && threads > 1 && flops < SPLIT_BATCH_MAX_FLOPS &&
-      flops * (double)nb >= SPLIT_BATCH_MIN_TOTAL_FLOPS)
-    gemm_split_batches(ctx, s, nb, flops * (double)nb);
-  else
-    gemm_range(s, 0, nb);
-  return LT_OK;
 #endif
+  const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
+  const lt__gemm_blocking *bk = isa->gemm_blocking ? isa->gemm_blocking(s->dtype) : NULL;
+  if (lt__cpu_gemm_packed(ctx, s, bk ? bk : lt__gemm_blocking_portable(s->dtype))) return LT_OK;
+#ifdef LT_HAVE_OPENBLAS
+  if (blas_ok) { /* our packing buffers are out of memory: OpenBLAS needs none of its own */
+    gemm_openblas(ctx, s, nb);
+    return LT_OK;
+  }
+#else
+  (void)blas_ok, (void)engine;
+#endif
+  /* The AVX-512 blocking wants larger buffers: the portable one may still fit. */
+  LT_RETURN_IF(!bk || !lt__cpu_gemm_packed(ctx, s, lt__gemm_blocking_portable(s->dtype)),
+               LT_ERR_OUT_OF_MEMORY, "gemm: out of memory for packing buffers");
+  return LT_OK;
+}
+
+lt_status lt__cpu_gemm(lt_context *ctx, const lt__gemm_step *s) {
+  return lt__cpu_gemm_run(ctx, s, s->engine ? s->engine : lt__cpu_gemm_engine(ctx, s));
 }

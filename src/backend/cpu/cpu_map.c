@@ -143,6 +143,9 @@ static void map_row(const lt__cpu_map_job *j, const int64_t *off, int64_t pos, i
       const void *b = prepared(j, 1, o[1], st[1], pos + c0, n, buf[1]);
       if (n_in == 2) {
         k->combine(dst, a, b, n, s->op_ab);
+      } else if (s->op_ab == LT_BINARY_WHERE) {
+        const void *c = prepared(j, 2, o[2], st[2], pos + c0, n, buf[2]);
+        k->select(dst, a, b, c, n);
       } else {
         /* ab goes to a buffer first: C may be the output itself (in place). */
         k->combine(buf[0], a, b, n, s->op_ab);
@@ -317,12 +320,20 @@ static void widen_short_rows(lt__cpu_nest *nest) {
     lt__cpu_nest_move(nest, r - 2, r - 1);
 }
 
+/* Whether every value of `d` survives a trip through the compute dtype. */
+static bool compute_holds(lt_dtype compute, lt_dtype d) {
+  size_t bits = lt_dtype_size(d) * 8;
+  bool is_float = d == LT_F16 || d == LT_BF16 || d == LT_F32 || d == LT_F64;
+  if (compute == LT_I64 || compute == LT_U64) return !is_float;
+  if (compute == LT_F64) return is_float || bits <= 32;
+  return (is_float && d != LT_F64) || bits <= 16;
+}
+
 /* A permutation without arithmetic whose compute dtype cannot lose bits: copy bits. */
 static bool is_bitcopy(const lt__map_step *s) {
   if (s->n_in != 1 || s->unary[0] != LT_UNARY_IDENTITY || s->scalars[0] != 1.0) return false;
   if (s->in[0].dtype != s->out.dtype) return false;
-  bool wide = s->out.dtype == LT_F64 || s->out.dtype == LT_I64;
-  return !wide || s->compute == LT_F64;
+  return compute_holds(s->compute, s->out.dtype);
 }
 
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {

@@ -1,5 +1,7 @@
-/* Loop-nest normalisation shared by the map and reduce kernels (see cpu_nest.h). */
+/* The CPU's loop nests (see cpu_nest.h): normalisation through backend/common/nest.h, plus the
+ * odometer. */
 #include "backend/cpu/cpu_nest.h"
+#include "backend/common/nest.h"
 
 #include <string.h>
 
@@ -21,17 +23,8 @@ int64_t lt__cpu_nest_numel(const lt__cpu_nest *nest) {
   return lt__cpu_nest_count(nest, nest->rank);
 }
 
-static void copy_dim(lt__cpu_nest *nest, int to, int from) {
-  nest->shape[to] = nest->shape[from];
-  for (int k = 0; k < nest->n_ops; k++)
-    nest->strides[k][to] = nest->strides[k][from];
-}
-
 void lt__cpu_nest_squeeze(lt__cpu_nest *nest) {
-  int r = 0;
-  for (int d = 0; d < nest->rank; d++)
-    if (nest->shape[d] != 1) copy_dim(nest, r++, d);
-  nest->rank = r;
+  nest->rank = lt__nest_squeeze(nest->rank, nest->shape, nest->n_ops, nest->strides);
 }
 
 void lt__cpu_nest_flip_negative(lt__cpu_nest *nest, int key) {
@@ -44,63 +37,20 @@ void lt__cpu_nest_flip_negative(lt__cpu_nest *nest, int key) {
   }
 }
 
-static int64_t abs64(int64_t x) { return x < 0 ? -x : x; }
-
-/* True if dim a should come after (be more inner than) dim b. */
-static bool more_inner(const lt__cpu_nest *nest, int key, int a, int b) {
-  int64_t sa = abs64(nest->strides[key][a]), sb = abs64(nest->strides[key][b]);
-  if (sa != sb) return sa < sb;
-  for (int k = 0; k < nest->n_ops; k++) {
-    sa = abs64(nest->strides[k][a]);
-    sb = abs64(nest->strides[k][b]);
-    if (sa != sb) return sa < sb;
-  }
-  return false;
-}
-
 void lt__cpu_nest_sort(lt__cpu_nest *nest, int key) {
   lt__cpu_nest_sort_outer(nest, key, nest->rank);
 }
 
 void lt__cpu_nest_sort_outer(lt__cpu_nest *nest, int key, int n_dims) {
-  /* Insertion sort: ranks are small and the order is stable. */
-  for (int i = 1; i < n_dims; i++)
-    for (int j = i; j > 0 && more_inner(nest, key, j - 1, j); j--) {
-      lt__cpu_nest_move(nest, j, j - 1);
-    }
+  lt__nest_sort(n_dims, nest->shape, nest->n_ops, nest->strides, key);
 }
 
 void lt__cpu_nest_move(lt__cpu_nest *nest, int from, int to) {
-  int64_t shape = nest->shape[from], strides[LT__NEST_OPS];
-  for (int k = 0; k < nest->n_ops; k++)
-    strides[k] = nest->strides[k][from];
-  if (from < to)
-    for (int d = from; d < to; d++)
-      copy_dim(nest, d, d + 1);
-  else
-    for (int d = from; d > to; d--)
-      copy_dim(nest, d, d - 1);
-  nest->shape[to] = shape;
-  for (int k = 0; k < nest->n_ops; k++)
-    nest->strides[k][to] = strides[k];
+  lt__nest_move(nest->shape, nest->n_ops, nest->strides, from, to);
 }
 
 void lt__cpu_nest_fuse(lt__cpu_nest *nest) {
-  if (nest->rank == 0) return;
-  int r = 0; /* dims [0, r] are the fused result so far */
-  for (int d = 1; d < nest->rank; d++) {
-    bool fusable = true;
-    for (int k = 0; k < nest->n_ops && fusable; k++)
-      fusable = nest->strides[k][r] == nest->strides[k][d] * nest->shape[d];
-    if (fusable) {
-      nest->shape[r] *= nest->shape[d];
-      for (int k = 0; k < nest->n_ops; k++)
-        nest->strides[k][r] = nest->strides[k][d];
-    } else {
-      copy_dim(nest, ++r, d);
-    }
-  }
-  nest->rank = r + 1;
+  nest->rank = lt__nest_fuse(nest->rank, nest->shape, nest->n_ops, nest->strides);
 }
 
 void lt__cpu_odometer_seek(lt__cpu_odometer *it, const lt__cpu_nest *nest, int n_dims,

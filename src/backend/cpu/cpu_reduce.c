@@ -70,6 +70,10 @@ lt_status lt__cpu_reduce(lt_context *ctx, const lt__reduce_step *s) {
   classify(&j);
   build_nests(&j);
   if (j.n_out == 0) return LT_OK;
+  if (lt__cpu_compute_is_int(s->compute)) {
+    lt__cpu_reduce_int(ctx, &j);
+    return LT_OK;
+  }
   int64_t work = j.n_out + j.n_red * j.n_out;
   if (lt__cpu_reduce_outer_applies(&j))
     lt__cpu_reduce_outer(ctx, &j, work);

@@ -174,4 +174,7 @@ void lt__cpu_reduce_outer(lt_context *ctx, reduce_job *j, int64_t work);
 /* Inner walks (cpu_reduce_inner.c): everything the outer walk does not take. */
 void lt__cpu_reduce_inner(lt_context *ctx, reduce_job *j, int64_t work);
 
+/* Integer compute (cpu_reduce_int.c): exact, an output at a time. */
+void lt__cpu_reduce_int(lt_context *ctx, reduce_job *j);
+
 #endif

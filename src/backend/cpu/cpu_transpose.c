@@ -11,7 +11,7 @@
 #include <emmintrin.h>
 #endif
 
-/* Scalar kernels, one per element size: copy_u16/u32/u64, rows_u16/u32/u64 (rows_* transposes
+/* Scalar kernels, one per element size: copy_u8/u16/u32/u64, rows_u8/u16/u32/u64 (rows_* transposes
  * the sub-tile p in [p0, np), q in [q0, nq), elements ds apart in destination rows and ss
  * apart in source rows). */
 #define LT_DEFINE_SCALAR(S, name)                                                                  \
@@ -25,6 +25,7 @@
       for (int64_t q = q0; q < nq; q++)                                                            \
         ((S *)drow[p])[q * ds] = ((const S *)srow[q])[p * ss];                                     \
   }
+LT_DEFINE_SCALAR(uint8_t, u8)
 LT_DEFINE_SCALAR(uint16_t, u16)
 LT_DEFINE_SCALAR(uint32_t, u32)
 LT_DEFINE_SCALAR(uint64_t, u64)
@@ -37,6 +38,7 @@ void lt__cpu_copy_strided(void *dst, int64_t ds, const void *src, int64_t ss, in
     return;
   }
   switch (esize) {
+  case 1: copy_u8(dst, ds, src, ss, n); break;
   case 2: copy_u16(dst, ds, src, ss, n); break;
   case 4: copy_u32(dst, ds, src, ss, n); break;
   default: copy_u64(dst, ds, src, ss, n); break;
@@ -106,6 +108,7 @@ int64_t lt__cpu_transpose_block(lt__cpu_simd simd, size_t esize) {
 static inline void rows_sized(char *const *drow, int64_t ds, const char *const *srow, int64_t ss,
                               int64_t p0, int64_t np, int64_t q0, int64_t nq, size_t esize) {
   switch (esize) {
+  case 1: rows_u8(drow, ds, srow, ss, p0, np, q0, nq); break;
   case 2: rows_u16(drow, ds, srow, ss, p0, np, q0, nq); break;
   case 4: rows_u32(drow, ds, srow, ss, p0, np, q0, nq); break;
   default: rows_u64(drow, ds, srow, ss, p0, np, q0, nq); break;

@@ -1,7 +1,8 @@
-/* Chunk kernels of the CPU engine, one table per compute dtype (F32, F64). Every kernel works
- * on short chunks (at most LT__CPU_CHUNK elements) in the compute type, so the loops are simple
- * enough for the compiler to vectorise; converting loads and stores are the only place where
- * storage dtypes differ. */
+/* Chunk kernels of the CPU engine, one table per compute dtype (F32, F64; I64 and U64 for exact
+ * integers, cpu_typed_int.inc, whose reduction entries are NULL: cpu_reduce_int.c reduces them).
+ * Every kernel works on short chunks (at most LT__CPU_CHUNK elements) in the compute type, so the
+ * loops are simple enough for the compiler to vectorise; converting loads and stores are the only
+ * place where storage dtypes differ. */
 #ifndef LT_BACKEND_CPU_TYPED_H
 #define LT_BACKEND_CPU_TYPED_H
 
@@ -31,6 +32,8 @@ typedef struct lt__cpu_kernels {
   void (*transform)(void *dst, const void *src, int64_t n, lt_unary_op op, double scale);
   /* dst[i] = a[i] op b[i]; dst may equal a or b. */
   void (*combine)(void *dst, const void *a, const void *b, int64_t n, lt_binary_op op);
+  /* dst[i] = cond[i] != 0 ? a[i] : b[i] (WHERE); dst may equal any input. */
+  void (*select)(void *dst, const void *cond, const void *a, const void *b, int64_t n);
   /* Reduces x[0..n) (blocked, several accumulators); MIN/MAX give NaN if any x is NaN. */
   /* `ahead`: bytes past the data that will be read next, to prefetch (0: none). */
   double (*reduce)(const void *x, int64_t n, lt__cpu_reduce_kind kind, int64_t ahead);
@@ -65,6 +68,13 @@ static inline void lt__cpu_prefetch_span(const void *p, int64_t bytes) {
  * scale_totals_f32, arg_f32, arg_rows_f32 (with the static helpers to_i64_f32 and
  * reduce_lanes_f32) and the same with _f64. */
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute);
+/* The integer tables for LT_I64 / LT_U64 compute (every ISA shares them): kernels_i64,
+ * kernels_u64 with load_i64, stretch_i64, store_i64, fill_i64, transform_i64, combine_i64,
+ * select_i64 and the same with _u64 (cpu_typed_int.c). */
+const lt__cpu_kernels *lt__cpu_kernels_int(lt_dtype compute);
+static inline bool lt__cpu_compute_is_int(lt_dtype compute) {
+  return compute == LT_I64 || compute == LT_U64;
+}
 /* The same kernels compiled for AVX2 / AVX-512 (cpu_typed_avx*.c, only when built; the ISA
  * table of cpu_isa.c points at them where the CPU runs them). Results are identical on every
  * path. */

@@ -7,6 +7,7 @@
 #include "backend/cpu/cpu_typed_instances.inc"
 
 const lt__cpu_kernels *lt__cpu_kernels_avx512(lt_dtype compute) {
+  if (lt__cpu_compute_is_int(compute)) return lt__cpu_kernels_int(compute);
   return compute == LT_F64 ? &kernels_f64_avx512 : &kernels_f32_avx512;
 }
 #endif

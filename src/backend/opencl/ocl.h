@@ -75,6 +75,8 @@ void lt__ocl_program_to_cache(lt__ocl_state *st, cl_program p, uint64_t hash, co
 lt_status lt__ocl_arg_mem(cl_kernel k, cl_uint i, void *mem);
 lt_status lt__ocl_arg_long(cl_kernel k, cl_uint i, int64_t v);
 lt_status lt__ocl_arg_int(cl_kernel k, cl_uint i, int v);
+/* The -D option selecting a compute dtype's arithmetic in kernels/common.h ("" for F32). */
+const char *lt__ocl_compute_define(lt_dtype compute);
 lt_status lt__ocl_arg_real(cl_kernel k, cl_uint i, lt_dtype compute, double v);
 lt_status lt__ocl_arg_bytes(cl_kernel k, cl_uint i, size_t size, const void *v);
 /* A read-only device buffer holding `n` int64 values (a step's shapes and strides); the caller
@@ -98,6 +100,8 @@ lt_status lt__ocl_map(lt_context *ctx, const lt__map_step *step);
 lt_status lt__ocl_reduce(lt_context *ctx, const lt__reduce_step *step);
 lt_status lt__ocl_gemm(lt_context *ctx, const lt__gemm_step *step);
 lt_status lt__ocl_contract(lt_context *ctx, const lt__contract_step *step);
+/* Gather, scatter-add and sort (ocl_index.c). */
+extern const lt__index_ops lt__ocl_index_ops;
 
 /* Memory (ocl_memory.c). */
 lt_status lt__ocl_mem_alloc(lt_context *ctx, size_t bytes, void **mem);

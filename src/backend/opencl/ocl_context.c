@@ -93,6 +93,7 @@ static const lt__backend opencl_backend = {
      * measured per device (a GPU's GEMM rate and launch cost differ from a CPU's). */
     /* host_memory false: cl_mem handles, even where the device is the CPU. */
     .caps = {LT__CAPS_UNMEASURED_COSTS, .host_memory = false},
+    .index = &lt__ocl_index_ops,
 };
 
 static lt_status create_queue(lt__ocl_state *st) {

@@ -1,6 +1,9 @@
 /* Kernel arguments, small constant buffers and NDRange launches, each CL call checked. */
 #include "backend/opencl/ocl.h"
+#include "core/dtype.h"
+
 #include "core/error.h"
+#include <math.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,8 +29,22 @@ lt_status lt__ocl_arg_int(cl_kernel k, cl_uint i, int v) {
   return lt__ocl_arg_bytes(k, i, sizeof x, &x);
 }
 
+const char *lt__ocl_compute_define(lt_dtype compute) {
+  switch (compute) {
+  case LT_F64: return " -DLT_COMPUTE_F64";
+  case LT_I64: return " -DLT_COMPUTE_I64";
+  case LT_U64: return " -DLT_COMPUTE_U64";
+  default: return "";
+  }
+}
+
 lt_status lt__ocl_arg_real(cl_kernel k, cl_uint i, lt_dtype compute, double v) {
   if (compute == LT_F64) return lt__ocl_arg_bytes(k, i, sizeof v, &v);
+  if (compute == LT_I64 || compute == LT_U64) { /* integer compute rounds its scalars */
+    cl_ulong bits = compute == LT_I64 ? (cl_ulong)lt__f64_to_i64(nearbyint(v))
+                                      : (cl_ulong)lt__f64_to_u64(nearbyint(v));
+    return lt__ocl_arg_bytes(k, i, sizeof bits, &bits);
+  }
   cl_float f = (cl_float)v;
   return lt__ocl_arg_bytes(k, i, sizeof f, &f);
 }
@@ -61,6 +78,14 @@ const char *lt__ocl_dtype_token(lt_dtype dtype) {
   case LT_F32: return "f32";
   case LT_F64: return "f64";
   case LT_I64: return "i64";
+  case LT_I8: return "i8";
+  case LT_I16: return "i16";
+  case LT_I32: return "i32";
+  case LT_U8: return "u8";
+  case LT_U16: return "u16";
+  case LT_U32: return "u32";
+  case LT_U64: return "u64";
+  case LT_BOOL: return "b8";
   default: return "invalid";
   }
 }

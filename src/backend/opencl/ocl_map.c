@@ -2,10 +2,12 @@
  * dropped, dims ordered by the output's strides, mergeable dims fused), then runs on the
  * tiled permutation kernel when the input's fastest dim differs from the output's, else on
  * the generic strided kernel. Copies between equal dtypes and fills move raw bits. */
+#include "backend/common/nest.h"
 #include "backend/opencl/ocl.h"
 #include "core/dtype.h"
 #include "core/error.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,65 +21,29 @@ typedef struct space {
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
-static void swap_dims(space *s, int i, int j) {
-  int64_t t = s->shape[i];
-  s->shape[i] = s->shape[j];
-  s->shape[j] = t;
-  for (int k = 0; k < s->nops; k++) {
-    t = s->st[k][i];
-    s->st[k][i] = s->st[k][j];
-    s->st[k][j] = t;
-  }
-}
-
-/* True if dim i must stay outside dim j: larger output stride, then larger input stride. */
-static bool outer_than(const space *s, int i, int j) {
-  for (int k = 0; k < s->nops; k++) {
-    if (abs64(s->st[k][i]) != abs64(s->st[k][j])) return abs64(s->st[k][i]) > abs64(s->st[k][j]);
-  }
-  return false;
-}
-
+/* Elementwise work has no order, so dims may be sorted freely: by the output's strides, ties
+ * by the inputs'. */
 static void simplify(space *s) {
-  int r = 0;
-  for (int d = 0; d < s->rank; d++) {
-    if (s->shape[d] == 1) continue;
-    s->shape[r] = s->shape[d];
-    for (int k = 0; k < s->nops; k++)
-      s->st[k][r] = s->st[k][d];
-    r++;
-  }
-  s->rank = r;
-  /* Elementwise work has no order, so dims may be sorted freely (stable insertion sort). */
-  for (int i = 1; i < s->rank; i++)
-    for (int j = i; j > 0 && outer_than(s, j, j - 1); j--)
-      swap_dims(s, j, j - 1);
-  r = 0;
-  for (int d = 1; d < s->rank; d++) {
-    bool merge = true;
-    for (int k = 0; k < s->nops; k++)
-      if (s->st[k][r] != s->st[k][d] * s->shape[d]) merge = false;
-    if (merge) {
-      s->shape[r] *= s->shape[d];
-      for (int k = 0; k < s->nops; k++)
-        s->st[k][r] = s->st[k][d];
-    } else {
-      r++;
-      s->shape[r] = s->shape[d];
-      for (int k = 0; k < s->nops; k++)
-        s->st[k][r] = s->st[k][d];
-    }
-  }
-  if (s->rank > 0) s->rank = r + 1;
+  s->rank = lt__nest_squeeze(s->rank, s->shape, s->nops, s->st);
+  lt__nest_sort(s->rank, s->shape, s->nops, s->st, 0);
+  s->rank = lt__nest_fuse(s->rank, s->shape, s->nops, s->st);
+}
+
+/* Whether every value of `d` survives a trip through the compute dtype (as the CPU's map). */
+static bool compute_holds(lt_dtype compute, lt_dtype d) {
+  size_t bits = lt_dtype_size(d) * 8;
+  bool is_float = d == LT_F16 || d == LT_BF16 || d == LT_F32 || d == LT_F64;
+  if (compute == LT_I64 || compute == LT_U64) return !is_float;
+  if (compute == LT_F64) return is_float || bits <= 32;
+  return (is_float && d != LT_F64) || bits <= 16;
 }
 
 static bool is_raw(const lt__map_step *m) {
   if (m->n_in == 0) return true;
-  /* f16/bf16/f32 pass through f32 unchanged; f64 and i64 do only when computing in f64 (then
-   * i64 beyond 2^53 stays exact, where a trip through double would round it). */
-  bool exact = m->out.dtype != LT_F64 && m->out.dtype != LT_I64;
+  /* Copies move bits only where the compute dtype would not change them (i64 beyond 2^53
+   * through float, say). */
   return m->n_in == 1 && m->in[0].dtype == m->out.dtype && m->unary[0] == LT_UNARY_IDENTITY &&
-         m->scalars[0] == 1.0 && (exact || m->compute == LT_F64);
+         m->scalars[0] == 1.0 && compute_holds(m->compute, m->out.dtype);
 }
 
 static lt_status options(const lt__ocl_state *st, const lt__map_step *m, bool raw, char *buf,
@@ -94,8 +60,7 @@ static lt_status options(const lt__ocl_state *st, const lt__map_step *m, bool ra
   for (int i = 0; i < m->n_in; i++)
     LT_TRY(lt__ocl_append(buf, size, " -DLT_IN%d=%s", i, lt__ocl_dtype_token(m->in[i].dtype)));
   if (raw) return lt__ocl_append(buf, size, " -DLT_RAW");
-  if (m->compute == LT_F64) return lt__ocl_append(buf, size, " -DLT_COMPUTE_F64");
-  return LT_OK;
+  return lt__ocl_append(buf, size, "%s", lt__ocl_compute_define(m->compute));
 }
 
 /* Arguments shared by both kernels, starting at index `i`: LT_MAP_ARGS of kernels/map.cl. */
@@ -112,9 +77,12 @@ static lt_status set_op_args(cl_kernel k, cl_uint i, const lt__map_step *m, bool
     LT_TRY(lt__ocl_arg_real(k, i + 9 + j, real, m->scalars[j]));
   /* A fill stores the scalar exactly as the CPU would, as the output dtype's bits. */
   cl_ulong bits = 0;
+  bool int_compute = m->compute == LT_I64 || m->compute == LT_U64;
   if (m->n_in == 0)
     lt__store_f64(&bits, m->out.dtype, 0,
-                  m->compute == LT_F32 ? (double)(float)m->scalars[0] : m->scalars[0]);
+                  m->compute == LT_F32 ? (double)(float)m->scalars[0]
+                  : int_compute        ? nearbyint(m->scalars[0])
+                                       : m->scalars[0]);
   return lt__ocl_arg_bytes(k, i + 12, sizeof bits, &bits);
 }
 

@@ -2,6 +2,7 @@
  * dims are the input's fastest, run one work-item per (output, chunk); other long ones a
  * work-group tree per (output, chunk). When outputs are split into several chunks to fill the
  * device, a second pass folds the partials. */
+#include "backend/common/nest.h"
 #include "backend/opencl/ocl.h"
 #include "core/error.h"
 
@@ -16,25 +17,6 @@ typedef struct red_space {
   int64_t red_shape[LT_MAX_RANK], red_st[LT_MAX_RANK];
   int64_t nout, nred;
 } red_space;
-
-static int fuse(int rank, int64_t *shape, int ntab, int64_t (*st)[LT_MAX_RANK]) {
-  int r = -1;
-  for (int d = 0; d < rank; d++) {
-    if (shape[d] == 1) continue;
-    bool merge = r >= 0;
-    for (int k = 0; k < ntab && merge; k++)
-      merge = st[k][r] == st[k][d] * shape[d];
-    if (merge) {
-      shape[r] *= shape[d];
-    } else {
-      r++;
-      shape[r] = shape[d];
-    }
-    for (int k = 0; k < ntab; k++)
-      st[k][r] = st[k][d];
-  }
-  return r + 1;
-}
 
 static void build_space(const lt__reduce_step *s, red_space *sp) {
   const lt__operand *c = s->has_c ? &s->c : &s->out;
@@ -54,14 +36,15 @@ static void build_space(const lt__reduce_step *s, red_space *sp) {
     sp->nred *= s->red_shape[d];
   }
   if (sp->nout == 0) return;
-  sp->rank = fuse(sp->rank, sp->shape, 3, sp->st);
+  sp->rank = lt__nest_fuse(lt__nest_squeeze(sp->rank, sp->shape, 3, sp->st), sp->shape, 3, sp->st);
   if (sp->nred == 0) {
     sp->red_rank = 0; /* every output is the identity */
     return;
   }
   int64_t red_st[1][LT_MAX_RANK];
   memcpy(red_st[0], sp->red_st, sizeof red_st[0]);
-  sp->red_rank = fuse(s->red_rank, sp->red_shape, 1, red_st);
+  sp->red_rank = lt__nest_fuse(lt__nest_squeeze(s->red_rank, sp->red_shape, 1, red_st),
+                               sp->red_shape, 1, red_st);
   memcpy(sp->red_st, red_st[0], sizeof red_st[0]);
 }
 
@@ -141,7 +124,7 @@ static lt_status run_passes(lt__ocl_state *st, const lt__reduce_step *s, const r
   LT_TRY(lt__ocl_kernel(st, "reduce.cl", plan.serial ? "lt_reduce_serial" : "lt_reduce_tree", opts,
                         &first));
   if (chunks > 1) LT_TRY(lt__ocl_kernel(st, "reduce.cl", "lt_reduce_final", opts, &fin));
-  size_t real_size = s->compute == LT_F64 ? 8 : 4,
+  size_t real_size = s->compute == LT_F32 ? 4 : 8,
          nparts = chunks > 1 ? (size_t)(sp->nout * chunks) : 1;
   cl_int err;
   cl_mem pv = clCreateBuffer(st->context, CL_MEM_READ_WRITE, nparts * real_size, NULL, &err);
@@ -202,11 +185,10 @@ lt_status lt__ocl_reduce(lt_context *ctx, const lt__reduce_step *s) {
   const lt__operand *c = s->has_c ? &s->c : &s->out;
   int wg = work_group(st);
   char opts[256] = "";
-  LT_TRY(lt__ocl_append(opts, sizeof opts,
-                        "-DLT_IN0=%s -DLT_OUT=%s -DLT_C=%s -DLT_WG=%d -DLT_ARG=%d%s",
-                        lt__ocl_dtype_token(s->in.dtype), lt__ocl_dtype_token(s->out.dtype),
-                        lt__ocl_dtype_token(c->dtype), wg, arg ? 1 : 0,
-                        s->compute == LT_F64 ? " -DLT_COMPUTE_F64" : ""));
+  LT_TRY(lt__ocl_append(
+      opts, sizeof opts, "-DLT_IN0=%s -DLT_OUT=%s -DLT_C=%s -DLT_WG=%d -DLT_ARG=%d%s",
+      lt__ocl_dtype_token(s->in.dtype), lt__ocl_dtype_token(s->out.dtype),
+      lt__ocl_dtype_token(c->dtype), wg, arg ? 1 : 0, lt__ocl_compute_define(s->compute)));
   pthread_mutex_lock(&st->lock);
   lt_status r = run(st, s, &sp, opts, wg);
   pthread_mutex_unlock(&st->lock);

@@ -1,0 +1,181 @@
+#define _POSIX_C_SOURCE 200809L
+/* Steady speed in real call patterns (issue 25), side by side in one process: for TCCG cases
+ * and square GEMMs, the median time of lt_plan_execute in a back-to-back loop; of one call
+ * after an idle pause of 10, 100 and 1000 ms; of one call right after a (threaded) OpenBLAS
+ * sgemm; and of the same contraction planned with A and B swapped. Each is printed as a ratio
+ * to the loop time (aim: all <= 1.1), with the loop's GFLOP/s as a fraction of the machine's
+ * FMA peak measured in the same run, and the plan each ran.
+ * Usage: bench_steady [repeats] (LT_BENCH_QUICK=1: fewer cases and pauses). */
+#include "bench_peak.h"
+#include "bench_timing.h"
+#include "tensor.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    lt_status st_ = (call);                                                                        \
+    if (st_ != LT_OK) {                                                                            \
+      fprintf(stderr, "%s: %s (%s)\n", #call, lt_status_string(st_), lt_last_error());             \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+/* "C-A-B" with one extent for every letter that appears. */
+typedef struct steady_case {
+  const char *spec;
+  int extent[26];
+} steady_case;
+
+#define E(c) [(c) - 'a']
+static const steady_case cases[] = {
+    {"abcdef-gdab-efgc",
+     {E('a') = 24, E('b') = 16, E('c') = 16, E('d') = 24, E('e') = 16, E('f') = 16, E('g') = 24}},
+    {"abcdef-efga-gdbc",
+     {E('a') = 24, E('b') = 16, E('c') = 16, E('d') = 24, E('e') = 16, E('f') = 16, E('g') = 24}},
+    {"abcd-dbea-ec", {E('a') = 72, E('b') = 72, E('c') = 24, E('d') = 72, E('e') = 72}},
+    {"abc-acd-db", {E('a') = 168, E('b') = 168, E('c') = 168, E('d') = 168}},
+    {"abc-bda-dc", {E('a') = 312, E('b') = 296, E('c') = 24, E('d') = 312}},
+    {"ab-ac-cb", {E('a') = 512, E('b') = 512, E('c') = 512}},
+    {"ab-ac-cb", {E('a') = 1024, E('b') = 1024, E('c') = 1024}},
+};
+#undef E
+
+static int split(const char *spec, int part, int32_t *modes) {
+  int p = 0, n = 0;
+  for (const char *c = spec; *c; c++) {
+    if (*c == '-')
+      p++;
+    else if (p == part)
+      modes[n++] = *c - 'a';
+  }
+  return n;
+}
+
+static lt_tensor *random_tensor(lt_context *ctx, int rank, const int64_t *shape) {
+  lt_tensor *t;
+  CHECK(lt_tensor_empty(ctx, LT_F32, rank, shape, &t));
+  float *p;
+  CHECK(lt_tensor_host_pointer(t, (void **)&p));
+  int64_t n = lt_tensor_numel(t);
+  for (int64_t i = 0; i < n; i++)
+    p[i] = (float)((i * 2654435761u) % 1000) / 1000.0f - 0.5f;
+  return t;
+}
+
+static void sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static double run_once(const lt_plan *plan, const lt_tensor *const *ins, lt_tensor *c) {
+  double t0 = bench_now();
+  CHECK(lt_plan_execute(plan, ins, 2, NULL, 0, c));
+  return bench_now() - t0;
+}
+
+static double loop_time(const lt_plan *plan, const lt_tensor *const *ins, lt_tensor *c, int reps) {
+  double t[64];
+  run_once(plan, ins, c);
+  for (int r = 0; r < reps; r++)
+    t[r] = run_once(plan, ins, c);
+  return bench_median(t, reps);
+}
+
+static void sleep_then(int ms) {
+  if (ms > 0) sleep_ms(ms);
+}
+
+/* A threaded OpenBLAS call of its own (as NumPy would make), after which ours runs at once. */
+static float blas_a[256 * 256], blas_b[256 * 256], blas_c[256 * 256];
+static void blas_call(void) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 256, 256, 256, 1.0f, blas_a, 256, blas_b,
+              256, 0.0f, blas_c, 256);
+}
+
+int main(int argc, char **argv) {
+  int reps = argc > 1 ? atoi(argv[1]) : 7;
+  if (reps < 1) reps = 1;
+  if (reps > 64) reps = 64;
+  bool quick = getenv("LT_BENCH_QUICK") != NULL;
+  lt_context *ctx;
+  CHECK(lt_context_create("cpu", &ctx));
+  int threads = lt_context_num_threads(ctx);
+  double peak = lt_fma_peak_gflops(threads);
+  printf("bench_steady: %d threads, f32 FMA peak %.1f GFLOP/s, OpenBLAS %s; times are medians "
+         "of %d, ratios to the loop time\n",
+         threads, peak, openblas_get_corename(), reps);
+  printf("%-18s %-8s %7s %6s %6s %6s %6s %6s %6s  %s\n", "case", "loop ms", "GFLOP/s", "/peak",
+         "10ms", "100ms", "1000ms", "blas", "swap", "plan");
+  int n_cases = (int)(sizeof cases / sizeof cases[0]);
+  double worst = 0;
+  for (int ci = 0; ci < n_cases; ci++) {
+    if (quick && ci % 2) continue;
+    const steady_case *sc = &cases[ci];
+    int32_t mc[16], ma[16], mb[16];
+    int nc = split(sc->spec, 0, mc), na = split(sc->spec, 1, ma), nb = split(sc->spec, 2, mb);
+    int64_t ec[16], ea[16], eb[16];
+    double flops = 2.0;
+    bool seen[26] = {false};
+    for (int i = 0; i < nc; i++)
+      ec[i] = sc->extent[mc[i]];
+    for (int i = 0; i < na; i++)
+      ea[i] = sc->extent[ma[i]], seen[ma[i]] = true;
+    for (int i = 0; i < nb; i++)
+      eb[i] = sc->extent[mb[i]], seen[mb[i]] = true;
+    for (int l = 0; l < 26; l++)
+      if (seen[l]) flops *= sc->extent[l];
+    lt_tensor *a = random_tensor(ctx, na, ea), *b = random_tensor(ctx, nb, eb), *c;
+    CHECK(lt_tensor_zeros(ctx, LT_F32, nc, ec, &c));
+    lt_plan *plan, *swapped;
+    CHECK(lt_plan_contraction(a, ma, b, mb, NULL, NULL, c, mc, NULL, &plan));
+    CHECK(lt_plan_contraction(b, mb, a, ma, NULL, NULL, c, mc, NULL, &swapped));
+    const lt_tensor *ins[2] = {a, b}, *ins_swapped[2] = {b, a};
+    /* One sample of every pattern per round, so that the drift of a shared machine hits
+     * them all alike; each ratio is a median over the rounds against the loop's median. */
+    double t_loop[64], t_idle[3][64], t_blas[64], t_swap[64];
+    const int pauses[3] = {10, 100, 1000};
+    int idle_reps[3] = {reps, reps, quick ? 0 : reps < 3 ? reps : 3};
+    loop_time(plan, ins, c, 1);
+    loop_time(swapped, ins_swapped, c, 1);
+    for (int r = 0; r < reps; r++) {
+      t_loop[r] = loop_time(plan, ins, c, 3);
+      t_swap[r] = loop_time(swapped, ins_swapped, c, 3);
+      for (int p = 0; p < 3; p++)
+        if (r < idle_reps[p]) {
+          sleep_then(pauses[p]);
+          t_idle[p][r] = run_once(plan, ins, c);
+        }
+      blas_call();
+      t_blas[r] = run_once(plan, ins, c);
+    }
+    double loop = bench_median(t_loop, reps);
+    double r10 = bench_median(t_idle[0], reps) / loop;
+    double r100 = bench_median(t_idle[1], reps) / loop;
+    double r1000 = idle_reps[2] ? bench_median(t_idle[2], idle_reps[2]) / loop : NAN;
+    double rblas = bench_median(t_blas, reps) / loop;
+    double rswap = bench_median(t_swap, reps) / loop;
+    double gflops = flops / loop / 1e9;
+    printf("%-18s %8.3f %7.1f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f  %s%s\n",
+           sc->spec[0] == 'a' && sc->spec[1] == 'b' && sc->spec[2] == '-' ? "gemm" : sc->spec,
+           loop * 1e3, gflops, peak > 0 ? gflops / peak : 0.0, r10, r100, r1000, rblas, rswap,
+           lt_plan_describe(plan),
+           strcmp(lt_plan_describe(plan), lt_plan_describe(swapped)) ? "  (swapped plan differs)"
+                                                                     : "");
+    double all[5] = {r10, r100, r1000, rblas, rswap};
+    for (int i = 0; i < 5; i++)
+      if (all[i] > worst) worst = all[i];
+    lt_plan_destroy(plan);
+    lt_plan_destroy(swapped);
+    lt_tensor_destroy(a);
+    lt_tensor_destroy(b);
+    lt_tensor_destroy(c);
+  }
+  printf("worst ratio %.2f (aim <= 1.10)\n", worst);
+  lt_context_destroy(ctx);
+  return 0;
+}

@@ -1,0 +1,227 @@
+"""Gather/scatter, boolean masks, joining, creation and sorting, NumPy style (include/tensor/index.h).
+
+As in ops: Tensors, NumPy arrays or lists in; NumPy arrays out when no Tensor came in, else
+Tensors on the operands' context. Integer index arrays may hold negative indices (counted from
+the end); an index out of range raises OutOfRangeError naming the operand and axis, and is
+never read. Also extends Tensor indexing with integer arrays (a[idx]) and masks (a[m])."""
+import ctypes
+import operator
+
+import numpy as np
+
+from . import _lib, enums
+from .context import context
+from .convert import operands, result
+from .errors import InvalidArgumentError, OutOfRangeError, check
+from .tensor import Tensor, _new, check_writeable, lt_dtype
+
+
+def _axis(axis, what="axis"):
+    return _lib.as_int(axis, 32, what)
+
+
+def _flat(t):
+    return t.reshape_or_copy(-1)
+
+
+def _index_operand(values):
+    """Tensors for (data, index): integer arrays keep their dtype (no widening)."""
+    data, index = values
+    if not isinstance(index, Tensor):
+        arr = np.asarray(index)
+        if arr.dtype.kind in "iu":
+            index = arr
+        elif arr.size == 0:
+            index = arr.astype(np.int64)
+        else:
+            raise IndexError(f"libtensor: indices must be integers, not {arr.dtype}")
+    return operands([data, index])
+
+
+def take(a, indices, axis=None):
+    """np.take(a, indices, axis): axis None takes from the flattened array."""
+    (ta, ti), numpy_out = _index_operand([a, indices])
+    if axis is None:
+        ta, axis = _flat(ta), 0
+    return result(_new("lt_take", ta.context, ta.handle, ti.handle, _axis(axis)), numpy_out)
+
+
+def take_along_axis(a, indices, axis):
+    """np.take_along_axis(a, indices, axis) (axis None: both flattened)."""
+    (ta, ti), numpy_out = _index_operand([a, indices])
+    if axis is None:
+        ta, ti, axis = _flat(ta), _flat(ti), 0
+    return result(_new("lt_take_along_axis", ta.context, ta.handle, ti.handle, _axis(axis)),
+                  numpy_out)
+
+
+def scatter_add(target, axis, index, src):
+    """In place, deterministic: target[..., index[j], ...] += src[..., j, ...] along `axis`
+    (torch index_add_ with a 1-D index, scatter_add_ with an index shaped like src). `target`
+    must be a Tensor; returns it."""
+    if not isinstance(target, Tensor):
+        raise TypeError("libtensor: scatter_add updates a Tensor in place")
+    (ts, ti), _ = _index_operand([src, index])
+    ts = operands([target, ts])[0][1]
+    check_writeable(target)
+    check(_lib.fn("lt_scatter_add")(target.handle, _axis(axis), ti.handle, ts.handle))
+    return target
+
+
+def _tensors(arrays, what):
+    arrays = list(arrays)
+    if not arrays:
+        raise InvalidArgumentError(f"libtensor: {what} needs at least one array",
+                                   enums.LT_ERR_INVALID_ARGUMENT)
+    return operands(arrays)
+
+
+def concatenate(arrays, axis=0):
+    """np.concatenate (axis None: flattened first). A view when the pieces are adjacent views
+    of one storage (as split returns them)."""
+    ts, numpy_out = _tensors(arrays, "concatenate")
+    if axis is None:
+        ts, axis = [_flat(t) for t in ts], 0
+    handles = _lib.handle_array(t.handle for t in ts)
+    out = _new("lt_concatenate", ts[0].context, len(ts), handles, _axis(axis))
+    # A view over read-only pieces stays read-only.
+    out.readonly = any(t.readonly and out.shares_storage(t) for t in ts)
+    return result(out, numpy_out)
+
+
+def stack(arrays, axis=0):
+    ts, numpy_out = _tensors(arrays, "stack")
+    handles = _lib.handle_array(t.handle for t in ts)
+    return result(_new("lt_stack", ts[0].context, len(ts), handles, _axis(axis)), numpy_out)
+
+
+def split(a, indices_or_sections, axis=0):
+    """np.split: views of a. An integer N must divide the axis into N equal parts."""
+    (ta,), numpy_out = operands([a])
+    axis = _axis(axis)
+    if ta.ndim == 0:
+        raise OutOfRangeError("libtensor: split needs an array of rank >= 1",
+                              enums.LT_ERR_OUT_OF_RANGE)
+    n = ta.shape[axis % ta.ndim] if -ta.ndim <= axis < ta.ndim else 0
+    try:
+        sections = operator.index(indices_or_sections)
+    except TypeError:
+        points = [_lib.as_int(p, 64, "split point") for p in indices_or_sections]
+    else:
+        if sections <= 0 or n % sections:
+            raise ValueError("libtensor: array split does not result in an equal division")
+        points = [i * (n // sections) for i in range(1, sections)]
+    outs = (ctypes.c_void_p * (len(points) + 1))()
+    check(_lib.fn("lt_split")(ta.handle, axis, len(points), _lib.int64_array(points), outs))
+    return [result(Tensor(h, ta.context, ta.readonly), numpy_out) for h in outs]
+
+
+def _created(fn_name, device, *args):
+    ctx = context(device)
+    return _new(fn_name, ctx, ctx.handle, *args)
+
+
+def arange(start, stop=None, step=None, dtype=None, device=None):
+    """np.arange: int64 when every argument is an integer, else float64 (unless dtype)."""
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if dtype is None:
+        ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                   for v in (start, stop, step))
+        dtype = "int64" if ints else "float64"
+    return _created("lt_arange", device, lt_dtype(dtype), float(start), float(stop), float(step))
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype="float64", device=None):
+    if _lib.as_int(num, 64, "num") < 0:
+        raise ValueError(f"libtensor: number of samples, {num}, must be non-negative")
+    return _created("lt_linspace", device, lt_dtype(dtype), float(start), float(stop), num,
+                    bool(endpoint))
+
+
+def eye(N, M=None, k=0, dtype="float32", device=None):
+    """np.eye; float32 by default like lt.zeros."""
+    return _created("lt_eye", device, lt_dtype(dtype), N, N if M is None else M, k)
+
+
+def ones(shape, dtype="float32", device=None):
+    """A tensor of ones (float32 by default like lt.zeros)."""
+    shape = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
+    return _created("lt_ones", device, lt_dtype(dtype), len(shape), _lib.int64_array(shape))
+
+
+def _like(fn_name, a, dtype, *value):
+    (ta,), numpy_out = operands([a])
+    code = enums.LT_DTYPE_INVALID if dtype is None else lt_dtype(dtype)
+    return result(_new(fn_name, ta.context, ta.handle, code, *value), numpy_out)
+
+
+def full_like(a, fill_value, dtype=None): return _like("lt_full_like", a, dtype, float(fill_value))
+def ones_like(a, dtype=None): return _like("lt_ones_like", a, dtype)
+def zeros_like(a, dtype=None): return _like("lt_zeros_like", a, dtype)
+def empty_like(a, dtype=None): return _like("lt_empty_like", a, dtype)
+
+
+def _sorted(fn_name, a, axis, descending):
+    (ta,), numpy_out = operands([a])
+    if axis is None:
+        ta, axis = _flat(ta), 0
+    return result(_new(fn_name, ta.context, ta.handle, _axis(axis), bool(descending)), numpy_out)
+
+
+def sort(a, axis=-1, kind=None, descending=False):
+    """np.sort (always stable; NaN last). descending=True: largest first, NaN first."""
+    return _sorted("lt_sort", a, axis, descending)
+
+
+def argsort(a, axis=-1, kind=None, descending=False):
+    """np.argsort(kind="stable") as int64."""
+    return _sorted("lt_argsort", a, axis, descending)
+
+
+def topk(a, k, axis=-1, largest=True):
+    """torch.topk(a, k, axis, largest, sorted=True): (values, int64 indices)."""
+    (ta,), numpy_out = operands([a])
+    v, i = ctypes.c_void_p(), ctypes.c_void_p()
+    check(_lib.fn("lt_topk")(ta.handle, _lib.as_int(k, 64, "k"), _axis(axis), bool(largest),
+                             ctypes.byref(v), ctypes.byref(i)))
+    vt, it = Tensor(v.value, ta.context), Tensor(i.value, ta.context)
+    return result(vt, numpy_out), result(it, numpy_out)
+
+
+def argwhere(a):
+    (ta,), numpy_out = operands([a])
+    return result(_new("lt_argwhere", ta.context, ta.handle), numpy_out)
+
+
+# a[idx] with an integer array and a[mask] with a boolean array (one index, not in a tuple).
+_basic_getitem = Tensor.__getitem__
+
+
+def _getitem(self, key):
+    if isinstance(key, (list, np.ndarray, Tensor)):
+        if isinstance(key, Tensor):
+            kind = "b" if key.dtype == np.bool_ else key.dtype.kind
+            idx = key
+        else:
+            arr = np.asarray(key)
+            kind = arr.dtype.kind if arr.size else "i"
+            idx = arr if arr.size else arr.astype(np.int64)
+        if kind == "b":
+            ti = operands([self, idx])[0][1]
+            return _new("lt_mask_select", self.context, self.handle, ti.handle)
+        if kind in "iu":
+            return take(self, idx, 0)
+        raise IndexError(f"libtensor: arrays used as indices must be of integer or boolean "
+                         f"type, not {np.dtype(kind + '8') if kind == 'f' else kind}")
+    return _basic_getitem(self, key)
+
+
+_getitem.__doc__ = (_basic_getitem.__doc__ or "") + (
+    " An integer array (take along axis 0) or a boolean mask over the leading axes also work.")
+Tensor.__getitem__ = _getitem
+
+__all__ = ["take", "take_along_axis", "scatter_add", "concatenate", "stack", "split", "arange",
+           "linspace", "eye", "ones", "full_like", "ones_like", "zeros_like", "empty_like",
+           "sort", "argsort", "topk", "argwhere"]

@@ -1,0 +1,111 @@
+/* Which engine runs a GEMM step, by measurement rather than by what either engine reports about
+ * itself: OpenBLAS's speed depends on the kernels its build picks for this CPU (Debian's 0.3.21
+ * runs some CPUs on old ones), ours on the ISA table, and which is faster differs by shape (our
+ * kernels skip OpenBLAS's per-call costs on batches of small GEMMs). A step's shape class
+ * (instruction set, dtype, batched or not, layouts, and m, n, k each in one of four size buckets)
+ * is timed once per process on both engines, on a small problem of that class with the step's
+ * layouts; every later step of the class takes the faster. */
+#include "backend/cpu/cpu.h"
+#include "core/object.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Calibration problems stay under this many flops per run (a few milliseconds at most, once
+ * per class), the extents capped at CALIBRATION_EXTENT first. */
+#define CALIBRATION_FLOPS (4.0 * 1024 * 1024)
+#define CALIBRATION_EXTENT 160
+#define BUCKETS 4
+
+/* The engine chosen per class, 0 while unmeasured; racing threads may both measure, and the
+ * later store wins (either answer was measured). */
+static atomic_int chosen[3][2][2][2][2][2][BUCKETS][BUCKETS][BUCKETS];
+
+static int bucket(int64_t x) { return x < 16 ? 0 : x < 64 ? 1 : x < 256 ? 2 : 3; }
+
+static const char *engine_name(int engine) {
+  return engine == LT__CPU_GEMM_OPENBLAS ? "OpenBLAS" : "packed";
+}
+
+int lt__cpu_gemm_engine_from_env(void) {
+  const char *e = getenv("LT_GEMM_ENGINE");
+  if (e && strcmp(e, "packed") == 0) return LT__CPU_GEMM_PACKED;
+  if (e && strcmp(e, "openblas") == 0) return LT__CPU_GEMM_OPENBLAS;
+  return LT__CPU_GEMM_AUTO;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A dense copy of one matrix's layout: row-major when its columns are unit-stride. */
+static void dense_layout(lt__matrix *x, bool row_major, int64_t rows, int64_t cols) {
+  x->rs = row_major ? cols : 1;
+  x->cs = row_major ? 1 : rows;
+  x->batch_strides[0] = rows * cols;
+}
+
+/* Best of two timed runs (after one untimed) of `engine` on a problem like s; < 0 when its
+ * buffers cannot be had. */
+static double time_engine(lt_context *ctx, const lt__gemm_step *s, int engine) {
+  lt__gemm_step t = *s;
+  t.engine = engine;
+  int64_t nb = lt__cpu_gemm_batch_count(s) > 1 ? 2 * (int64_t)lt__cpu_threads(ctx) : 1;
+  int64_t *dim[3] = {&t.m, &t.n, &t.k};
+  for (int i = 0; i < 3; i++)
+    if (*dim[i] > CALIBRATION_EXTENT) *dim[i] = CALIBRATION_EXTENT;
+  while (2.0 * (double)(t.m * t.n * t.k * nb) > CALIBRATION_FLOPS) {
+    int64_t *big = t.m >= t.n && t.m >= t.k ? &t.m : t.n >= t.k ? &t.n : &t.k;
+    *big = (*big + 1) / 2;
+  }
+  t.batch_rank = 1;
+  t.batch_shape[0] = nb;
+  dense_layout(&t.a, s->a.cs == 1, t.m, t.k);
+  dense_layout(&t.b, s->b.cs == 1, t.k, t.n);
+  dense_layout(&t.c, s->c.cs == 1, t.m, t.n);
+  size_t es = lt_dtype_size(s->dtype);
+  t.a.mem = calloc((size_t)(t.m * t.k * nb), es);
+  t.b.mem = calloc((size_t)(t.k * t.n * nb), es);
+  t.c.mem = calloc((size_t)(t.m * t.n * nb), es);
+  t.a.offset = t.b.offset = t.c.offset = 0;
+  t.alpha = 1.0, t.beta = 0.0;
+  double best = -1.0;
+  if (t.a.mem && t.b.mem && t.c.mem)
+    for (int run = 0; run < 3; run++) {
+      double t0 = now_seconds();
+      if (lt__cpu_gemm_run(ctx, &t, engine) != LT_OK) break;
+      double dt = now_seconds() - t0;
+      if (run > 0 && (best < 0 || dt < best)) best = dt;
+    }
+  free(t.a.mem);
+  free(t.b.mem);
+  free(t.c.mem);
+  return best;
+}
+
+int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
+  const lt__cpu_state *st = ctx->backend_state;
+  if (!lt__cpu_gemm_blas_ok(s)) return LT__CPU_GEMM_PACKED;
+  if (st->gemm_forced) return st->gemm_forced;
+  /* A matrix-vector product is memory-bound: BLAS's gemv streams the matrix once. */
+  if ((s->m == 1 || s->n == 1) && s->k > 0) return LT__CPU_GEMM_OPENBLAS;
+  int isa = st->isa->simd == LT__CPU_SIMD_AVX512 ? 2 : st->isa->simd == LT__CPU_SIMD_AVX2;
+  atomic_int *slot = &chosen[isa][s->dtype == LT_F64][lt__cpu_gemm_batch_count(s) > 1][s->a.cs == 1]
+                            [s->b.cs == 1][s->c.cs == 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
+  int engine = atomic_load_explicit(slot, memory_order_relaxed);
+  if (engine) return engine;
+  double packed = time_engine(ctx, s, LT__CPU_GEMM_PACKED);
+  double blas = time_engine(ctx, s, LT__CPU_GEMM_OPENBLAS);
+  engine = packed >= 0 && (blas < 0 || packed < blas) ? LT__CPU_GEMM_PACKED : LT__CPU_GEMM_OPENBLAS;
+  atomic_store_explicit(slot, engine, memory_order_relaxed);
+  return engine;
+}
+
+const char *lt__cpu_gemm_choose(lt_context *ctx, lt__gemm_step *step) {
+  step->engine = lt__cpu_gemm_engine(ctx, step);
+  return engine_name(step->engine);
+}

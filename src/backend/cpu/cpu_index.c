@@ -1,0 +1,243 @@
+/* CPU gather and scatter-add steps (backend.h). Gather moves raw element bits, rows of the
+ * iteration space split across threads. Scatter-add splits the positions off the scattered
+ * axis across threads and walks that axis in order inside each, so every output element
+ * receives its additions in one fixed order whatever the thread count (no atomics). */
+#include "backend/cpu/cpu.h"
+#include "backend/index_error.h"
+#include "core/dtype.h"
+#include "core/error.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+/* Rows: every dim but the last (the inner loop). */
+typedef struct index_job {
+  const lt__gather_step *g;
+  const lt__scatter_step *s;
+  int64_t rows;
+  atomic_llong bad; /* lowest iteration position with a bad index (INT64_MAX: none) */
+} index_job;
+
+static void note_bad(index_job *job, int64_t pos) {
+  long long cur = atomic_load(&job->bad);
+  while (pos < cur && !atomic_compare_exchange_weak(&job->bad, &cur, pos)) {
+  }
+}
+
+/* Offsets of operands at the start of `row` (C order over shape[0..dims)), skipping dim
+ * `skip` (-1: none). */
+static void row_offsets(int64_t row, int dims, const int64_t *shape, int skip, int n,
+                        const lt__operand *const *ops, int64_t *offs) {
+  for (int k = 0; k < n; k++)
+    offs[k] = ops[k]->offset;
+  for (int d = dims - 1; d >= 0; d--) {
+    if (d == skip) continue;
+    int64_t i = row % shape[d];
+    row /= shape[d];
+    for (int k = 0; k < n; k++)
+      offs[k] += i * ops[k]->strides[d];
+  }
+}
+
+/* The gather inner loop for one element size: gather_row_u8, gather_row_u16, gather_row_u32,
+ * gather_row_u64. Returns the first bad column or -1. An index constant along the row (take
+ * of whole rows) is read and checked once, and a unit-stride row moves as one memcpy. */
+#define GATHER_ROW(T)                                                                              \
+  static int64_t gather_row_##T(const lt__gather_step *g, int64_t n, int64_t oi, int64_t oo,       \
+                                int64_t ox) {                                                      \
+    const T *in = (const T *)g->in.mem;                                                            \
+    T *out = (T *)g->out.mem;                                                                      \
+    int64_t si = g->in.strides[g->rank - 1], so = g->out.strides[g->rank - 1];                     \
+    int64_t sx = g->index.strides[g->rank - 1], ext = g->axis_extent;                              \
+    if (sx == 0) {                                                                                 \
+      int64_t j = lt__load_index(g->index.mem, g->index.dtype, ox);                                \
+      if (j < 0) j += ext;                                                                         \
+      if (j < 0 || j >= ext) return 0;                                                             \
+      const T *src = in + oi + j * g->axis_stride;                                                 \
+      if (si == 1 && so == 1) {                                                                    \
+        memcpy(out + oo, src, (size_t)n * sizeof(T));                                              \
+      } else {                                                                                     \
+        for (int64_t c = 0; c < n; c++)                                                            \
+          out[oo + c * so] = src[c * si];                                                          \
+      }                                                                                            \
+      return -1;                                                                                   \
+    }                                                                                              \
+    for (int64_t c = 0; c < n; c++) {                                                              \
+      int64_t j = lt__load_index(g->index.mem, g->index.dtype, ox + c * sx);                       \
+      if (j < 0) j += ext;                                                                         \
+      if (j < 0 || j >= ext) return c;                                                             \
+      out[oo + c * so] = in[oi + c * si + j * g->axis_stride];                                     \
+    }                                                                                              \
+    return -1;                                                                                     \
+  }
+GATHER_ROW(uint8_t)
+GATHER_ROW(uint16_t)
+GATHER_ROW(uint32_t)
+GATHER_ROW(uint64_t)
+
+static void gather_rows(void *arg, int64_t lo, int64_t hi) {
+  index_job *job = arg;
+  const lt__gather_step *g = job->g;
+  const lt__operand *ops[3] = {&g->in, &g->out, &g->index};
+  int64_t n = g->rank > 0 ? g->shape[g->rank - 1] : 1;
+  size_t es = lt_dtype_size(g->out.dtype);
+  for (int64_t r = lo; r < hi; r++) {
+    int64_t o[3];
+    row_offsets(r, g->rank - 1, g->shape, -1, 3, ops, o);
+    int64_t bad = es == 1   ? gather_row_uint8_t(g, n, o[0], o[1], o[2])
+                  : es == 2 ? gather_row_uint16_t(g, n, o[0], o[1], o[2])
+                  : es == 4 ? gather_row_uint32_t(g, n, o[0], o[1], o[2])
+                            : gather_row_uint64_t(g, n, o[0], o[1], o[2]);
+    if (bad >= 0) {
+      note_bad(job, r * n + bad);
+      return;
+    }
+  }
+}
+
+static lt_status range_error(int rank, const int64_t *shape, const lt__operand *index, int64_t pos,
+                             int64_t extent) {
+  int64_t v = lt__load_index(index->mem, index->dtype, lt__index_offset(rank, shape, index, pos));
+  return lt__index_range_error(rank, shape, pos, v, extent);
+}
+
+static lt_status cpu_gather(lt_context *ctx, const lt__gather_step *g) {
+  int64_t total = 1;
+  for (int d = 0; d < g->rank; d++)
+    total *= g->shape[d];
+  if (total == 0) return LT_OK;
+  index_job job = {.g = g};
+  atomic_init(&job.bad, INT64_MAX);
+  job.rows = g->rank > 0 ? total / g->shape[g->rank - 1] : 1;
+  lt__cpu_parallel(ctx, job.rows, total, gather_rows, &job);
+  int64_t bad = atomic_load(&job.bad);
+  if (bad == INT64_MAX) return LT_OK;
+  return range_error(g->rank, g->shape, &g->index, bad, g->axis_extent);
+}
+
+/* Scatter-add tasks: an outer position (the dims before the axis) times a chunk of up to
+ * SCATTER_CHUNK inner positions (the dims after it). A task walks the axis in order with the
+ * chunk innermost, so memory is read in rows while every output element still receives its
+ * additions in increasing j, from one thread. */
+#define SCATTER_CHUNK 256
+
+/* parts > 1 when there are too few (outer, chunk) tasks to feed the threads: each task then
+ * also owns a range of output positions along the axis and skips indices outside it, which
+ * keeps each output element with one thread (and one order) at the cost of rereading INDEX. */
+typedef struct scatter_geom {
+  int64_t outer, inner, chunks, n, parts;
+} scatter_geom;
+
+/* out[at] += src[from], rounded to out's dtype (float + float in float is the correctly rounded
+ * sum, as double-then-round would give). */
+static void add_elem(const lt__scatter_step *s, int64_t at, int64_t from) {
+  switch (s->out.dtype) {
+  case LT_F32: ((float *)s->out.mem)[at] += ((const float *)s->src.mem)[from]; break;
+  case LT_F64: ((double *)s->out.mem)[at] += ((const double *)s->src.mem)[from]; break;
+  default:
+    if (lt__dtype_is_int(s->out.dtype)) { /* wraps, as NumPy */
+      uint64_t v = lt__load_bits(s->out.mem, s->out.dtype, at) +
+                   lt__load_bits(s->src.mem, s->src.dtype, from);
+      lt__store_bits(s->out.mem, s->out.dtype, at, v);
+    } else {
+      double v =
+          lt__load_f64(s->out.mem, s->out.dtype, at) + lt__load_f64(s->src.mem, s->src.dtype, from);
+      lt__store_f64(s->out.mem, s->out.dtype, at, v);
+    }
+  }
+}
+
+static void scatter_task(index_job *job, const scatter_geom *gm, int64_t task) {
+  const lt__scatter_step *s = job->s;
+  int ax = s->axis;
+  int64_t part = task % gm->parts, ext = s->out_axis_extent;
+  int64_t jlo = ext * part / gm->parts, jhi = ext * (part + 1) / gm->parts;
+  task /= gm->parts;
+  int64_t o = task / gm->chunks, i0 = (task % gm->chunks) * SCATTER_CHUNK;
+  int64_t cnt = gm->inner - i0 < SCATTER_CHUNK ? gm->inner - i0 : SCATTER_CHUNK;
+  int64_t base[3] = {s->src.offset, s->index.offset, s->out.offset}, rest = o;
+  for (int d = ax - 1; d >= 0; d--) {
+    int64_t i = rest % s->shape[d];
+    rest /= s->shape[d];
+    base[0] += i * s->src.strides[d];
+    base[1] += i * s->index.strides[d];
+    base[2] += i * s->out.strides[d];
+  }
+  int64_t offs[3][SCATTER_CHUNK];
+  for (int64_t k = 0; k < cnt; k++) {
+    int64_t p = i0 + k, v[3] = {base[0], base[1], base[2]};
+    for (int d = s->rank - 1; d > ax; d--) {
+      int64_t i = p % s->shape[d];
+      p /= s->shape[d];
+      v[0] += i * s->src.strides[d];
+      v[1] += i * s->index.strides[d];
+      v[2] += i * s->out.strides[d];
+    }
+    offs[0][k] = v[0];
+    offs[1][k] = v[1];
+    offs[2][k] = v[2];
+  }
+  int64_t ss = s->src.strides[ax], sx = s->index.strides[ax];
+  /* One index per step along the axis (index_add's 1-D INDEX): read and checked once. */
+  bool shared = true;
+  for (int64_t k = 1; k < cnt && shared; k++)
+    shared = offs[1][k] == offs[1][0];
+  for (int64_t c = 0; c < gm->n; c++) {
+    for (int64_t k = 0; k < cnt; k++) {
+      int64_t j = lt__load_index(s->index.mem, s->index.dtype, offs[1][k] + c * sx);
+      if (j < 0) j += ext;
+      if (j < 0 || j >= ext) {
+        note_bad(job, (o * gm->n + c) * gm->inner + i0 + k);
+        return;
+      }
+      if (j < jlo || j >= jhi) {
+        if (shared) break;
+        continue;
+      }
+      if (shared) {
+        for (int64_t q = 0; q < cnt; q++)
+          add_elem(s, offs[2][q] + j * s->out_axis_stride, offs[0][q] + c * ss);
+        break;
+      }
+      add_elem(s, offs[2][k] + j * s->out_axis_stride, offs[0][k] + c * ss);
+    }
+  }
+}
+
+typedef struct scatter_arg {
+  index_job *job;
+  scatter_geom gm;
+} scatter_arg;
+
+static void scatter_tasks(void *arg, int64_t lo, int64_t hi) {
+  scatter_arg *a = arg;
+  for (int64_t t = lo; t < hi; t++)
+    scatter_task(a->job, &a->gm, t);
+}
+
+static lt_status cpu_scatter_add(lt_context *ctx, const lt__scatter_step *s) {
+  scatter_geom gm = {.outer = 1, .inner = 1, .n = s->shape[s->axis]};
+  for (int d = 0; d < s->rank; d++) {
+    if (d < s->axis) gm.outer *= s->shape[d];
+    if (d > s->axis) gm.inner *= s->shape[d];
+  }
+  int64_t total = gm.outer * gm.inner * gm.n;
+  if (total == 0) return LT_OK;
+  gm.chunks = (gm.inner + SCATTER_CHUNK - 1) / SCATTER_CHUNK;
+  int64_t want = 2 * (int64_t)lt__cpu_threads(ctx), tasks = gm.outer * gm.chunks;
+  gm.parts = tasks >= want ? 1 : (want + tasks - 1) / tasks;
+  if (gm.parts > s->out_axis_extent) gm.parts = s->out_axis_extent > 0 ? s->out_axis_extent : 1;
+  index_job job = {.s = s};
+  atomic_init(&job.bad, INT64_MAX);
+  scatter_arg arg = {&job, gm};
+  lt__cpu_parallel(ctx, tasks * gm.parts, total, scatter_tasks, &arg);
+  int64_t bad = atomic_load(&job.bad);
+  if (bad == INT64_MAX) return LT_OK;
+  return range_error(s->rank, s->shape, &s->index, bad, s->out_axis_extent);
+}
+
+const lt__index_ops lt__cpu_index_ops = {
+    .gather = cpu_gather,
+    .scatter_add = cpu_scatter_add,
+    .sort = lt__cpu_sort,
+};

@@ -1,0 +1,115 @@
+/* Creation functions with NumPy's semantics: arange (NumPy's length rule and fill), linspace
+ * (endpoint), eye, ones and the *_like family. Sequences are computed on the host in double,
+ * converted once to the dtype and copied to the context's device. */
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/object.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A 1-D or 2-D tensor whose element i is value(i), built on the host. */
+typedef double (*value_fn)(const double *params, int64_t i);
+
+static lt_status from_values(const char *call, lt_context *ctx, lt_dtype dtype, int rank,
+                             const int64_t *shape, value_fn fn, const double *params,
+                             lt_tensor **out) {
+  LT_CHECK_ARG_NULL(out, call, "out");
+  *out = NULL;
+  LT_TRY(lt__check_context(ctx, call, "ctx"));
+  LT_RETURN_IF(!lt__dtype_valid(dtype), LT_ERR_DTYPE, "%s: invalid dtype %d", call, (int)dtype);
+  int64_t numel;
+  LT_TRY_PREFIXED(lt__check_shape(rank, shape, dtype, &numel), call);
+  size_t es = lt_dtype_size(dtype), bytes = (size_t)numel * es;
+  void *buf = lt__host_alloc(ctx, bytes ? bytes : 1);
+  LT_RETURN_IF(buf == NULL, LT_ERR_OUT_OF_MEMORY, "%s: out of memory for %lld elements", call,
+               (long long)numel);
+  for (int64_t i = 0; i < numel; i++)
+    lt__store_f64(buf, dtype, i, fn(params, i));
+  lt_status st = lt_tensor_from_host(ctx, dtype, rank, shape, NULL, buf, out);
+  lt__host_free(ctx, buf, bytes ? bytes : 1);
+  return st;
+}
+
+/* NumPy's fill: the first two values, then first + i * (second - first). */
+static double arange_value(const double *p, int64_t i) {
+  if (i == 0) return p[0];
+  if (i == 1) return p[0] + p[1];
+  return p[0] + (double)i * ((p[0] + p[1]) - p[0]);
+}
+
+lt_status lt_arange(lt_context *ctx, lt_dtype dtype, double start, double stop, double step,
+                    lt_tensor **out) {
+  LT_RETURN_IF(!isfinite(start) || !isfinite(stop) || !isfinite(step), LT_ERR_INVALID_ARGUMENT,
+               "lt_arange: start, stop and step must be finite (got %g, %g, %g)", start, stop,
+               step);
+  LT_RETURN_IF(step == 0, LT_ERR_INVALID_ARGUMENT, "lt_arange: step is 0");
+  double len = ceil((stop - start) / step);
+  LT_RETURN_IF(len > 9.0e18, LT_ERR_OVERFLOW, "lt_arange: %g elements are too many", len);
+  int64_t n = len > 0 ? (int64_t)len : 0;
+  double params[2] = {start, step};
+  return from_values("lt_arange", ctx, dtype, 1, &n, arange_value, params, out);
+}
+
+/* params: start, step, stop, num, endpoint (as 0/1). */
+static double linspace_value(const double *p, int64_t i) {
+  if (p[4] != 0 && p[3] > 1 && (double)i == p[3] - 1) return p[2];
+  return (double)i * p[1] + p[0];
+}
+
+lt_status lt_linspace(lt_context *ctx, lt_dtype dtype, double start, double stop, int64_t num,
+                      bool endpoint, lt_tensor **out) {
+  LT_RETURN_IF(num < 0, LT_ERR_INVALID_ARGUMENT, "lt_linspace: num is %lld (must be >= 0)",
+               (long long)num);
+  int64_t div = endpoint ? num - 1 : num;
+  double step = div > 0 ? (stop - start) / (double)div : 0.0;
+  double params[5] = {start, step, stop, (double)num, endpoint ? 1.0 : 0.0};
+  return from_values("lt_linspace", ctx, dtype, 1, &num, linspace_value, params, out);
+}
+
+/* params: columns, k. */
+static double eye_value(const double *p, int64_t i) {
+  int64_t m = (int64_t)p[0], r = i / m, c = i % m;
+  return c - r == (int64_t)p[1] ? 1.0 : 0.0;
+}
+
+lt_status lt_eye(lt_context *ctx, lt_dtype dtype, int64_t n, int64_t m, int64_t k,
+                 lt_tensor **out) {
+  int64_t shape[2] = {n, m};
+  double params[2] = {(double)m, (double)k};
+  return from_values("lt_eye", ctx, dtype, 2, shape, eye_value, params, out);
+}
+
+lt_status lt_ones(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                  lt_tensor **out) {
+  return lt_tensor_full(ctx, dtype, rank, shape, 1.0, out);
+}
+
+/* kind: 0 full, 1 zeros, 2 empty. */
+static lt_status like(const char *call, const lt_tensor *t, lt_dtype dtype, int kind, double value,
+                      lt_tensor **out) {
+  LT_CHECK_ARG_NULL(out, call, "out");
+  *out = NULL;
+  char name[64];
+  snprintf(name, sizeof name, "%s: t", call);
+  LT_TRY(lt__check_tensor(t, name));
+  if (dtype == LT_DTYPE_INVALID) dtype = t->dtype;
+  lt_context *ctx = t->storage->ctx;
+  if (kind == 0) return lt_tensor_full(ctx, dtype, t->rank, t->shape, value, out);
+  if (kind == 1) return lt_tensor_zeros(ctx, dtype, t->rank, t->shape, out);
+  return lt_tensor_empty(ctx, dtype, t->rank, t->shape, out);
+}
+
+lt_status lt_full_like(const lt_tensor *t, lt_dtype dtype, double value, lt_tensor **out) {
+  return like("lt_full_like", t, dtype, 0, value, out);
+}
+lt_status lt_ones_like(const lt_tensor *t, lt_dtype dtype, lt_tensor **out) {
+  return like("lt_ones_like", t, dtype, 0, 1.0, out);
+}
+lt_status lt_zeros_like(const lt_tensor *t, lt_dtype dtype, lt_tensor **out) {
+  return like("lt_zeros_like", t, dtype, 1, 0.0, out);
+}
+lt_status lt_empty_like(const lt_tensor *t, lt_dtype dtype, lt_tensor **out) {
+  return like("lt_empty_like", t, dtype, 2, 0.0, out);
+}

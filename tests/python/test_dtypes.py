@@ -1,0 +1,215 @@
+"""Integer and bool dtypes (issue 18 A) against NumPy: no silent widening, exact values,
+result dtypes of array operations (NumPy's promotion of arrays), operators, where/clip,
+comparisons and the extra math, on every device."""
+import numpy as np
+import pytest
+
+import libtensor as lt
+from conftest import LAYOUTS, assert_close, random_array, skip_unless_supported
+
+INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+def edge_array(rng, shape, dtype, layout="contiguous"):
+    """Random integers with the dtype's extremes mixed in, in the given memory layout."""
+    info = np.iinfo(dtype)
+    base = random_array(rng, shape, np.int64, layout)  # the layout; values replaced below
+    edges = np.array([info.min, info.max, 0, 1, info.max - 1, info.min + 1], dtype=object)
+    vals = rng.integers(info.min, info.max, size=base.shape, dtype=dtype, endpoint=True)
+    flat = vals.reshape(-1)
+    pick = rng.random(flat.shape) < 0.3
+    flat[pick] = edges[rng.integers(0, len(edges), size=int(pick.sum()))].astype(dtype)
+    out = np.empty_like(base, dtype=dtype) if base.ndim else np.array(vals)
+    out[...] = vals
+    return out
+
+
+@pytest.mark.parametrize("dtype", INTS + [np.bool_])
+def test_no_widening_round_trip(device, rng, dtype):
+    a = edge_array(rng, (3, 4), dtype) if dtype != np.bool_ else rng.random((3, 4)) < 0.5
+    t = lt.tensor(a, device=device)
+    assert t.dtype == np.dtype(dtype)
+    assert np.array_equal(t.numpy(), a) and t.numpy().dtype == a.dtype
+    assert type(t[1, 2].item()) is type(a[1, 2].item()) and t[1, 2].item() == a[1, 2].item()
+
+
+def test_uint64_and_int64_exact(device):
+    u = np.array([2 ** 63 + 5, 2 ** 64 - 1, 3], np.uint64)
+    t = lt.tensor(u, device=device)
+    assert t[0].item() == 2 ** 63 + 5 and t[1].item() == 2 ** 64 - 1
+    big = np.array([2 ** 60 + 1, 2 ** 62 + 1], np.int64)
+    tb = lt.tensor(big, device=device)
+    assert (tb + 1).numpy().tolist() == [2 ** 60 + 2, 2 ** 62 + 2]
+    assert lt.argmax(np.array([2 ** 60, 2 ** 60 + 1])) == 1
+    assert tb[1].item() == 2 ** 62 + 1
+
+
+BIN = [("add", np.add), ("subtract", np.subtract), ("multiply", np.multiply),
+       ("minimum", np.minimum), ("maximum", np.maximum), ("equal", np.equal),
+       ("not_equal", np.not_equal), ("less", np.less), ("less_equal", np.less_equal),
+       ("greater", np.greater), ("greater_equal", np.greater_equal),
+       ("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
+       ("bitwise_xor", np.bitwise_xor), ("logical_and", np.logical_and),
+       ("logical_or", np.logical_or), ("logical_xor", np.logical_xor)]
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_int_binary(device, rng, dtype):
+    for name, ref in BIN:
+        layouts = rng.choice(LAYOUTS, 2)
+        a = edge_array(rng, (3, 4), dtype, layouts[0])
+        b = edge_array(rng, (4,), dtype, layouts[1])
+        with np.errstate(all="ignore"):
+            want = ref(a, b)
+        got = getattr(lt, name)(lt.tensor(a, device=device), lt.tensor(b, device=device)).numpy()
+        assert got.dtype == want.dtype and np.array_equal(got, want), name
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_floor_divide_remainder(device, rng, dtype):
+    a = edge_array(rng, (5, 6), dtype)
+    b = edge_array(rng, (6,), dtype)
+    b[0] = 0
+    if np.issubdtype(dtype, np.signedinteger):
+        a[0, 1], b[1] = np.iinfo(dtype).min, -1
+    ta, tb = lt.tensor(a, device=device), lt.tensor(b, device=device)
+    with np.errstate(all="ignore"):
+        for got, want in (((ta // tb).numpy(), a // b), ((ta % tb).numpy(), a % b),
+                          (lt.fmod(ta, tb).numpy(), np.fmod(a, b))):
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint16, np.uint64])
+def test_shifts_and_invert(device, rng, dtype):
+    a = edge_array(rng, (4, 5), dtype)
+    bits = np.dtype(dtype).itemsize * 8
+    s = rng.integers(0, bits, size=(5,)).astype(dtype)
+    ta, ts = lt.tensor(a, device=device), lt.tensor(s, device=device)
+    assert np.array_equal((ta << ts).numpy(), a << s)
+    assert np.array_equal((ta >> ts).numpy(), a >> s)
+    assert np.array_equal((~ta).numpy(), ~a)
+
+
+@pytest.mark.parametrize("pair", [(np.int8, np.uint8), (np.int16, np.uint32), (np.int64, np.float32),
+                                  (np.uint8, np.float16), (np.int32, np.float32),
+                                  (np.bool_, np.int8), (np.uint64, np.int64), (np.int8, np.int64)])
+def test_promotion_matches_numpy(device, pair):
+    skip_unless_supported(device, np.float64)
+    a = np.array([1, 0, 1], dtype=pair[0])
+    b = np.array([3, 1, 0], dtype=pair[1])
+    got = lt.add(lt.tensor(a, device=device), lt.tensor(b, device=device)).numpy()
+    want = a + b
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_bool_semantics(device, rng):
+    m = rng.random((4, 5)) < 0.5
+    n = rng.random((5,)) < 0.5
+    tm, tn = lt.tensor(m, device=device), lt.tensor(n, device=device)
+    for got, want in (((~tm).numpy(), ~m), ((tm & tn).numpy(), m & n), ((tm | tn).numpy(), m | n),
+                      ((tm ^ tn).numpy(), m ^ n), ((tm + tn).numpy(), m + n),
+                      ((tm * tn).numpy(), m * n), (lt.sum(tm).numpy(), np.sum(m))):
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    with pytest.raises(lt.DtypeError, match="bool"):
+        tm - tn
+    with pytest.raises(lt.DtypeError, match="bool"):
+        -tm
+    assert lt.einsum("i,i->", n, n) == np.einsum("i,i->", n, n)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.bool_, np.uint64, np.int8])
+def test_reduction_dtypes(device, rng, dtype):
+    a = edge_array(rng, (6, 7), dtype, "transposed") if dtype != np.bool_ else \
+        rng.random((6, 7)) < 0.5
+    t = lt.tensor(a, device=device)
+    for name in ("sum", "prod", "min", "max"):
+        for axis in (None, 0, 1):
+            with np.errstate(all="ignore"):
+                want = getattr(np, name)(a, axis=axis)
+            got = np.asarray(getattr(lt, name)(t, axis=axis).numpy())
+            assert got.dtype == want.dtype and np.array_equal(got, want), (name, axis)
+    assert np.array_equal(lt.argmax(t, axis=1).numpy(), np.argmax(a, axis=1))
+    assert np.array_equal(lt.argmin(t, axis=0).numpy(), np.argmin(a, axis=0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_comparisons_where_clip(device, rng, dtype):
+    skip_unless_supported(device, dtype)
+    a = random_array(rng, (4, 6), dtype, "negative")
+    b = random_array(rng, (6,), dtype)
+    a[1, 2] = np.nan
+    ta, tb = lt.tensor(a, device=device), lt.tensor(b, device=device)
+    for got, want in (((ta < tb).numpy(), a < b), ((ta <= tb).numpy(), a <= b),
+                      ((ta > tb).numpy(), a > b), ((ta >= tb).numpy(), a >= b),
+                      ((ta == tb).numpy(), a == b), ((ta != tb).numpy(), a != b),
+                      (lt.isnan(ta).numpy(), np.isnan(a)), (lt.isfinite(ta).numpy(), np.isfinite(a)),
+                      (lt.isinf(ta).numpy(), np.isinf(a))):
+        assert got.dtype == np.bool_ and np.array_equal(got, want)
+    got = lt.where(ta > tb, ta, tb).numpy()
+    assert got.dtype == np.dtype(dtype) and np.array_equal(got, np.where(a > b, a, b))
+    got = lt.clip(ta, -0.9, 0.9).numpy()
+    assert np.array_equal(got, np.clip(a, -0.9, 0.9), equal_nan=True)
+    got = lt.where(np.array([1, 0, 2, 0, 0, 3]), a, 0.0)  # non-bool condition: != 0
+    assert np.array_equal(np.asarray(got), np.where(np.array([1, 0, 2, 0, 0, 3]), a, 0.0),
+                          equal_nan=True)
+
+
+MATH = [("log1p", np.log1p), ("expm1", np.expm1), ("floor", np.floor), ("ceil", np.ceil),
+        ("rint", np.rint), ("trunc", np.trunc), ("sign", np.sign)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_math(device, rng, dtype):
+    skip_unless_supported(device, dtype)
+    for name, ref in MATH:
+        a = (rng.integers(-8, 9, size=(5, 7)) * 0.25).astype(dtype)  # ties for rint
+        if name == "log1p":
+            a = np.abs(a)
+        got = getattr(lt, name)(lt.tensor(a, device=device)).numpy()
+        assert got.dtype == a.dtype
+        assert_close(got, ref(a.astype(np.float64)), dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_binary_math(device, rng, dtype):
+    skip_unless_supported(device, dtype)
+    a = random_array(rng, (4, 5), dtype, "stepped") * 3
+    b = random_array(rng, (5,), dtype)
+    ta, tb = lt.tensor(a, device=device), lt.tensor(b, device=device)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    assert_close((ta // tb).numpy(), np.floor_divide(a64, b64), dtype)
+    assert_close((ta % tb).numpy(), np.remainder(a64, b64), dtype)
+    assert_close(lt.fmod(ta, tb).numpy(), np.fmod(a64, b64), dtype)
+    assert_close(lt.arctan2(ta, tb).numpy(), np.arctan2(a64, b64), dtype)
+    assert_close(lt.hypot(ta, tb).numpy(), np.hypot(a64, b64), dtype)
+
+
+def test_int_float_functions_give_float(device):
+    skip_unless_supported(device, np.float64)
+    for dtype, want in ((np.int8, np.float16), (np.int16, np.float32), (np.int32, np.float64),
+                        (np.uint8, np.float16), (np.bool_, np.float16)):
+        a = np.array([1, 0, 1], dtype=dtype)
+        assert lt.sqrt(lt.tensor(a, device=device)).dtype == want == np.sqrt(a).dtype
+        assert lt.divide(lt.tensor(a, device=device), lt.tensor(a, device=device)).dtype == \
+            np.float64 or dtype in (np.int8, np.uint8, np.bool_, np.int16)
+
+
+def test_checked_float_to_int(device):
+    t = lt.tensor(np.array([1.5, np.nan], np.float32), device=device)
+    with pytest.raises(lt.OutOfRangeError, match="NaN"):
+        t.contiguous("int32")
+    t = lt.tensor(np.array([300.0], np.float32), device=device)
+    with pytest.raises(lt.OutOfRangeError, match="u8"):
+        t.contiguous("uint8")
+    assert t.contiguous("int16").numpy().tolist() == [300]
+
+
+@pytest.mark.parametrize("dtype", INTS + [np.bool_])
+def test_npy_every_dtype(tmp_path, rng, dtype):
+    a = edge_array(rng, (3, 2), dtype) if dtype != np.bool_ else rng.random((3, 2)) < 0.5
+    path = tmp_path / "a.npy"
+    lt.save(path, lt.tensor(a))
+    assert np.array_equal(np.load(path), a) and np.load(path).dtype == a.dtype
+    np.save(path, a.astype(a.dtype.newbyteorder(">")))
+    got = lt.load(path).numpy()
+    assert got.dtype == a.dtype and np.array_equal(got, a)
