@@ -3,6 +3,7 @@
 #ifndef LT_TENSOR_H
 #define LT_TENSOR_H
 
+#include "tensor/autograd.h"
 #include "tensor/base.h"
 #include "tensor/context.h"
 #include "tensor/einsum.h"

@@ -16,6 +16,8 @@ int tool_version(int argc, char **argv);
 int tool_devices(int argc, char **argv);
 int tool_info(int argc, char **argv);
 int tool_demo(int argc, char **argv);
+/* The demo's last step: a short training run (tool_demo_train.c). */
+int tool_demo_train(lt_context *ctx);
 
 /* True if argv asks for help (--help or -h anywhere). */
 int tool_wants_help(int argc, char **argv);

@@ -163,7 +163,8 @@ int tool_demo(int argc, char **argv) {
     printf("usage: tensor demo\n\nRuns a short tour of libtensor on built-in data: creating "
            "tensors, zero-copy\nviews (transpose, slices, broadcasting), copies with dtype "
            "conversion, a .npy\nround trip through a temporary file, elementwise "
-           "operations,\nreductions and einsum. The device is LT_DEVICE "
+           "operations,\nreductions, einsum, and a short training run through the gradient tape. "
+           "The device is LT_DEVICE "
            "(default cpu).\n");
     return 0;
   }
@@ -178,6 +179,7 @@ int tool_demo(int argc, char **argv) {
   if (rc == 0) rc = demo_copies(&d, at);
   if (rc == 0) rc = demo_npy(&d, at);
   if (rc == 0) rc = demo_ops(&d, a, at, vb);
+  if (rc == 0) rc = tool_demo_train(d.ctx);
   if (rc == 0) printf("\ndone.\n");
   for (int i = 0; i < d.count; i++)
     lt_tensor_destroy(d.tensors[i]);

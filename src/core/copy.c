@@ -116,6 +116,7 @@ lt_status lt_tensor_copy_into(lt_tensor *dst, const lt_tensor *src) {
     lt__error_prefix("lt_tensor_copy_into: src does not broadcast to dst");
     return st;
   }
+  lt__storage_touch(dst->storage);
   if (lt__tensor_overlap(dst, view) == LT__OVERLAP_PARTIAL) {
     /* Reading and writing the same memory in different arrangements: go through a temporary. */
     lt_tensor *tmp;

@@ -24,6 +24,8 @@ static const char *kind_name(uint32_t tag) {
   case LT__HANDLE_PLAN: return "plan";
   case LT__HANDLE_PLAN_OPTIONS: return "plan options object";
   case LT__HANDLE_RNG: return "random generator";
+  case LT__HANDLE_TAPE: return "tape";
+  case LT__HANDLE_OPTIMIZER: return "optimizer";
   default: return NULL;
   }
 }

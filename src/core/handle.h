@@ -27,6 +27,8 @@ typedef enum lt__handle_kind {
   LT__HANDLE_PLAN = 0x4c54504c,         /* "LTPL" */
   LT__HANDLE_PLAN_OPTIONS = 0x4c54504f, /* "LTPO" */
   LT__HANDLE_RNG = 0x4c545247,          /* "LTRG" */
+  LT__HANDLE_TAPE = 0x4c545450,         /* "LTTP" (autograd) */
+  LT__HANDLE_OPTIMIZER = 0x4c544f50,    /* "LTOP" (autograd) */
 } lt__handle_kind;
 
 /* What a destroyed handle's tag is set to: the live tag with its top byte replaced, so that the

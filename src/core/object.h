@@ -38,6 +38,9 @@ typedef struct lt__storage {
   lt_release_fn release;
   void *release_data; /* the pointer the user wrapped */
   void *release_user;
+  /* Bumped by every write through the library (plan outputs, copy_into, set), so that the
+   * autograd layer can tell that a tensor it saved for backward was modified in place. */
+  atomic_uint_fast64_t version;
 } lt__storage;
 
 struct lt_tensor {
@@ -49,7 +52,13 @@ struct lt_tensor {
   int64_t numel;
   int64_t shape[LT_MAX_RANK];
   int64_t strides[LT_MAX_RANK];
+  /* Unique per handle in the process (never reused, unlike the address), so that the autograd
+   * layer can key its records by handle without holding a reference. */
+  uint64_t serial;
 };
+
+/* Marks a storage as written (see lt__storage.version). */
+static inline void lt__storage_touch(lt__storage *s) { atomic_fetch_add(&s->version, 1); }
 
 /* Worker threads when the context sets none: LT_NUM_THREADS, else the online cores. */
 int lt__default_threads(void);

@@ -135,7 +135,9 @@ lt_status lt__tensor_wrap_storage(lt__storage *storage, lt_dtype dtype, int rank
   lt_tensor *t = lt__host_alloc(storage->ctx, sizeof *t);
   LT_RETURN_IF(t == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory allocating a tensor handle");
   memset(t, 0, sizeof *t);
+  static atomic_uint_fast64_t next_serial = 1;
   t->tag = LT__HANDLE_TENSOR;
+  t->serial = atomic_fetch_add(&next_serial, 1);
   t->storage = storage;
   atomic_fetch_add(&storage->refcount, 1);
   t->dtype = dtype;
@@ -308,6 +310,7 @@ lt_status lt_tensor_set(lt_tensor *t, const int64_t *index, double value) {
   unsigned char buf[8];
   lt__store_f64(buf, t->dtype, 0, value);
   lt_context *ctx = t->storage->ctx;
+  lt__storage_touch(t->storage);
   return ctx->backend->mem_write(ctx, t->storage->mem, (size_t)off * es, buf, es);
 }
 

@@ -279,6 +279,7 @@ ORDER = {"_lib": 0, "enums": 1, "errors": 2, "context": 3, "tensor": 4, "convert
 ORDER.update({"indexing": 6})  # issue 18 B: a sibling of ops
 ORDER.update({"h5": 6})  # issue 23: lt.h5, a sibling of ops
 ORDER.update({"stats": 7, "random": 6})  # issue 18 C
+ORDER.update({"autograd": 7, "optim": 8, "__init__": 9})  # issue 19: on top of ops and einsum
 
 
 def test_modules_import_as_a_dag():

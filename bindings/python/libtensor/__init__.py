@@ -31,6 +31,10 @@ from .stats import *  # noqa: F401,F403
 from . import random
 from . import array_api
 from . import h5  # HDF5 files: lt.h5.File (h5.py)
+# autograd (issue 19): on top of everything above; replaces lt.tensor by one taking
+# requires_grad=.
+from .autograd import no_grad, is_grad_enabled, tensor  # noqa: F811
+from . import optim
 
 __version__ = _lib.fn("lt_version")().decode()
 library_path = _lib.path
@@ -44,6 +48,7 @@ def has(name):
 __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_class",
             "Tensor", "as_strided", "broadcast_to", "empty", "from_numpy", "full", "held_count",
             "load", "lt_dtype", "save", "tensor", "zeros", "EinsumPlan", "einsum", "einsum_path",
-            "plan_einsum", "has", "library_path", "from_dlpack", "array_api", "h5"]
+            "plan_einsum", "has", "library_path", "from_dlpack", "array_api", "h5", "no_grad",
+            "is_grad_enabled", "optim"]
            + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__)
            + list(_indexing.__all__) + list(_stats.__all__) + ["random"])

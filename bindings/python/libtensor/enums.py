@@ -85,6 +85,12 @@ DL_DEVICE_TYPE = {"kDLCPU": 1, "kDLCUDA": 2, "kDLCUDAHost": 3, "kDLOpenCL": 4, "
                   "kDLMAIA": 17}
 DL_DATA_TYPE_CODE = {"kDLInt": 0, "kDLUInt": 1, "kDLFloat": 2, "kDLOpaqueHandle": 3,
                      "kDLBfloat": 4, "kDLComplex": 5, "kDLBool": 6}
+# lt_backward_flags, lt_optim_kind, lt_optim_param (autograd.h)
+BACKWARD_FLAGS = {"LT_BACKWARD_DEFAULT": 0, "LT_BACKWARD_RETAIN_GRAPH": 1}
+OPTIM_KIND = {"LT_OPTIM_SGD": 0, "LT_OPTIM_ADAM": 1, "LT_OPTIM_ADAMW": 2}
+OPTIM_PARAM = {"LT_OPTIM_LR": 0, "LT_OPTIM_MOMENTUM": 1, "LT_OPTIM_DAMPENING": 2,
+               "LT_OPTIM_NESTEROV": 3, "LT_OPTIM_WEIGHT_DECAY": 4, "LT_OPTIM_BETA1": 5,
+               "LT_OPTIM_BETA2": 6, "LT_OPTIM_EPS": 7}
 
 # lt_h5_mode, lt_h5_write_flags, lt_h5_kind (hdf5.h)
 H5_MODE = {"LT_H5_READ": 0, "LT_H5_READ_WRITE": 1, "LT_H5_CREATE": 2}
@@ -100,6 +106,8 @@ ENUMS = {"lt_status": STATUS, "lt_dtype": DTYPE, "lt_device_prop": DEVICE_PROP,
 ENUMS.update({"lt_sort_flags": SORT_FLAGS})
 ENUMS.update({"lt_h5_mode": H5_MODE, "lt_h5_write_flags": H5_WRITE_FLAGS, "lt_h5_kind": H5_KIND})
 ENUMS.update({"lt_scan_op": SCAN_OP})  # issue 18 C
+ENUMS.update({"lt_backward_flags": BACKWARD_FLAGS, "lt_optim_kind": OPTIM_KIND,
+              "lt_optim_param": OPTIM_PARAM})  # issue 19
 
 # The header's integer #defines the binding uses.
 DEFINES = {"LT_SLICE_DEFAULT": -2 ** 63, "LT_ALL_AXES": -1000}

@@ -1,0 +1,161 @@
+/* libtensor: reverse-mode automatic differentiation (a gradient tape) and optimisers.
+ *
+ * A tape records differentiable operations on tensors that require gradients. Operations are
+ * recorded only when they go through the lt_ad_* calls below with a tape: the plain calls
+ * (lt_add, lt_einsum, plans, ...) never look at a tape, so code that does not differentiate pays
+ * nothing. Every lt_ad_* call computes exactly what the plain call of the same name computes;
+ * with tape == NULL, with recording off, or when no input requires a gradient it only computes.
+ *
+ * Leaves are tensors marked with lt_tape_requires_grad; a result of a recorded op on a tracked
+ * tensor is tracked too. lt_tape_backward accumulates d(output)/d(leaf) into each leaf's
+ * gradient (read with lt_tape_grad). Records are kept by handle: another handle viewing the same
+ * memory is a different tensor for the tape (use lt_ad_* views to derive tracked views).
+ *
+ * In-place safety: every write through the library (plan outputs, lt_tensor_copy_into,
+ * lt_tensor_set, optimiser steps) bumps a version counter on the storage. A tensor saved for
+ * backward and written afterwards makes lt_tape_backward fail with LT_ERR_INVALID_ARGUMENT and a
+ * message naming the op and the tensor, never a silently wrong gradient. Writes through
+ * lt_tensor_host_pointer or wrapped host memory are not seen.
+ *
+ * A tape is not thread-safe: use one per thread (plans stay shareable). */
+#ifndef LT_TENSOR_AUTOGRAD_H
+#define LT_TENSOR_AUTOGRAD_H
+
+#include "base.h"
+#include "ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lt_tape lt_tape;
+typedef struct lt_optimizer lt_optimizer;
+
+/* Flags of lt_tape_backward. */
+typedef enum lt_backward_flags {
+  LT_BACKWARD_DEFAULT = 0,
+  /* Keep the recorded graph (and what it saved) so that backward can run again through it. */
+  LT_BACKWARD_RETAIN_GRAPH = 1
+} lt_backward_flags;
+
+/* New empty tape on ctx, recording. */
+LT_API lt_status lt_tape_create(lt_context *ctx, lt_tape **out);
+/* Destroys a tape, its records and its gradients (handles returned by lt_tape_grad stay valid).
+ * NULL ok. */
+LT_API void lt_tape_destroy(lt_tape *tape);
+/* Marks t as a leaf that requires a gradient (requires = true), or forgets it (false; its
+ * gradient is dropped). Only floating dtypes can require gradients (LT_ERR_DTYPE). A tensor that
+ * is already the result of a recorded op cannot be made a leaf (LT_ERR_INVALID_ARGUMENT). */
+LT_API lt_status lt_tape_requires_grad(lt_tape *tape, const lt_tensor *t, bool requires);
+/* *out = true if t is tracked by the tape (a leaf, or the result of a recorded op). */
+LT_API lt_status lt_tape_is_tracked(const lt_tape *tape, const lt_tensor *t, bool *out);
+/* Turns recording on or off (no_grad scopes) and returns the previous setting in *previous
+ * (may be NULL). While off, lt_ad_* calls only compute. */
+LT_API lt_status lt_tape_set_recording(lt_tape *tape, bool on, bool *previous);
+/* A new handle on t's memory that the tape does not track (gradients stop there). */
+LT_API lt_status lt_tape_detach(lt_tape *tape, const lt_tensor *t, lt_tensor **out);
+/* The accumulated gradient of leaf t: a new handle (C-contiguous, t's shape and dtype) the caller
+ * destroys, or *out = NULL when t has no gradient yet. */
+LT_API lt_status lt_tape_grad(const lt_tape *tape, const lt_tensor *t, lt_tensor **out);
+/* Replaces leaf t's gradient by a copy of grad (t's shape; converted to t's dtype), or drops it
+ * when grad is NULL (the next backward starts from zero). */
+LT_API lt_status lt_tape_set_grad(lt_tape *tape, const lt_tensor *t, const lt_tensor *grad);
+/* Drops every leaf's gradient. */
+LT_API lt_status lt_tape_zero_grads(lt_tape *tape);
+/* Backpropagates from `output` (tracked by the tape) and adds d(output)/d(leaf) into every leaf
+ * that output depends on. grad_output is the gradient of some scalar with respect to output
+ * (output's shape; broadcastable), or NULL when output has one element (then 1). Without
+ * LT_BACKWARD_RETAIN_GRAPH the records that output depends on are freed as backward goes, and a
+ * second backward through them is LT_ERR_INVALID_ARGUMENT. Fails with LT_ERR_INVALID_ARGUMENT
+ * for an untracked output, an output that went through a non-differentiable op (argmax,
+ * integer results) or a saved tensor modified in place; then no leaf gradient has changed. */
+LT_API lt_status lt_tape_backward(lt_tape *tape, const lt_tensor *output,
+                                  const lt_tensor *grad_output, uint32_t flags);
+/* Forgets every recorded op (keeps leaves and their gradients): start of a new training step. */
+LT_API lt_status lt_tape_clear(lt_tape *tape);
+/* Number of tensors the recorded graph currently holds for backward (for memory checks). */
+LT_API lt_status lt_tape_saved_count(const lt_tape *tape, int64_t *count, size_t *bytes);
+
+/* ---- differentiable operations: the plain call's semantics, recorded on the tape ---- */
+
+LT_API lt_status lt_ad_unary(lt_tape *tape, lt_unary_op op, const lt_tensor *a, lt_tensor **out);
+LT_API lt_status lt_ad_binary(lt_tape *tape, lt_binary_op op, const lt_tensor *a,
+                              const lt_tensor *b, lt_tensor **out);
+/* out = (scalars[0]*a op_ab scalars[1]*b) op_abc scalars[2]*c with NumPy broadcasting; c NULL
+ * means out = scalars[0]*a op_ab scalars[1]*b (scalars[2] unused). scalars NULL means all 1. */
+LT_API lt_status lt_ad_trinary(lt_tape *tape, lt_binary_op op_ab, lt_binary_op op_abc,
+                               const lt_tensor *a, const lt_tensor *b, const lt_tensor *c,
+                               const double *scalars, lt_tensor **out);
+/* lt_reduce, recorded. ARGMAX/ARGMIN results are not differentiable. Gradients: MIN/MAX/MAXABS
+ * split the gradient evenly between tied elements (as PyTorch's amax/amin); PROD is exact with
+ * zeros in the input. */
+LT_API lt_status lt_ad_reduce(lt_tape *tape, lt_reduce_op op, const lt_tensor *a, int n_axes,
+                              const int *axes, bool keepdims, lt_tensor **out);
+/* lt_einsum / lt_einsum_modes, recorded; each operand's gradient is an einsum planned through
+ * the path optimiser. The modes form also covers contraction plans. */
+LT_API lt_status lt_ad_einsum(lt_tape *tape, const char *expr, int n_inputs,
+                              const lt_tensor *const *inputs, lt_tensor **out);
+LT_API lt_status lt_ad_einsum_modes(lt_tape *tape, int n_inputs, const lt_tensor *const *inputs,
+                                    const int32_t *const *modes, int rank_out,
+                                    const int32_t *modes_out, lt_tensor **out);
+/* lt_tensor_contiguous (copy, dtype conversion), recorded. */
+LT_API lt_status lt_ad_contiguous(lt_tape *tape, const lt_tensor *a, lt_dtype dtype,
+                                  lt_tensor **out);
+/* Views (and lt_tensor_reshape), recorded. */
+LT_API lt_status lt_ad_reshape(lt_tape *tape, const lt_tensor *a, int rank, const int64_t *shape,
+                               lt_tensor **out);
+LT_API lt_status lt_ad_permute(lt_tape *tape, const lt_tensor *a, const int *axes, lt_tensor **out);
+LT_API lt_status lt_ad_slice(lt_tape *tape, const lt_tensor *a, int axis, int64_t start,
+                             int64_t stop, int64_t step, lt_tensor **out);
+LT_API lt_status lt_ad_select(lt_tape *tape, const lt_tensor *a, int axis, int64_t index,
+                              lt_tensor **out);
+LT_API lt_status lt_ad_broadcast_to(lt_tape *tape, const lt_tensor *a, int rank,
+                                    const int64_t *shape, lt_tensor **out);
+LT_API lt_status lt_ad_squeeze(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out);
+LT_API lt_status lt_ad_unsqueeze(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out);
+LT_API lt_status lt_ad_flip(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out);
+LT_API lt_status lt_ad_diagonal(lt_tape *tape, const lt_tensor *a, int64_t offset, int axis1,
+                                int axis2, lt_tensor **out);
+/* as_strided relative to a's storage, as lt_view_as_strided. Elements the view reads more than
+ * once receive the sum of their gradients. */
+LT_API lt_status lt_ad_as_strided(lt_tape *tape, const lt_tensor *a, int rank, const int64_t *shape,
+                                  const int64_t *strides, int64_t offset, lt_tensor **out);
+
+/* ---- optimisers: update parameters in place from their gradients on a tape ---- */
+
+typedef enum lt_optim_kind {
+  LT_OPTIM_SGD = 0,  /* p -= lr * (g + wd*p), with momentum, dampening and Nesterov as PyTorch */
+  LT_OPTIM_ADAM = 1, /* Adam (L2 weight decay added to the gradient) */
+  LT_OPTIM_ADAMW = 2 /* Adam with decoupled weight decay */
+} lt_optim_kind;
+
+typedef enum lt_optim_param {
+  LT_OPTIM_LR = 0,           /* default 1e-3 */
+  LT_OPTIM_MOMENTUM = 1,     /* SGD, default 0 */
+  LT_OPTIM_DAMPENING = 2,    /* SGD, default 0 */
+  LT_OPTIM_NESTEROV = 3,     /* SGD, 0 or 1, default 0 (needs momentum > 0, dampening 0) */
+  LT_OPTIM_WEIGHT_DECAY = 4, /* default 0 (AdamW: 1e-2) */
+  LT_OPTIM_BETA1 = 5,        /* default 0.9 */
+  LT_OPTIM_BETA2 = 6,        /* default 0.999 */
+  LT_OPTIM_EPS = 7           /* default 1e-8 */
+} lt_optim_param;
+
+/* An optimiser over n_params parameters (floating, any layout the plans accept) whose gradients
+ * live on `tape`. It keeps its own handles to the parameters and its state (momentum, moments). */
+LT_API lt_status lt_optim_create(lt_tape *tape, lt_optim_kind kind, int n_params,
+                                 lt_tensor *const *params, lt_optimizer **out);
+/* Sets a hyper-parameter (LT_ERR_INVALID_ARGUMENT for a value out of range or one the kind does
+ * not use). */
+LT_API lt_status lt_optim_set(lt_optimizer *opt, lt_optim_param which, double value);
+LT_API lt_status lt_optim_get(const lt_optimizer *opt, lt_optim_param which, double *value);
+/* One update of every parameter that has a gradient (others are skipped, as PyTorch does). */
+LT_API lt_status lt_optim_step(lt_optimizer *opt);
+/* Drops the gradients of the optimiser's parameters. */
+LT_API lt_status lt_optim_zero_grad(lt_optimizer *opt);
+/* NULL ok. The tape must outlive the optimiser's last step, not its destroy. */
+LT_API void lt_optim_destroy(lt_optimizer *opt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,138 @@
+"""Python autograd (PyTorch conventions) against central finite differences in float64 on random
+compositions of >= 5 ops, on every device; the API's contract (grad = None, no_grad, detach,
+retain_graph, in-place detection) and the optimisers against their formulas."""
+import numpy as np
+import pytest
+
+import libtensor as lt
+from conftest import DEVICES, SEED
+
+# bounded or tame ops, so that finite differences stay accurate after 10 steps
+UNARY = [lt.tanh, lt.sin, lt.cos, lt.sigmoid, lt.negative, lt.relu, lt.abs]
+
+
+def _random_program(rng, n_ops):
+    """A random composition of n_ops ops on inputs x [3, 4] and w [4, 3] ending in a scalar."""
+    steps = []
+    for _ in range(n_ops):
+        kind = rng.integers(0, 6)
+        if kind == 0:
+            steps.append(("unary", UNARY[rng.integers(0, len(UNARY))]))
+        elif kind == 1:
+            steps.append(("mul_w", None))
+        elif kind == 2:
+            steps.append(("add_row", None))
+        elif kind == 3:
+            steps.append(("transpose", None))
+        elif kind == 4:
+            steps.append(("slice", None))
+        else:
+            steps.append(("reduce_keep", [lt.sum, lt.mean, lt.max][rng.integers(0, 3)]))
+    return steps
+
+
+def _run(steps, x, w):
+    h = x
+    for kind, f in steps:
+        if kind == "unary":
+            h = f(h)
+        elif kind == "mul_w":
+            h = lt.einsum("ij,jk->ik", h, w) if h.shape[-1] == 4 else h * 0.5
+        elif kind == "add_row":
+            h = h + lt.sum(w, axis=1)[: h.shape[-1]] if h.shape[-1] <= 4 else h
+        elif kind == "transpose":
+            h = h.T
+        elif kind == "slice":
+            h = h[::-1] if h.shape[0] > 1 else h
+        else:
+            h = f(h, axis=-1, keepdims=True) + h
+    return lt.sum(h * h)
+
+
+def _fd(f, arrays, k, h=1e-6):
+    a = arrays[k]
+    g = np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        old = a[idx]
+        a[idx] = old + h
+        lp = f(*arrays)
+        a[idx] = old - h
+        lm = f(*arrays)
+        a[idx] = old
+        g[idx] = (lp - lm) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("trial", range(8))
+def test_random_compositions(device, trial):
+    rng = np.random.default_rng(SEED + trial)
+    steps = _random_program(rng, 5 + trial)
+    xa, wa = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (4, 3))
+
+    def value(xv, wv):
+        with lt.no_grad():
+            return float(np.asarray(_run(steps, lt.tensor(xv, device=device),
+                                         lt.tensor(wv, device=device)).to("cpu")))
+
+    x = lt.tensor(xa, device=device, requires_grad=True)
+    w = lt.tensor(wa, device=device, requires_grad=True)
+    loss = _run(steps, x, w)
+    loss.backward()
+    for k, t in enumerate((x, w)):
+        want = _fd(value, [xa.copy(), wa.copy()], k)
+        got = np.zeros_like(want) if t.grad is None else np.asarray(t.grad.to("cpu"))
+        scale = max(1.0, float(np.abs(want).max()))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * scale,
+                                   err_msg=f"steps {[s[0] for s in steps]} input {k}")
+
+
+def test_contract():
+    x = lt.tensor(np.arange(1.0, 7.0).reshape(2, 3), requires_grad=True)
+    assert x.requires_grad and x.grad is None
+    y = lt.sum(lt.log(x))
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(np.asarray(x.grad), 2 / np.arange(1.0, 7.0).reshape(2, 3))
+    # zero-copy: two reads of .grad are views of the one gradient buffer
+    assert np.shares_memory(np.asarray(x.grad), np.asarray(x.grad))
+    x.grad = None
+    assert x.grad is None
+    with lt.no_grad():
+        assert not (x * 2).requires_grad
+    assert (x * 2).requires_grad and not x.detach().requires_grad
+    with pytest.raises(lt.LibtensorError):
+        (x * 2).backward()  # not a scalar and no gradient given
+    z = lt.exp(x)  # saves its output
+    s = lt.sum(z)
+    z[0, 0] = 5.0  # modified in place after it was saved
+    with pytest.raises(lt.InvalidArgumentError, match="modified in place"):
+        s.backward()
+    with pytest.raises(lt.InvalidArgumentError, match="not differentiable"):
+        lt.sum(lt.argmax(x, axis=1).astype("float64")).backward()
+
+
+def test_optimisers_match_formulas():
+    rng = np.random.default_rng(SEED)
+    p0 = rng.uniform(-1, 1, 5)
+    for cls, kw in [(lt.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True)),
+                    (lt.optim.Adam, dict(lr=0.1)), (lt.optim.AdamW, dict(lr=0.1))]:
+        p = lt.tensor(p0, requires_grad=True)
+        opt = cls([p], **kw)
+        ref, m, v = p0.copy(), np.zeros(5), np.zeros(5)
+        for step in range(1, 4):
+            lt.sum(lt.square(p)).backward()
+            opt.step()
+            opt.zero_grad()
+            g = 2 * ref
+            if cls is lt.optim.SGD:
+                m = g if step == 1 else 0.9 * m + g
+                ref = ref - 0.1 * (g + 0.9 * m)
+            else:
+                if cls is lt.optim.AdamW:
+                    ref = ref * (1 - 0.1 * 1e-2)
+                m = 0.9 * m + 0.1 * g
+                v = 0.999 * v + 0.001 * g * g
+                ref = ref - 0.1 * (m / (1 - 0.9 ** step)) / (
+                    np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+        np.testing.assert_allclose(np.asarray(p), ref, rtol=1e-12, err_msg=cls.__name__)
