@@ -5,7 +5,7 @@
 #include "core/error.h"
 #include "core/object.h"
 
-#include "../../kernels/philox.h"
+#include "philox.h"
 
 #include <math.h>
 #include <stdatomic.h>

@@ -8,7 +8,7 @@
 #include "backend/cpu/cpu_vocab.h"
 #include "core/dtype.h"
 
-#include "../../../kernels/philox.h"
+#include "philox.h"
 
 #include <math.h>
 #include <string.h>

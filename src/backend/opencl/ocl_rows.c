@@ -5,7 +5,7 @@
 #include "backend/opencl/ocl.h"
 #include "core/error.h"
 
-#include "../../../kernels/philox.h"
+#include "philox.h"
 
 #include <string.h>
 
