@@ -544,6 +544,7 @@ static void test_thousand_operands(void **state) {
   LT_CHECK(lt_tensor_get(out, NULL, &v));
   if (!(fabs(v - 2 * cos(angle)) <= 1e-9)) fail_msg("trace %.17g, want %.17g", v, 2 * cos(angle));
   lt_tensor_destroy(out);
+  lt_plan_options_destroy(o);
   lt_plan *plan;
   LT_CHECK(
       lt_plan_einsum_modes(n, (const lt_tensor *const *)ins, modes, 0, NULL, NULL, NULL, &plan));
