@@ -24,7 +24,9 @@ uint64_t lt__rng_next(lt__rng *r) {
 double lt__rng_uniform(lt__rng *r) { return ((double)(lt__rng_next(r) >> 11) + 0.5) * 0x1p-53; }
 
 lt_status lt__legpool_push(lt__legpool *p, const lt__leg *legs, int n, int64_t *at) {
-  if (p->len + (size_t)n > p->cap) {
+  /* The first push allocates even when it holds no legs, so that later pointers into the
+   * pool never offset a NULL base (undefined behaviour; UBSan's fuzz runs caught it). */
+  if (p->data == NULL || p->len + (size_t)n > p->cap) {
     size_t cap = 2 * (p->len + (size_t)n) + 64;
     lt__leg *grown =
         lt__host_realloc(p->ctx, p->data, p->cap * sizeof *p->data, cap * sizeof *p->data);
@@ -163,8 +165,9 @@ lt_status lt__tree_eval(const lt__pnet *net, const int32_t (*ssa)[2], const bool
   /* Operand legs live in net->legs; results in the pool (told apart by id). */
   for (int s = 0; s < n - 1 && st == LT_OK; s++) {
     int a = ssa[s][0], b = ssa[s][1];
-    const lt__leg *la = a < n ? net->legs + at[a] : pool.data + at[a];
-    const lt__leg *lb = b < n ? net->legs + at[b] : pool.data + at[b];
+    /* A result with no legs may sit in a pool that has none yet: no offset on a NULL base. */
+    const lt__leg *la = a < n ? net->legs + at[a] : pool.data ? pool.data + at[a] : NULL;
+    const lt__leg *lb = b < n ? net->legs + at[b] : pool.data ? pool.data + at[b] : NULL;
     size_t need = (size_t)(cnt[a] + cnt[b]) + 1;
     if (need > tmp_n) {
       lt__leg *grown = lt__host_realloc(net->ctx, tmp, tmp_n * sizeof *tmp, need * sizeof *tmp);
