@@ -289,60 +289,64 @@ static lt_status element_offset(const lt_tensor *t, const int64_t *index, int64_
   return LT_OK;
 }
 
-lt_status lt_tensor_get(const lt_tensor *t, const int64_t *index, double *value) {
-  LT_TRY(lt__check_tensor(t, "lt_tensor_get: tensor"));
-  LT_CHECK_NULL(value, "value");
+/* The raw bytes of the element at `index` (bounds checked) read into or written from buf. */
+static lt_status read_element(const lt_tensor *t, const int64_t *index, unsigned char buf[8]) {
   int64_t off;
   LT_TRY(element_offset(t, index, &off));
   size_t es = lt_dtype_size(t->dtype);
-  unsigned char buf[8];
   lt_context *ctx = t->storage->ctx;
-  LT_TRY(ctx->backend->mem_read(ctx, t->storage->mem, (size_t)off * es, buf, es));
+  return ctx->backend->mem_read(ctx, t->storage->mem, (size_t)off * es, buf, es);
+}
+
+static lt_status write_element(lt_tensor *t, const int64_t *index, const unsigned char buf[8]) {
+  int64_t off;
+  LT_TRY(element_offset(t, index, &off));
+  size_t es = lt_dtype_size(t->dtype);
+  lt_context *ctx = t->storage->ctx;
+  lt__storage_touch(t->storage);
+  return ctx->backend->mem_write(ctx, t->storage->mem, (size_t)off * es, buf, es);
+}
+
+lt_status lt_tensor_get(const lt_tensor *t, const int64_t *index, double *value) {
+  LT_TRY(lt__check_tensor(t, "lt_tensor_get: tensor"));
+  LT_CHECK_NULL(value, "value");
+  unsigned char buf[8];
+  LT_TRY(read_element(t, index, buf));
   *value = lt__load_f64(buf, t->dtype, 0);
   return LT_OK;
 }
 
 lt_status lt_tensor_set(lt_tensor *t, const int64_t *index, double value) {
   LT_TRY(lt__check_tensor(t, "lt_tensor_set: tensor"));
-  int64_t off;
-  LT_TRY(element_offset(t, index, &off));
-  size_t es = lt_dtype_size(t->dtype);
   unsigned char buf[8];
   lt__store_f64(buf, t->dtype, 0, value);
-  lt_context *ctx = t->storage->ctx;
-  lt__storage_touch(t->storage);
-  return ctx->backend->mem_write(ctx, t->storage->mem, (size_t)off * es, buf, es);
+  return write_element(t, index, buf);
+}
+
+/* Integer and bool tensors only: their values do not all fit a double. */
+static lt_status check_exact(const lt_tensor *t, const char *api, const char *instead) {
+  LT_TRY(lt__check_tensor(t, api));
+  LT_RETURN_IF(!lt__dtype_is_exact(t->dtype), LT_ERR_DTYPE,
+               "%s: the tensor is %s, not an integer or bool (use %s)", api,
+               lt_dtype_name(t->dtype), instead);
+  return LT_OK;
 }
 
 /* Reads the raw element at `index` of an integer or bool tensor as 64 bits. */
 static lt_status get_bits(const lt_tensor *t, const int64_t *index, const char *api,
                           uint64_t *bits) {
-  LT_TRY(lt__check_tensor(t, api));
-  LT_RETURN_IF(!lt__dtype_is_exact(t->dtype), LT_ERR_DTYPE,
-               "%s: the tensor is %s, not an integer or bool (use lt_tensor_get)", api,
-               lt_dtype_name(t->dtype));
-  int64_t off;
-  LT_TRY(element_offset(t, index, &off));
-  size_t es = lt_dtype_size(t->dtype);
+  LT_TRY(check_exact(t, api, "lt_tensor_get"));
   unsigned char buf[8];
-  lt_context *ctx = t->storage->ctx;
-  LT_TRY(ctx->backend->mem_read(ctx, t->storage->mem, (size_t)off * es, buf, es));
+  LT_TRY(read_element(t, index, buf));
   *bits = lt__load_bits(buf, t->dtype, 0);
   return LT_OK;
 }
 
 static lt_status set_bits(lt_tensor *t, const int64_t *index, const char *api, uint64_t bits) {
-  LT_TRY(lt__check_tensor(t, api));
-  LT_RETURN_IF(!lt__dtype_is_exact(t->dtype), LT_ERR_DTYPE,
-               "%s: the tensor is %s, not an integer or bool (use lt_tensor_set)", api,
-               lt_dtype_name(t->dtype));
-  int64_t off;
-  LT_TRY(element_offset(t, index, &off));
-  size_t es = lt_dtype_size(t->dtype);
+  LT_TRY(check_exact(t, api, "lt_tensor_set"));
   unsigned char buf[8];
   lt__store_bits(buf, t->dtype, 0, bits);
-  lt_context *ctx = t->storage->ctx;
-  return ctx->backend->mem_write(ctx, t->storage->mem, (size_t)off * es, buf, es);
+  return write_element(t, index, buf);
 }
 
 lt_status lt_tensor_get_i64(const lt_tensor *t, const int64_t *index, int64_t *value) {

@@ -228,9 +228,8 @@ static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog)
     if (s < 64 || s + 16 >= steps) {
       char gemm[128] = "";
       lt__pair_describe_gemm(&p, how, gemm, sizeof gemm);
-      say(b, "  step %d: %s,%s->%s  flops %.3g  %s %.0f elements  %s%s\n", s + 1, ta, tb, td,
-          flops, last ? "output" : "intermediate", view_size(&b->canon, &p.d), lt__how_name(how),
-          gemm);
+      say(b, "  step %d: %s,%s->%s  flops %.3g  %s %.0f elements  %s%s\n", s + 1, ta, tb, td, flops,
+          last ? "output" : "intermediate", view_size(&b->canon, &p.d), lt__how_name(how), gemm);
     } else if (s == 64)
       say(b, "  ... (%d more steps)\n", steps - 64 - 16);
     memmove(&list[j], &list[j + 1], sizeof(lt__mview) * (size_t)(n - j - 1));
@@ -484,6 +483,21 @@ static lt_status plan_from_expr(einsum_build *b, const char *text, const lt_tens
   return LT_OK;
 }
 
+/* The planner's state and the operands' ranks, which the two front ends parse against. */
+static lt_status build_begin(lt_context *ctx, int n_inputs, const lt_tensor *const *inputs,
+                             einsum_build **b, int **ranks) {
+  *b = build_state_new(ctx);
+  LT_RETURN_IF(*b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the planner's state");
+  *ranks = lt__host_alloc(ctx, sizeof(int) * (size_t)n_inputs);
+  if (*ranks == NULL) {
+    build_state_free(*b, NULL, 0);
+    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for %d operands", n_inputs);
+  }
+  for (int k = 0; k < n_inputs; k++)
+    (*ranks)[k] = inputs[k]->rank;
+  return LT_OK;
+}
+
 lt_status lt_plan_einsum(const char *expr, int n_inputs, const lt_tensor *const *inputs,
                          const lt_tensor *d, const lt_plan_options *opts, lt_plan **out) {
   LT_CHECK_NULL(out, "out");
@@ -491,15 +505,9 @@ lt_status lt_plan_einsum(const char *expr, int n_inputs, const lt_tensor *const 
   LT_CHECK_NULL(expr, "expr");
   lt_context *ctx;
   LT_TRY(check_inputs(n_inputs, inputs, d, &ctx));
-  einsum_build *b = build_state_new(ctx);
-  LT_RETURN_IF(b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the planner's state");
-  int *ranks = lt__host_alloc(ctx, sizeof(int) * (size_t)n_inputs);
-  if (ranks == NULL) {
-    build_state_free(b, NULL, 0);
-    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for %d operands", n_inputs);
-  }
-  for (int k = 0; k < n_inputs; k++)
-    ranks[k] = inputs[k]->rank;
+  einsum_build *b;
+  int *ranks;
+  LT_TRY(build_begin(ctx, n_inputs, inputs, &b, &ranks));
   lt_status st = lt__einsum_parse(expr, n_inputs, ranks, &b->expr);
   if (st == LT_OK) st = plan_from_expr(b, expr, inputs, d, opts, ctx, out);
   build_state_free(b, ranks, n_inputs);
@@ -514,15 +522,9 @@ lt_status lt_plan_einsum_modes(int n_inputs, const lt_tensor *const *inputs,
   lt_context *ctx;
   LT_TRY(check_inputs(n_inputs, inputs, d, &ctx));
   LT_CHECK_NULL(modes, "modes");
-  einsum_build *b = build_state_new(ctx);
-  LT_RETURN_IF(b == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the planner's state");
-  int *ranks = lt__host_alloc(ctx, sizeof(int) * (size_t)n_inputs);
-  if (ranks == NULL) {
-    build_state_free(b, NULL, 0);
-    return lt__error(LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for %d operands", n_inputs);
-  }
-  for (int k = 0; k < n_inputs; k++)
-    ranks[k] = inputs[k]->rank;
+  einsum_build *b;
+  int *ranks;
+  LT_TRY(build_begin(ctx, n_inputs, inputs, &b, &ranks));
   lt_status st = lt__einsum_from_modes(n_inputs, ranks, modes, rank_out, modes_out, &b->expr);
   if (st == LT_OK) st = plan_from_expr(b, "(integer labels)", inputs, d, opts, ctx, out);
   build_state_free(b, ranks, n_inputs);

@@ -69,6 +69,18 @@ static lt_status finish_gather(lt__index_impl *impl, const lt_tensor *a, const l
   return lt__index_plan_make(impl, 2, ins, d, text, out);
 }
 
+/* A gather plan's implementation for `call`, its step sized to D's rank. */
+static lt__gather_step *gather_impl(const char *call, int axis, const lt_tensor *d,
+                                    lt__index_impl *impl) {
+  static const lt__index_impl zero;
+  *impl = zero;
+  impl->kind = LT__PLAN_GATHER;
+  impl->call = call;
+  impl->axis = axis;
+  impl->step.g.rank = d->rank;
+  return &impl->step.g;
+}
+
 lt_status lt_plan_take(const lt_tensor *a, int axis, const lt_tensor *index, const lt_tensor *d,
                        const lt_plan_options *opts, lt_plan **out) {
   const char *call = "lt_plan_take";
@@ -78,13 +90,8 @@ lt_status lt_plan_take(const lt_tensor *a, int axis, const lt_tensor *index, con
   LT_RETURN_IF(d->rank != a->rank - 1 + ri, LT_ERR_SHAPE_MISMATCH,
                "%s: D has rank %d but A (rank %d) indexed on axis %d by a rank-%d INDEX gives %d",
                call, d->rank, a->rank, ax, ri, a->rank - 1 + ri);
-  static lt__index_impl impl_zero;
-  lt__index_impl impl = impl_zero;
-  impl.kind = LT__PLAN_GATHER;
-  impl.call = call;
-  impl.axis = axis;
-  lt__gather_step *g = &impl.step.g;
-  g->rank = d->rank;
+  lt__index_impl impl;
+  lt__gather_step *g = gather_impl(call, axis, d, &impl);
   for (int k = 0; k < d->rank; k++) {
     g->shape[k] = d->shape[k];
     g->out.strides[k] = d->strides[k];
@@ -110,13 +117,8 @@ lt_status lt_plan_take_along_axis(const lt_tensor *a, int axis, const lt_tensor 
   LT_RETURN_IF(index->rank != a->rank || d->rank != a->rank, LT_ERR_SHAPE_MISMATCH,
                "%s: INDEX (rank %d) and D (rank %d) must have A's rank %d", call, index->rank,
                d->rank, a->rank);
-  static lt__index_impl impl_zero;
-  lt__index_impl impl = impl_zero;
-  impl.kind = LT__PLAN_GATHER;
-  impl.call = call;
-  impl.axis = axis;
-  lt__gather_step *g = &impl.step.g;
-  g->rank = d->rank;
+  lt__index_impl impl;
+  lt__gather_step *g = gather_impl(call, axis, d, &impl);
   for (int k = 0; k < d->rank; k++) {
     int64_t ea = a->shape[k], ei = index->shape[k];
     LT_RETURN_IF(k != ax && ea != ei && ea != 1 && ei != 1, LT_ERR_SHAPE_MISMATCH,

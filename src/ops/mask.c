@@ -42,6 +42,19 @@ static lt_status true_positions(const char *call, lt_context *ctx, const void *b
   return LT_OK;
 }
 
+/* The C-order positions of t's nonzero elements, read on the host (freed by the caller with
+ * lt__host_free, max(count, 1) longs). */
+static lt_status nonzero_positions(const char *call, const lt_tensor *t, int64_t **pos,
+                                   int64_t *count) {
+  lt_context *ctx = t->storage->ctx;
+  void *buf = NULL;
+  size_t bytes = 0;
+  LT_TRY(read_host(call, t, &buf, &bytes));
+  lt_status st = true_positions(call, ctx, buf, t->dtype, t->numel, pos, count);
+  lt__host_free(ctx, buf, bytes ? bytes : 1);
+  return st;
+}
+
 lt_status lt_mask_select(const lt_tensor *a, const lt_tensor *mask, lt_tensor **out) {
   const char *call = "lt_mask_select";
   LT_CHECK_NULL(out, "out");
@@ -57,15 +70,10 @@ lt_status lt_mask_select(const lt_tensor *a, const lt_tensor *mask, lt_tensor **
                  "%s: mask has extent %lld on axis %d but a has %lld", call,
                  (long long)mask->shape[k], k, (long long)a->shape[k]);
   lt_context *ctx = a->storage->ctx;
-  void *buf = NULL;
-  size_t bytes = 0;
-  LT_TRY(read_host(call, mask, &buf, &bytes));
   int64_t *pos = NULL, count = 0;
-  lt_status st = true_positions(call, ctx, buf, mask->dtype, mask->numel, &pos, &count);
-  lt__host_free(ctx, buf, bytes ? bytes : 1);
-  if (st != LT_OK) return st;
+  LT_TRY(nonzero_positions(call, mask, &pos, &count));
   lt_tensor *index = NULL, *flat = NULL;
-  st = lt_tensor_from_host(ctx, LT_I64, 1, &count, NULL, pos, &index);
+  lt_status st = lt_tensor_from_host(ctx, LT_I64, 1, &count, NULL, pos, &index);
   lt__host_free(ctx, pos, (size_t)(count ? count : 1) * sizeof(int64_t));
   int rank = 1 + a->rank - mask->rank;
   int64_t shape[LT_MAX_RANK];
@@ -86,13 +94,8 @@ lt_status lt_argwhere(const lt_tensor *a, lt_tensor **out) {
   *out = NULL;
   LT_TRY(lt__check_tensor(a, "lt_argwhere: a"));
   lt_context *ctx = a->storage->ctx;
-  void *buf = NULL;
-  size_t bytes = 0;
-  LT_TRY(read_host(call, a, &buf, &bytes));
   int64_t *pos = NULL, count = 0;
-  lt_status st = true_positions(call, ctx, buf, a->dtype, a->numel, &pos, &count);
-  lt__host_free(ctx, buf, bytes ? bytes : 1);
-  if (st != LT_OK) return st;
+  LT_TRY(nonzero_positions(call, a, &pos, &count));
   int64_t shape[2] = {count, a->rank};
   int64_t cells = count * a->rank;
   size_t nbytes = (size_t)(cells > 0 ? cells : 1) * sizeof(int64_t);
@@ -109,7 +112,7 @@ lt_status lt_argwhere(const lt_tensor *a, lt_tensor **out) {
     }
   }
   lt__host_free(ctx, pos, (size_t)(count ? count : 1) * sizeof(int64_t));
-  st = lt_tensor_from_host(ctx, LT_I64, 2, shape, NULL, coords, out);
+  lt_status st = lt_tensor_from_host(ctx, LT_I64, 2, shape, NULL, coords, out);
   lt__host_free(ctx, coords, nbytes);
   return st;
 }

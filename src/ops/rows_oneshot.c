@@ -52,17 +52,23 @@ static lt_status finish(lt_status st, lt_plan *plan, const lt_tensor *a, lt_tens
   return LT_OK;
 }
 
-/* softmax / log_softmax / cumsum / cumprod: the output has a's shape. */
-static lt_status whole(const char *fn, lt__row_op op, const lt_tensor *a, int n_axes,
-                       const int *axes, lt_tensor **out) {
+/* The checks every one-shot row op starts with: out, a, and the axes marked. */
+static lt_status check_rows(const char *fn, const lt_tensor *a, int n_axes, const int *axes,
+                            lt_tensor **out, bool *marked, int *order, int *count) {
   LT_RETURN_IF(out == NULL, LT_ERR_NULL_POINTER, "%s: out is NULL", fn);
   *out = NULL;
   char what[48];
   snprintf(what, sizeof what, "%s: a", fn);
   LT_TRY(lt__check_tensor(a, what));
+  return mark_axes(fn, a->rank, n_axes, axes, marked, order, count);
+}
+
+/* softmax / log_softmax / cumsum / cumprod: the output has a's shape. */
+static lt_status whole(const char *fn, lt__row_op op, const lt_tensor *a, int n_axes,
+                       const int *axes, lt_tensor **out) {
   bool marked[LT_MAX_RANK];
   int order[LT_MAX_RANK], count;
-  LT_TRY(mark_axes(fn, a->rank, n_axes, axes, marked, order, &count));
+  LT_TRY(check_rows(fn, a, n_axes, axes, out, marked, order, &count));
   int32_t modes[LT_MAX_RANK], row[LT_MAX_RANK];
   for (int i = 0; i < a->rank; i++)
     modes[i] = i;
@@ -84,14 +90,9 @@ static lt_status whole(const char *fn, lt__row_op op, const lt_tensor *a, int n_
 /* logsumexp / var / std: the marked axes are reduced (kept as extent 1 with keepdims). */
 static lt_status reducing(const char *fn, lt__row_op op, const lt_tensor *a, int n_axes,
                           const int *axes, double ddof, bool keepdims, lt_tensor **out) {
-  LT_RETURN_IF(out == NULL, LT_ERR_NULL_POINTER, "%s: out is NULL", fn);
-  *out = NULL;
-  char what[48];
-  snprintf(what, sizeof what, "%s: a", fn);
-  LT_TRY(lt__check_tensor(a, what));
   bool marked[LT_MAX_RANK];
   int order[LT_MAX_RANK], count;
-  LT_TRY(mark_axes(fn, a->rank, n_axes, axes, marked, order, &count));
+  LT_TRY(check_rows(fn, a, n_axes, axes, out, marked, order, &count));
   int32_t ma[LT_MAX_RANK], md[LT_MAX_RANK];
   int64_t kept_shape[LT_MAX_RANK], full_shape[LT_MAX_RANK];
   int kept = 0;

@@ -63,6 +63,39 @@ static lt_status index_value(lt_context *ctx, const lt__operand *index, int64_t 
   return LT_OK;
 }
 
+/* A gather-like launch that reports a bad index: kernel `name` of index.cl with arguments
+ * (items, rank, desc, in, index, out, longs..., bad), `items` work items in groups of `local`
+ * (at most 2^22 groups: the kernels loop over the rest). *pos is the first bad position, or
+ * INT64_MAX when every index was in range. */
+static lt_status launch_checked(lt__ocl_state *st, const char *name, const char *opts,
+                                const int64_t *desc, size_t ndesc, int64_t items, int rank,
+                                const cl_mem mems[3], const int64_t *longs, cl_uint nlongs,
+                                size_t local, int64_t *pos) {
+  *pos = INT64_MAX;
+  pthread_mutex_lock(&st->lock);
+  cl_kernel k;
+  cl_mem dbuf = NULL, bad = NULL;
+  lt_status r = lt__ocl_kernel(st, "index.cl", name, opts, &k);
+  if (r == LT_OK) r = lt__ocl_const_buffer(st, desc, ndesc, &dbuf);
+  if (r == LT_OK) r = bad_buffer(st, &bad);
+  if (r == LT_OK) r = lt__ocl_arg_long(k, 0, items);
+  if (r == LT_OK) r = lt__ocl_arg_int(k, 1, rank);
+  if (r == LT_OK) r = lt__ocl_arg_mem(k, 2, dbuf);
+  for (cl_uint i = 0; i < 3 && r == LT_OK; i++)
+    r = lt__ocl_arg_mem(k, 3 + i, mems[i]);
+  for (cl_uint i = 0; i < nlongs && r == LT_OK; i++)
+    r = lt__ocl_arg_long(k, 6 + i, longs[i]);
+  if (r == LT_OK) r = lt__ocl_arg_mem(k, 6 + nlongs, bad);
+  size_t groups = (size_t)((items + (int64_t)local - 1) / (int64_t)local), cap = (size_t)1 << 22;
+  size_t global = (groups < cap ? groups : cap) * local;
+  if (r == LT_OK) r = lt__ocl_launch(st, k, 1, &global, &local);
+  if (r == LT_OK) r = read_bad(st, bad, pos);
+  if (dbuf) clReleaseMemObject(dbuf);
+  if (bad) clReleaseMemObject(bad);
+  pthread_mutex_unlock(&st->lock);
+  return r;
+}
+
 static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
   lt__ocl_state *st = lt__ocl(ctx);
   int64_t n = 1, desc[4 * LT_MAX_RANK];
@@ -77,30 +110,11 @@ static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
   char opts[128] = "";
   LT_TRY(lt__ocl_append(opts, sizeof opts, "-DLT_ELEM=%s -DLT_INDEX=%s", elem_type(g->out.dtype),
                         index_type(g->index.dtype)));
-  pthread_mutex_lock(&st->lock);
-  cl_kernel k;
-  cl_mem dbuf = NULL, bad = NULL;
-  lt_status r = lt__ocl_kernel(st, "index.cl", "lt_gather", opts, &k);
-  if (r == LT_OK) r = lt__ocl_const_buffer(st, desc, 4 * (size_t)g->rank, &dbuf);
-  if (r == LT_OK) r = bad_buffer(st, &bad);
-  if (r == LT_OK) r = lt__ocl_arg_long(k, 0, n);
-  if (r == LT_OK) r = lt__ocl_arg_int(k, 1, g->rank);
-  if (r == LT_OK) r = lt__ocl_arg_mem(k, 2, dbuf);
-  if (r == LT_OK) r = lt__ocl_arg_mem(k, 3, g->in.mem);
-  if (r == LT_OK) r = lt__ocl_arg_mem(k, 4, g->index.mem);
-  if (r == LT_OK) r = lt__ocl_arg_mem(k, 5, g->out.mem);
+  const cl_mem mems[3] = {g->in.mem, g->index.mem, g->out.mem};
   int64_t longs[] = {g->in.offset, g->index.offset, g->out.offset, g->axis_extent, g->axis_stride};
-  for (cl_uint i = 0; i < 5 && r == LT_OK; i++)
-    r = lt__ocl_arg_long(k, 6 + i, longs[i]);
-  if (r == LT_OK) r = lt__ocl_arg_mem(k, 11, bad);
-  size_t local = 256, groups = (size_t)((n + 255) / 256), cap = (size_t)1 << 22;
-  size_t global = (groups < cap ? groups : cap) * local;
-  if (r == LT_OK) r = lt__ocl_launch(st, k, 1, &global, &local);
-  int64_t pos = INT64_MAX;
-  if (r == LT_OK) r = read_bad(st, bad, &pos);
-  if (dbuf) clReleaseMemObject(dbuf);
-  if (bad) clReleaseMemObject(bad);
-  pthread_mutex_unlock(&st->lock);
+  int64_t pos;
+  lt_status r = launch_checked(st, "lt_gather", opts, desc, 4 * (size_t)g->rank, n, g->rank, mems,
+                               longs, 5, 256, &pos);
   if (r != LT_OK || pos == INT64_MAX) return r;
   int64_t v = 0;
   LT_TRY(index_value(ctx, &g->index, lt__index_offset(g->rank, g->shape, &g->index, pos), &v));
@@ -139,32 +153,13 @@ static lt_status scatter_add(lt_context *ctx, const lt__scatter_step *s) {
   if (lines == 0 || len == 0) return LT_OK;
   char opts[160] = "";
   LT_TRY(scatter_options(st, s->out.dtype, s->index.dtype, opts, sizeof opts));
-  pthread_mutex_lock(&st->lock);
-  cl_kernel k;
-  cl_mem dbuf = NULL, bad = NULL;
-  lt_status r = lt__ocl_kernel(st, "index.cl", "lt_scatter_add", opts, &k);
-  if (r == LT_OK) r = lt__ocl_const_buffer(st, desc, 4 * (size_t)rank, &dbuf);
-  if (r == LT_OK) r = bad_buffer(st, &bad);
-  if (r == LT_OK) r = lt__ocl_arg_long(k, 0, lines);
-  if (r == LT_OK) r = lt__ocl_arg_int(k, 1, rank);
-  if (r == LT_OK) r = lt__ocl_arg_mem(k, 2, dbuf);
-  if (r == LT_OK) r = lt__ocl_arg_mem(k, 3, s->src.mem);
-  if (r == LT_OK) r = lt__ocl_arg_mem(k, 4, s->index.mem);
-  if (r == LT_OK) r = lt__ocl_arg_mem(k, 5, s->out.mem);
+  const cl_mem mems[3] = {s->src.mem, s->index.mem, s->out.mem};
   int64_t longs[] = {
       s->src.offset,      s->index.offset,      s->out.offset,      len,
       s->src.strides[ax], s->index.strides[ax], s->out_axis_extent, s->out_axis_stride};
-  for (cl_uint i = 0; i < 8 && r == LT_OK; i++)
-    r = lt__ocl_arg_long(k, 6 + i, longs[i]);
-  if (r == LT_OK) r = lt__ocl_arg_mem(k, 14, bad);
-  size_t local = 64, groups = (size_t)((lines + 63) / 64), cap = (size_t)1 << 22;
-  size_t global = (groups < cap ? groups : cap) * local;
-  if (r == LT_OK) r = lt__ocl_launch(st, k, 1, &global, &local);
-  int64_t pos = INT64_MAX;
-  if (r == LT_OK) r = read_bad(st, bad, &pos);
-  if (dbuf) clReleaseMemObject(dbuf);
-  if (bad) clReleaseMemObject(bad);
-  pthread_mutex_unlock(&st->lock);
+  int64_t pos;
+  lt_status r = launch_checked(st, "lt_scatter_add", opts, desc, 4 * (size_t)rank, lines, rank,
+                               mems, longs, 8, 64, &pos);
   if (r != LT_OK || pos == INT64_MAX) return r;
   /* (line, c) back to the C-order position of the iteration space: c goes in at dim ax. */
   int64_t line = pos / len, c = pos % len, inner = 1;
