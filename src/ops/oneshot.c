@@ -30,7 +30,8 @@ static lt_status binary_result_dtype(const char *api, lt_binary_op op, lt_dtype 
                "%s: %s needs integer or bool operands, not a %s and b %s", api, name,
                lt_dtype_name(a), lt_dtype_name(b));
   if (lt__binary_is_float_op(op)) {
-    *out = float_of(p);
+    /* NumPy's true division of integers (and bools) is float64 whatever their width. */
+    *out = op == LT_BINARY_DIV && lt__dtype_is_exact(p) ? LT_F64 : float_of(p);
     return LT_OK;
   }
   bool to_i8 = op == LT_BINARY_POW || op == LT_BINARY_FLOOR_DIVIDE || op == LT_BINARY_REMAINDER ||

@@ -190,8 +190,10 @@ def test_int_float_functions_give_float(device):
                         (np.uint8, np.float16), (np.bool_, np.float16)):
         a = np.array([1, 0, 1], dtype=dtype)
         assert lt.sqrt(lt.tensor(a, device=device)).dtype == want == np.sqrt(a).dtype
-        assert lt.divide(lt.tensor(a, device=device), lt.tensor(a, device=device)).dtype == \
-            np.float64 or dtype in (np.int8, np.uint8, np.bool_, np.int16)
+        b = np.array([3, 7, 1], dtype=dtype)
+        q = lt.divide(lt.tensor(a, device=device), lt.tensor(b, device=device))
+        assert q.dtype == np.divide(a, b).dtype == np.float64
+        np.testing.assert_array_equal(q.numpy(), np.divide(a, b))
 
 
 def test_checked_float_to_int(device):
