@@ -151,3 +151,17 @@ def test_bfloat16_operations(device, rng):
     np.testing.assert_allclose(got.numpy(), a16 * b16, rtol=2 ** -7)
     np.testing.assert_allclose(lt.sum(ta, axis=1).numpy(), a16.sum(axis=1), rtol=2 ** -6,
                                atol=2 ** -6)
+
+
+@pytest.mark.parametrize("name", ["min", "max", "amin", "amax"])
+def test_extremum_of_nothing_is_refused_like_numpy(name):
+    np_f, lt_f = getattr(np, name), getattr(lt, name)
+    for shape, axis in (((0,), None), ((0,), 0), ((3, 0), 1), ((3, 0), None), ((0, 3), 0)):
+        a = np.zeros(shape, np.float32)
+        with pytest.raises(ValueError):
+            np_f(a, axis=axis)
+        with pytest.raises(ValueError, match="no identity"):
+            lt_f(lt.tensor(a), axis=axis)
+    # An empty result is fine for both.
+    a = np.zeros((0, 3), np.float32)
+    assert lt_f(lt.tensor(a), axis=1).numpy().shape == np_f(a, axis=1).shape == (0,)

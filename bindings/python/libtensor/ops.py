@@ -176,10 +176,22 @@ def _axes(axis, ndim):
     return out
 
 
+def _refuse_empty_extremum(name, shape, axes):
+    # The C reduction gives min +inf / max -inf over nothing; NumPy refuses, and so does this
+    # binding, unless the result itself is empty.
+    reduced = range(len(shape)) if axes is None else axes
+    kept = [n for k, n in enumerate(shape) if k not in reduced]
+    if any(shape[k] == 0 for k in reduced) and all(n > 0 for n in kept):
+        raise InvalidArgumentError(
+            f"zero-size array to reduction operation {name}imum which has no identity")
+
+
 def _reduce(name, a, axis, keepdims, out=None):
     (ta,), numpy_out = operands([a])
     axes = _axes(axis, ta.ndim)
     n = -1 if axes is None else len(axes)
+    if name in ("min", "max"):
+        _refuse_empty_extremum(name, ta.shape, axes)
     return deliver(_new("lt_reduce", ta.context, _REDUCE[name], ta.handle, n,
                         _lib.int_array(axes or []), bool(keepdims)), out, numpy_out)
 
