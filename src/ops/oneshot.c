@@ -59,6 +59,23 @@ static lt_status run_once(lt_plan *plan, const lt_tensor *const *ins, int n, lt_
   return LT_OK;
 }
 
+/* An integer raised to a negative integer power has no integer result (2 ** -1): refused as
+ * NumPy and PyTorch do, rather than truncated to 0. One pass over b's minimum. */
+static lt_status check_int_exponent(const lt_tensor *b) {
+  if (!lt__dtype_is_signed_int(b->dtype) || b->numel == 0) return LT_OK;
+  lt_tensor *lowest = NULL;
+  int64_t v = 0;
+  lt_status st = lt_reduce(LT_REDUCE_MIN, b, -1, NULL, false, &lowest);
+  if (st == LT_OK) st = lt_tensor_get_i64(lowest, NULL, &v);
+  lt_tensor_destroy(lowest);
+  LT_TRY(st);
+  LT_RETURN_IF(v < 0, LT_ERR_INVALID_ARGUMENT,
+               "lt_binary: power of integers to negative integer powers (b holds %lld) is not "
+               "allowed, as NumPy: use a float dtype",
+               (long long)v);
+  return LT_OK;
+}
+
 lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b, lt_tensor **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
@@ -92,6 +109,12 @@ lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b, lt_
     return st;
   }
   const lt_tensor *ins[2] = {a, b};
+  if (op == LT_BINARY_POW && lt__dtype_is_exact(dtype)) st = check_int_exponent(b);
+  if (st != LT_OK) {
+    lt_plan_destroy(plan);
+    lt_tensor_destroy(o);
+    return st;
+  }
   return run_once(plan, ins, 2, o, out);
 }
 
@@ -113,14 +136,16 @@ lt_status lt_div(const lt_tensor *a, const lt_tensor *b, lt_tensor **out) {
 static lt_status unary_result_dtype(lt_unary_op op, lt_dtype a, lt_dtype *out) {
   LT_RETURN_IF(op == LT_UNARY_NEG && a == LT_BOOL, LT_ERR_DTYPE,
                "lt_unary: negative of a bool a is not supported (as NumPy): use logical_not");
+  LT_RETURN_IF(op == LT_UNARY_SIGN && a == LT_BOOL, LT_ERR_DTYPE,
+               "lt_unary: sign of a bool a is not supported (as NumPy)");
   LT_RETURN_IF(op == LT_UNARY_INVERT && !lt__dtype_is_exact(a), LT_ERR_DTYPE,
                "lt_unary: invert needs an integer or bool a, not %s", lt_dtype_name(a));
   if (op == LT_UNARY_NOT || op == LT_UNARY_ISNAN || op == LT_UNARY_ISINF || op == LT_UNARY_ISFINITE)
     *out = LT_BOOL;
   else if (lt__unary_is_float_op(op))
     *out = float_of(a);
-  else if (a == LT_BOOL && op == LT_UNARY_SIGN)
-    *out = LT_I8;
+  else if (a == LT_BOOL && op == LT_UNARY_SQUARE)
+    *out = LT_I8; /* NumPy has no bool loop for square: bools square as int8 */
   else
     *out = a;
   return LT_OK;

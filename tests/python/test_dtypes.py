@@ -215,3 +215,31 @@ def test_npy_every_dtype(tmp_path, rng, dtype):
     np.save(path, a.astype(a.dtype.newbyteorder(">")))
     got = lt.load(path).numpy()
     assert got.dtype == a.dtype and np.array_equal(got, a)
+
+
+def test_integer_power_refusals_match_numpy(device):
+    a = np.array([2, 3, 1, -1], np.int32)
+    for b in (np.array([-1, 2, 0, 1], np.int32), np.array([[1, 2, 0, -3]], np.int64)):
+        with pytest.raises(ValueError):
+            np.power(a, b)
+        with pytest.raises(ValueError, match="negative integer powers"):
+            lt.power(lt.tensor(a, device=device), lt.tensor(b, device=device))
+    b = np.array([0, 2, 7, 3], np.int32)
+    np.testing.assert_array_equal(
+        lt.power(lt.tensor(a, device=device), lt.tensor(b, device=device)).numpy(), a ** b)
+    # A float exponent is fine, and so is an unsigned one.
+    np.testing.assert_array_equal(
+        lt.power(lt.tensor(a, device=device), lt.tensor(-b.astype(np.float64),
+                                                        device=device)).numpy(),
+        np.power(a, -b.astype(np.float64)))
+
+
+def test_bool_square_and_sign_match_numpy(device):
+    m = np.array([True, False, True])
+    got = lt.square(lt.tensor(m, device=device)).numpy()
+    assert got.dtype == np.square(m).dtype
+    np.testing.assert_array_equal(got, np.square(m))
+    with pytest.raises(TypeError):
+        np.sign(m)
+    with pytest.raises(TypeError):
+        lt.sign(lt.tensor(m, device=device))
