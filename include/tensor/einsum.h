@@ -10,7 +10,8 @@ extern "C" {
 
 /* Plans an einsum expression ("ij,jk->ik", "...ii->...i", ",ij", implicit output) for the
  * layouts of `inputs`. `d` describes the output layout, or NULL for a C-contiguous output of
- * the natural dtype. Execute with inputs = the operands, scalars {alpha, beta}:
+ * the inputs' promoted dtype (lt_dtype_promote over all of them, as NumPy's einsum).
+ * Execute with inputs = the operands, scalars {alpha, beta}:
  * D = alpha * einsum(...) + beta * D. */
 LT_API lt_status lt_plan_einsum(const char *expr, int n_inputs, const lt_tensor *const *inputs,
                                 const lt_tensor *d, const lt_plan_options *opts, lt_plan **out);

@@ -345,13 +345,13 @@ static lt_status plan_path(einsum_build *b, const lt_plan_options *opts, lt__ein
   return keep_tree(b, impl);
 }
 
+/* NumPy's einsum result dtype: the promotion of every operand's (int32 with int64 gives int64,
+ * f32 with i32 gives f64). */
 static lt_dtype natural_dtype(int n, const lt_tensor *const *inputs) {
-  bool same = true, any64 = false;
-  for (int k = 0; k < n; k++) {
-    same &= inputs[k]->dtype == inputs[0]->dtype;
-    any64 |= inputs[k]->dtype == LT_F64;
-  }
-  return same ? inputs[0]->dtype : any64 ? LT_F64 : LT_F32;
+  lt_dtype p = n > 0 ? inputs[0]->dtype : LT_F32;
+  for (int k = 1; k < n; k++)
+    p = lt__dtype_promote(p, inputs[k]->dtype);
+  return p;
 }
 
 static lt_status build(lt_plan *plan, einsum_build *b, const char *text,

@@ -217,3 +217,18 @@ def test_extent_one_labels(device, rng, expr, shapes):
     """Minimal forms of random cases that failed on OpenCL only ("contraction: output mode 1
     appears in neither A nor B")."""
     check_einsum(rng, expr, shapes, 12, device)
+
+
+@pytest.mark.parametrize("d1,d2", [("float32", "float64"), ("float32", "int32"), ("int32", "int64"),
+                                   ("int8", "uint8"), ("float16", "float32"), ("bool", "int16"),
+                                   ("bool", "float32")])
+def test_mixed_dtype_result_is_numpys_promotion(d1, d2):
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((3, 4)) * 3).astype(d1)
+    b = (rng.standard_normal((4, 2)) * 3).astype(d2)
+    for expr in ("ij,jk->ik", "ij,jk->k", "ij,jk"):
+        want = np.einsum(expr, a.astype(np.float64), b.astype(np.float64))
+        got = lt.einsum(expr, lt.tensor(a), lt.tensor(b))
+        assert got.dtype == np.einsum(expr, a, b).dtype == np.result_type(a, b)
+        tol = 1e-2 if "float16" in (d1, d2) else 1e-5
+        np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=tol, atol=tol)
