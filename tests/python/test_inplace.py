@@ -111,3 +111,26 @@ def test_setitem_writes_the_wrapped_array(rng):
     assert (a[1] == 5).all() and (a[0] == -2).all()
     np.testing.assert_array_equal(a[2:, ::2], np.broadcast_to(np.arange(3.0), (2, 3)))
     np.testing.assert_array_equal(t.numpy(), want)
+
+
+def test_every_elementwise_op_takes_out():
+    a = np.array([[1, 2, 3], [4, 5, 6]], np.int32)
+    b = np.array([2, 1, 3], np.int32)
+    for name in ("equal", "less", "logical_and", "bitwise_and", "bitwise_or", "bitwise_xor",
+                 "left_shift", "right_shift", "floor_divide", "remainder", "fmod", "arctan2",
+                 "hypot", "maximum", "power"):
+        want = getattr(np, name)(a, b)
+        out = np.empty_like(want)
+        assert getattr(lt, name)(a, b, out=out) is out
+        np.testing.assert_allclose(out, want, rtol=1e-6)
+    for name in ("log1p", "expm1", "floor", "ceil", "rint", "trunc", "sign", "logical_not",
+                 "invert", "isnan", "isfinite"):
+        want = getattr(np, name)(a)
+        out = np.empty_like(want)
+        assert getattr(lt, name)(a, out=out) is out
+        np.testing.assert_allclose(out, want, rtol=1e-6)
+    out = np.empty((2, 3), np.int32)
+    assert lt.where(a > 2, a, b, out=out) is out
+    np.testing.assert_array_equal(out, np.where(a > 2, a, b))
+    assert lt.clip(a, 2, 4, out=out) is out
+    np.testing.assert_array_equal(out, np.clip(a, 2, 4))

@@ -20,7 +20,7 @@ from .tensor import (Tensor, as_strided, broadcast_to, empty, from_numpy, full, 
 from . import convert
 from . import ops as _ops
 from .ops import *  # noqa: F401,F403
-from .einsum import EinsumPlan, einsum, einsum_path, plan_einsum
+from .einsum import EinsumPlan, einsum, einsum_path, matmul, plan_einsum
 # Issue 20: DLPack interop and the array API namespace (Tensor.__array_namespace__).
 from .dlpack import from_dlpack
 from . import indexing as _indexing
@@ -48,7 +48,7 @@ def has(name):
 __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_class",
             "Tensor", "as_strided", "broadcast_to", "empty", "from_numpy", "full", "held_count",
             "load", "lt_dtype", "save", "tensor", "zeros", "EinsumPlan", "einsum", "einsum_path",
-            "plan_einsum", "has", "library_path", "from_dlpack", "array_api", "h5", "no_grad",
+            "plan_einsum", "matmul", "has", "library_path", "from_dlpack", "array_api", "h5", "no_grad",
             "is_grad_enabled", "optim"]
            + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__)
            + list(_indexing.__all__) + list(_stats.__all__) + ["random"])

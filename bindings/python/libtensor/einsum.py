@@ -213,13 +213,35 @@ class EinsumPlan:
         return _to_numpy(target, arrays) if numpy_out else target
 
 
+def matmul(a, b, out=None, device=None):
+    """numpy.matmul: the matrix product over the last two axes, broadcasting the others; a 1-D
+    operand is a vector (its axis is dropped from the result). 0-d operands are a ValueError."""
+    ra, rb = np.ndim(a), np.ndim(b)
+    if ra == 0 or rb == 0:
+        raise ValueError("matmul: Input operand does not have enough dimensions (0-d operands "
+                         "are not matrices; use multiply)")
+    expr = ("i,i->" if ra == 1 and rb == 1 else "j,...jk->...k" if ra == 1
+            else "...ij,j->...i" if rb == 1 else "...ij,...jk->...ik")
+    ka, kb = np.shape(a)[-1], np.shape(b)[0 if rb == 1 else -2]
+    if ka != kb:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0 (size "
+                         f"{kb} is different from {ka})")
+    return einsum(expr, a, b, out=out, device=device)
+
+
 # Tensor's matrix product: tensor.py sits below this module, so it is installed from here.
 def _matmul(self, other):
-    return einsum("...ij,...jk->...ik", self, other)
+    return matmul(self, other)
+
+
+def _rmatmul(self, other):
+    return matmul(other, self)
 
 
 _matmul.__name__, _matmul.__qualname__ = "__matmul__", "Tensor.__matmul__"
+_rmatmul.__name__, _rmatmul.__qualname__ = "__rmatmul__", "Tensor.__rmatmul__"
 Tensor.__matmul__ = _matmul
+Tensor.__rmatmul__ = _rmatmul
 
 
 def _is_view_of(t, out):
@@ -467,4 +489,4 @@ def _plan_path(plan, n):
     return path
 
 
-__all__ = ["einsum", "einsum_path", "plan_einsum", "EinsumPlan"]
+__all__ = ["einsum", "einsum_path", "matmul", "plan_einsum", "EinsumPlan"]

@@ -89,77 +89,78 @@ def square(a, out=None): return _unary("square", a, out)
 sub, mul, div, neg = subtract, multiply, divide, negative
 
 # issue 18 A: comparisons, logical and bitwise ops, integer division, the extra math.
-def equal(a, b): return _binary("equal", a, b)
-def not_equal(a, b): return _binary("not_equal", a, b)
-def less(a, b): return _binary("less", a, b)
-def less_equal(a, b): return _binary("less_equal", a, b)
-def greater(a, b): return _binary("greater", a, b)
-def greater_equal(a, b): return _binary("greater_equal", a, b)
-def logical_and(a, b): return _binary("logical_and", a, b)
-def logical_or(a, b): return _binary("logical_or", a, b)
-def logical_xor(a, b): return _binary("logical_xor", a, b)
-def bitwise_and(a, b): return _binary("bitwise_and", a, b)
-def bitwise_or(a, b): return _binary("bitwise_or", a, b)
-def bitwise_xor(a, b): return _binary("bitwise_xor", a, b)
-def left_shift(a, b): return _binary("left_shift", a, b)
-def right_shift(a, b): return _binary("right_shift", a, b)
-def floor_divide(a, b): return _binary("floor_divide", a, b)
-def remainder(a, b): return _binary("remainder", a, b)
-def fmod(a, b): return _binary("fmod", a, b)
-def arctan2(a, b): return _binary("arctan2", a, b)
-def hypot(a, b): return _binary("hypot", a, b)
+def equal(a, b, out=None): return _binary("equal", a, b, out)
+def not_equal(a, b, out=None): return _binary("not_equal", a, b, out)
+def less(a, b, out=None): return _binary("less", a, b, out)
+def less_equal(a, b, out=None): return _binary("less_equal", a, b, out)
+def greater(a, b, out=None): return _binary("greater", a, b, out)
+def greater_equal(a, b, out=None): return _binary("greater_equal", a, b, out)
+def logical_and(a, b, out=None): return _binary("logical_and", a, b, out)
+def logical_or(a, b, out=None): return _binary("logical_or", a, b, out)
+def logical_xor(a, b, out=None): return _binary("logical_xor", a, b, out)
+def bitwise_and(a, b, out=None): return _binary("bitwise_and", a, b, out)
+def bitwise_or(a, b, out=None): return _binary("bitwise_or", a, b, out)
+def bitwise_xor(a, b, out=None): return _binary("bitwise_xor", a, b, out)
+def left_shift(a, b, out=None): return _binary("left_shift", a, b, out)
+def right_shift(a, b, out=None): return _binary("right_shift", a, b, out)
+def floor_divide(a, b, out=None): return _binary("floor_divide", a, b, out)
+def remainder(a, b, out=None): return _binary("remainder", a, b, out)
+def fmod(a, b, out=None): return _binary("fmod", a, b, out)
+def arctan2(a, b, out=None): return _binary("arctan2", a, b, out)
+def hypot(a, b, out=None): return _binary("hypot", a, b, out)
 
 
-def log1p(a): return _unary("log1p", a)
-def expm1(a): return _unary("expm1", a)
-def floor(a): return _unary("floor", a)
-def ceil(a): return _unary("ceil", a)
-def rint(a): return _unary("rint", a)
-def trunc(a): return _unary("trunc", a)
-def sign(a): return _unary("sign", a)
-def erf(a): return _unary("erf", a)
-def gelu(a): return _unary("gelu", a)
-def silu(a): return _unary("silu", a)
-def softplus(a): return _unary("softplus", a)
-def rsqrt(a): return _unary("rsqrt", a)
-def logical_not(a): return _unary("logical_not", a)
-def invert(a): return _unary("invert", a)
-def isnan(a): return _unary("isnan", a)
-def isinf(a): return _unary("isinf", a)
-def isfinite(a): return _unary("isfinite", a)
+def log1p(a, out=None): return _unary("log1p", a, out)
+def expm1(a, out=None): return _unary("expm1", a, out)
+def floor(a, out=None): return _unary("floor", a, out)
+def ceil(a, out=None): return _unary("ceil", a, out)
+def rint(a, out=None): return _unary("rint", a, out)
+def trunc(a, out=None): return _unary("trunc", a, out)
+def sign(a, out=None): return _unary("sign", a, out)
+def erf(a, out=None): return _unary("erf", a, out)
+def gelu(a, out=None): return _unary("gelu", a, out)
+def silu(a, out=None): return _unary("silu", a, out)
+def softplus(a, out=None): return _unary("softplus", a, out)
+def rsqrt(a, out=None): return _unary("rsqrt", a, out)
+def logical_not(a, out=None): return _unary("logical_not", a, out)
+def invert(a, out=None): return _unary("invert", a, out)
+def isnan(a, out=None): return _unary("isnan", a, out)
+def isinf(a, out=None): return _unary("isinf", a, out)
+def isfinite(a, out=None): return _unary("isfinite", a, out)
 
 
 mod, bitwise_not, atan2 = remainder, invert, arctan2
 
 
-def round(a, decimals=0):  # noqa: A001 (NumPy's name)
+def round(a, decimals=0, out=None):  # noqa: A001 (NumPy's name)
     """Half to even, as np.round; only decimals=0."""
     if decimals != 0:
         raise InvalidArgumentError("libtensor: round supports decimals=0 only",
                                    enums.LT_ERR_INVALID_ARGUMENT)
-    return rint(a)
+    return rint(a, out)
 
 
-def where(cond, a, b):
+def where(cond, a, b, out=None):
     """cond ? a : b with broadcasting; a non-bool cond means cond != 0 (as NumPy)."""
     (tc, ta, tb), numpy_out = operands([cond, a, b])
     if tc.lt_dtype != enums.LT_BOOL:
         (zero,), _ = operands([0], tc.context)
         tc = _new("lt_binary", tc.context, enums.LT_BINARY_NE, tc.handle, zero.handle)
-    return result(_new("lt_where", ta.context, tc.handle, ta.handle, tb.handle), numpy_out)
+    return deliver(_new("lt_where", ta.context, tc.handle, ta.handle, tb.handle), out, numpy_out)
 
 
-def clip(a, a_min, a_max):
+def clip(a, a_min, a_max, out=None):
     """minimum(maximum(a, a_min), a_max); None leaves that side open. NaN propagates."""
     if a_min is None and a_max is None:
         raise InvalidArgumentError("libtensor: clip needs a_min or a_max",
                                    enums.LT_ERR_INVALID_ARGUMENT)
     if a_min is None:
-        return minimum(a, a_max)
+        return minimum(a, a_max, out)
     if a_max is None:
-        return maximum(a, a_min)
+        return maximum(a, a_min, out)
     (ta, tlo, thi), numpy_out = operands([a, a_min, a_max])
-    return result(_new("lt_clip", ta.context, ta.handle, tlo.handle, thi.handle), numpy_out)
+    return deliver(_new("lt_clip", ta.context, ta.handle, tlo.handle, thi.handle), out, numpy_out,
+                   True)
 
 
 def _axes(axis, ndim):
@@ -305,6 +306,17 @@ _OPERATORS = {
     "__lshift__": lambda self, other: left_shift(self, other),
     "__rshift__": lambda self, other: right_shift(self, other),
     "__abs__": lambda self: abs(self),
+    "__rpow__": lambda self, other: power(other, self),
+    "__rlshift__": lambda self, other: left_shift(other, self),
+    "__rrshift__": lambda self, other: right_shift(other, self),
+    "__pos__": lambda self: self,
+    "__ifloordiv__": _inplace(floor_divide),
+    "__imod__": _inplace(remainder),
+    "__iand__": _inplace(bitwise_and),
+    "__ior__": _inplace(bitwise_or),
+    "__ixor__": _inplace(bitwise_xor),
+    "__ilshift__": _inplace(left_shift),
+    "__irshift__": _inplace(right_shift),
 }
 for _name, _method in _OPERATORS.items():
     _method.__name__, _method.__qualname__ = _name, f"Tensor.{_name}"
