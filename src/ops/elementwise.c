@@ -3,8 +3,8 @@
  * offsets and scalars into a copy of it.
  * Aliasing (checked at execution, since only then is the memory known): the output may share
  * memory with an input only with an identical element-for-element layout (in place); any
- * other overlap is LT_ERR_ALIASING. Scalars equal to 0 still read their operand (IEEE:
- * 0 * NaN is NaN). */
+ * other overlap is LT_ERR_ALIASING. A scalar equal to 0 makes its term 0 without reading the
+ * operand (as cuTENSOR: NaN or Inf in it stays out); the backends' map kernels apply that. */
 #include "core/dtype.h"
 #include "core/error.h"
 #include "ops/modes.h"
