@@ -73,6 +73,7 @@ static double scalar_value(lt__scalar_role role, const double *scalars) {
   case LT__SCALAR_ZERO: return 0.0;
   case LT__SCALAR_ALPHA: return scalars[0];
   case LT__SCALAR_BETA: return scalars[1];
+  case LT__SCALAR_GAMMA: return scalars[2];
   case LT__SCALAR_ONE: break;
   }
   return 1.0;

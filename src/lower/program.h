@@ -26,7 +26,8 @@ typedef enum lt__scalar_role {
   LT__SCALAR_ONE = 0,
   LT__SCALAR_ZERO,
   LT__SCALAR_ALPHA,
-  LT__SCALAR_BETA
+  LT__SCALAR_BETA,
+  LT__SCALAR_GAMMA /* a trinary elementwise plan's third scalar */
 } lt__scalar_role;
 
 typedef enum lt__step_kind {
@@ -70,7 +71,8 @@ lt__step *lt__program_add(lt__program *p, lt__step_kind kind);
  * offset of its start. */
 lt_status lt__program_ws(lt__program *p, lt_dtype dtype, int64_t n, int64_t *elem_offset);
 void lt__program_free(lt__program *p);
-/* Runs every step with alpha = scalars[0], beta = scalars[1]. */
+/* Runs every step with alpha = scalars[0], beta = scalars[1] (gamma = scalars[2] for the steps
+ * that name it: scalars holds the plan's n_scalars values). */
 lt_status lt__program_run(lt__program *p, lt_context *ctx, const lt_tensor *const *inputs,
                           const double *scalars, lt_tensor *d);
 

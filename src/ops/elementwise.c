@@ -1,12 +1,13 @@
 /* Elementwise plans over mode labels: permutation (one input), binary and trinary. Each plan
- * lowers to one backend map step, built here once; execution only patches memory handles,
- * offsets and scalars into a copy of it.
+ * lowers to a program of one backend map step, built here once, which runs like every other
+ * plan's program (memory handles, offsets and scalars patched into a copy of the step).
  * Aliasing (checked at execution, since only then is the memory known): the output may share
  * memory with an input only with an identical element-for-element layout (in place); any
  * other overlap is LT_ERR_ALIASING. A scalar equal to 0 makes its term 0 without reading the
  * operand (as cuTENSOR: NaN or Inf in it stays out); the backends' map kernels apply that. */
 #include "core/dtype.h"
 #include "core/error.h"
+#include "lower/program.h"
 #include "ops/modes.h"
 #include "ops/plan.h"
 
@@ -14,8 +15,9 @@
 #include <string.h>
 
 typedef struct map_impl {
-  lt_context *ctx; /* for freeing; the plan holds the reference */
-  lt__map_step step;
+  lt_context *ctx;   /* for freeing; the plan holds the reference */
+  lt__map_step step; /* being built; then the program's one step */
+  lt__program prog;
   bool in_place_ok[3]; /* input k walks exactly like the output (same dtype and strides) */
 } map_impl;
 
@@ -23,7 +25,22 @@ static const char *const operand_names[4] = {"A", "B", "C", "D"};
 
 static void map_impl_destroy(void *impl) {
   map_impl *m = impl;
+  lt__program_free(&m->prog);
   lt__host_free(m->ctx, m, sizeof *m);
+}
+
+/* The program of one map step: input k and the output patched in, scalar k its k-th. */
+static lt_status emit_map(map_impl *m) {
+  static const lt__scalar_role roles[3] = {LT__SCALAR_ALPHA, LT__SCALAR_BETA, LT__SCALAR_GAMMA};
+  lt__step *s = lt__program_add(&m->prog, LT__STEP_MAP);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  s->u.map = m->step;
+  for (int k = 0; k < m->step.n_in; k++) {
+    s->buf[k] = (lt__bufref){LT__BUF_INPUT, k};
+    s->scalar[k] = roles[k];
+  }
+  s->buf[3] = (lt__bufref){LT__BUF_OUTPUT, 0};
+  return LT_OK;
 }
 
 /* Refuses an output that overlaps input k other than element for element. */
@@ -44,16 +61,7 @@ static lt_status run_map(const lt_plan *plan, const lt_tensor *const *inputs, in
   for (int k = 0; k < n_inputs; k++)
     LT_TRY(check_aliasing(m, inputs[k], k, d));
   if (d->numel == 0) return LT_OK;
-  lt__map_step step = m->step;
-  for (int k = 0; k < n_inputs; k++) {
-    step.in[k].mem = inputs[k]->storage->mem;
-    step.in[k].offset = inputs[k]->offset;
-    step.scalars[k] = scalars[k];
-  }
-  step.out.mem = d->storage->mem;
-  step.out.offset = d->offset;
-  lt_context *ctx = plan->ctx;
-  return ctx->backend->map(ctx, &step);
+  return lt__program_run((lt__program *)&m->prog, plan->ctx, inputs, scalars, d);
 }
 
 static bool valid_binary_op(lt_binary_op op) {
@@ -131,6 +139,7 @@ static lt_status build_map_plan(lt__plan_kind kind, int n_in, const lt_tensor *c
   LT_RETURN_IF(m == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory building a plan");
   memset(m, 0, sizeof *m);
   m->ctx = ctx;
+  lt__program_init(&m->prog, ctx);
   lt__map_step *s = &m->step;
   lt_status st = LT_OK;
   s->rank = d->rank;
@@ -157,6 +166,7 @@ static lt_status build_map_plan(lt__plan_kind kind, int n_in, const lt_tensor *c
     st = check_ops(s, ins);
   }
   lt_plan *p = NULL;
+  if (st == LT_OK) st = emit_map(m);
   if (st == LT_OK) st = lt__plan_alloc(ctx, kind, n_in, &p);
   if (st != LT_OK) {
     map_impl_destroy(m);

@@ -1,9 +1,10 @@
 /* Reduction plans over mode labels: D = alpha * reduce(opA(A)) + beta * C over the modes of A
- * that D lacks, lowered once to one backend reduce step. ARGMAX/ARGMIN reduce exactly one
- * mode into an I64 output. Aliasing (checked at execution): D may not overlap A at all; C may
+ * that D lacks, lowered once to a program of one backend reduce step. ARGMAX/ARGMIN reduce exactly
+ * one mode into an I64 output. Aliasing (checked at execution): D may not overlap A at all; C may
  * be D itself (same layout), but no other overlap of C and D is accepted. */
 #include "core/dtype.h"
 #include "core/error.h"
+#include "lower/program.h"
 #include "ops/modes.h"
 #include "ops/plan.h"
 
@@ -11,14 +12,29 @@
 #include <string.h>
 
 typedef struct reduce_impl {
-  lt_context *ctx; /* for freeing; the plan holds the reference */
-  lt__reduce_step step;
+  lt_context *ctx;      /* for freeing; the plan holds the reference */
+  lt__reduce_step step; /* being built; then the program's one step */
+  lt__program prog;
   bool c_in_place_ok; /* C walks exactly like D */
 } reduce_impl;
 
 static void reduce_impl_destroy(void *impl) {
   reduce_impl *r = impl;
+  lt__program_free(&r->prog);
   lt__host_free(r->ctx, r, sizeof *r);
+}
+
+/* The program of one reduce step: A, D and C (when planned) patched in, alpha and beta. */
+static lt_status emit_reduce(reduce_impl *r) {
+  lt__step *s = lt__program_add(&r->prog, LT__STEP_REDUCE);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  s->u.reduce = r->step;
+  s->buf[0] = (lt__bufref){LT__BUF_INPUT, 0};
+  s->buf[1] = (lt__bufref){LT__BUF_OUTPUT, 0};
+  if (r->step.has_c) s->buf[2] = (lt__bufref){LT__BUF_INPUT, 1};
+  s->scalar[0] = LT__SCALAR_ALPHA;
+  s->scalar[1] = LT__SCALAR_BETA;
+  return LT_OK;
 }
 
 static lt_status run_reduce(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
@@ -33,19 +49,7 @@ static lt_status run_reduce(const lt_plan *plan, const lt_tensor *const *inputs,
                  "lt_plan_execute: the output D overlaps C in a different arrangement");
   }
   if (d->numel == 0) return LT_OK;
-  lt__reduce_step step = r->step;
-  step.in.mem = inputs[0]->storage->mem;
-  step.in.offset = inputs[0]->offset;
-  step.out.mem = d->storage->mem;
-  step.out.offset = d->offset;
-  if (n_inputs > 1) {
-    step.c.mem = inputs[1]->storage->mem;
-    step.c.offset = inputs[1]->offset;
-  }
-  step.alpha = scalars[0];
-  step.beta = scalars[1];
-  lt_context *ctx = plan->ctx;
-  return ctx->backend->reduce(ctx, &step);
+  return lt__program_run((lt__program *)&r->prog, plan->ctx, inputs, scalars, d);
 }
 
 /* Fills the kept and reduced dims of the step from A's and D's modes. */
@@ -108,6 +112,7 @@ lt_status lt_plan_reduction(const lt_tensor *a, const int32_t *modes_a, const lt
   LT_RETURN_IF(r == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory building a plan");
   memset(r, 0, sizeof *r);
   r->ctx = ctx;
+  lt__program_init(&r->prog, ctx);
   lt__reduce_step *s = &r->step;
   s->op = op;
   s->unary = opts->unary[0];
@@ -147,6 +152,7 @@ lt_status lt_plan_reduction(const lt_tensor *a, const int32_t *modes_a, const lt
     if (s->unary == LT_UNARY_INVERT && a->dtype == LT_BOOL) s->unary = LT_UNARY_NOT;
   }
   lt_plan *p = NULL;
+  if (st == LT_OK) st = emit_reduce(r);
   if (st == LT_OK) st = lt__plan_alloc(ctx, LT__PLAN_REDUCTION, c ? 2 : 1, &p);
   if (st != LT_OK) {
     reduce_impl_destroy(r);
