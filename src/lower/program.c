@@ -121,6 +121,32 @@ static lt_status run_step(lt_context *ctx, const run_env *env, const lt__step *s
     c->beta = scalar_value(s.scalar[1], sc);
     return ctx->backend->contract(ctx, c);
   }
+  case LT__STEP_ROWS: {
+    lt__row_step *r = &s.u.rows;
+    patch(env, s.buf[0], &r->in.mem, &r->in.offset);
+    patch(env, s.buf[1], &r->out.mem, &r->out.offset);
+    return ctx->backend->rows(ctx, r);
+  }
+  case LT__STEP_GATHER: {
+    lt__gather_step *g = &s.u.gather;
+    patch(env, s.buf[0], &g->in.mem, &g->in.offset);
+    patch(env, s.buf[1], &g->index.mem, &g->index.offset);
+    patch(env, s.buf[2], &g->out.mem, &g->out.offset);
+    return ctx->backend->index->gather(ctx, g);
+  }
+  case LT__STEP_SCATTER: {
+    lt__scatter_step *c = &s.u.scatter;
+    patch(env, s.buf[0], &c->src.mem, &c->src.offset);
+    patch(env, s.buf[1], &c->index.mem, &c->index.offset);
+    patch(env, s.buf[2], &c->out.mem, &c->out.offset);
+    return ctx->backend->index->scatter_add(ctx, c);
+  }
+  case LT__STEP_SORT: {
+    lt__sort_step *o = &s.u.sort;
+    patch(env, s.buf[0], &o->in.mem, &o->in.offset);
+    patch(env, s.buf[1], &o->out.mem, &o->out.offset);
+    return ctx->backend->index->sort(ctx, o);
+  }
   }
   return lt__error(LT_ERR_INTERNAL, "unknown plan step kind %d", (int)s.kind);
 }

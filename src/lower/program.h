@@ -34,11 +34,16 @@ typedef enum lt__step_kind {
   LT__STEP_MAP,
   LT__STEP_REDUCE,
   LT__STEP_GEMM,
-  LT__STEP_CONTRACT
+  LT__STEP_CONTRACT,
+  LT__STEP_ROWS,
+  LT__STEP_GATHER,
+  LT__STEP_SCATTER,
+  LT__STEP_SORT
 } lt__step_kind;
 
 /* One backend call. Buffer slots: map in[0..2], out; reduce in, out, c; gemm a, b, c;
- * contract a, b, out, c. */
+ * contract a, b, out, c; rows in, out; gather in, index, out; scatter src, index, out; sort
+ * in, out. */
 typedef struct lt__step {
   lt__step_kind kind;
   union {
@@ -46,6 +51,10 @@ typedef struct lt__step {
     lt__reduce_step reduce;
     lt__gemm_step gemm;
     lt__contract_step contract;
+    lt__row_step rows;
+    lt__gather_step gather;
+    lt__scatter_step scatter;
+    lt__sort_step sort;
   } u;
   lt__bufref buf[4];
   lt__scalar_role scalar[3]; /* map: scalars[0..2]; others: alpha, beta */

@@ -10,52 +10,38 @@
 
 static void impl_destroy(void *p) {
   lt__index_impl *impl = p;
+  lt__program_free(&impl->prog);
   lt__host_free(impl->ctx, impl, sizeof *impl);
 }
 
-static void patch(lt__operand *op, const lt_tensor *t) {
-  op->mem = t->storage->mem;
-  op->offset = t->offset;
+/* The program of the impl's one step: inputs then the output in the step's buffer slots. */
+static lt_status emit_index(lt__index_impl *impl, int n_in) {
+  static const lt__step_kind kinds[] = {[LT__PLAN_GATHER] = LT__STEP_GATHER,
+                                        [LT__PLAN_SCATTER] = LT__STEP_SCATTER,
+                                        [LT__PLAN_SORT] = LT__STEP_SORT};
+  lt__step *s = lt__program_add(&impl->prog, kinds[impl->kind]);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  if (impl->kind == LT__PLAN_GATHER) s->u.gather = impl->step.g;
+  if (impl->kind == LT__PLAN_SCATTER) s->u.scatter = impl->step.s;
+  if (impl->kind == LT__PLAN_SORT) s->u.sort = impl->step.o;
+  for (int k = 0; k < n_in; k++)
+    s->buf[k] = (lt__bufref){LT__BUF_INPUT, k};
+  s->buf[n_in] = (lt__bufref){LT__BUF_OUTPUT, 0};
+  return LT_OK;
 }
 
 static const char *const input_names[2][2] = {{"A", "INDEX"}, {"SRC", "INDEX"}};
 
 static lt_status run_index(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
                            const double *scalars, lt_tensor *d) {
-  (void)scalars;
   const lt__index_impl *impl = plan->impl;
   for (int k = 0; k < n_inputs; k++)
     LT_RETURN_IF(lt__tensor_overlap(d, inputs[k]) != LT__OVERLAP_NONE, LT_ERR_ALIASING,
                  "lt_plan_execute (%s): the output D overlaps input %s", impl->call,
                  input_names[impl->kind == LT__PLAN_SCATTER][k]);
-  lt_context *ctx = plan->ctx;
-  const lt__index_ops *ops = ctx->backend->index;
-  lt_status st = LT_OK;
-  switch (impl->kind) {
-  case LT__PLAN_GATHER: {
-    lt__gather_step g = impl->step.g;
-    patch(&g.in, inputs[0]);
-    patch(&g.index, inputs[1]);
-    patch(&g.out, d);
-    if (d->numel > 0) st = ops->gather(ctx, &g);
-    break;
-  }
-  case LT__PLAN_SCATTER: {
-    lt__scatter_step s = impl->step.s;
-    patch(&s.src, inputs[0]);
-    patch(&s.index, inputs[1]);
-    patch(&s.out, d);
-    if (inputs[0]->numel > 0) st = ops->scatter_add(ctx, &s);
-    break;
-  }
-  default: {
-    lt__sort_step o = impl->step.o;
-    patch(&o.in, inputs[0]);
-    patch(&o.out, d);
-    if (d->numel > 0) st = ops->sort(ctx, &o);
-    break;
-  }
-  }
+  /* Nothing to do: no output element (gather, sort) or no source element (scatter-add). */
+  if ((impl->kind == LT__PLAN_SCATTER ? inputs[0]->numel : d->numel) == 0) return LT_OK;
+  lt_status st = lt__program_run((lt__program *)&impl->prog, plan->ctx, inputs, scalars, d);
   if (st == LT_ERR_OUT_OF_RANGE) {
     char prefix[96];
     snprintf(prefix, sizeof prefix, "%s: operand INDEX, axis %d", impl->call, impl->axis);
@@ -81,8 +67,10 @@ lt_status lt__index_plan_make(const lt__index_impl *tmpl, int n_in, const lt_ten
   LT_RETURN_IF(impl == NULL, LT_ERR_OUT_OF_MEMORY, "%s: out of memory building a plan", tmpl->call);
   *impl = *tmpl;
   impl->ctx = ctx;
+  lt__program_init(&impl->prog, ctx);
   lt_plan *p = NULL;
-  lt_status st = lt__plan_alloc(ctx, tmpl->kind, n_in, &p);
+  lt_status st = emit_index(impl, n_in);
+  if (st == LT_OK) st = lt__plan_alloc(ctx, tmpl->kind, n_in, &p);
   if (st != LT_OK) {
     impl_destroy(impl);
     return st;

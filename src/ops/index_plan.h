@@ -1,8 +1,9 @@
 /* Plans of the index family (gather, scatter-add, sort): one backend step built at creation,
- * patched with memory handles and offsets at execution (ops/index_plan.c). */
+ * run as a program of that step (ops/index_plan.c). */
 #ifndef LT_OPS_INDEX_PLAN_H
 #define LT_OPS_INDEX_PLAN_H
 
+#include "lower/program.h"
 #include "ops/plan.h"
 
 typedef struct lt__index_impl {
@@ -15,6 +16,7 @@ typedef struct lt__index_impl {
     lt__scatter_step s;
     lt__sort_step o;
   } step;
+  lt__program prog; /* made by lt__index_plan_make from step */
 } lt__index_impl;
 
 /* Checks that ctx's backend has the index primitive the plan kind needs. */

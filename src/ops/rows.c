@@ -1,7 +1,8 @@
 /* Row plans: softmax, log_softmax, logsumexp, variance / standard deviation and scans. Each
- * lowers to one backend row step (backend.h): A's modes split into the row (normalised,
- * reduced or scanned) and the kept modes, D matched to them by label. */
+ * lowers to a program of one backend row step (backend.h): A's modes split into the row
+ * (normalised, reduced or scanned) and the kept modes, D matched to them by label. */
 #include "core/error.h"
+#include "lower/program.h"
 #include "ops/modes.h"
 #include "ops/plan.h"
 
@@ -9,29 +10,33 @@
 #include <string.h>
 
 typedef struct rows_impl {
-  lt_context *ctx; /* for freeing; the plan holds the reference */
-  lt__row_step step;
+  lt_context *ctx;   /* for freeing; the plan holds the reference */
+  lt__row_step step; /* being built; then the program's one step */
+  lt__program prog;
 } rows_impl;
 
 static void rows_impl_destroy(void *impl) {
   rows_impl *r = impl;
+  lt__program_free(&r->prog);
   lt__host_free(r->ctx, r, sizeof *r);
+}
+
+static lt_status emit_rows(rows_impl *r) {
+  lt__step *s = lt__program_add(&r->prog, LT__STEP_ROWS);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  s->u.rows = r->step;
+  s->buf[0] = (lt__bufref){LT__BUF_INPUT, 0};
+  s->buf[1] = (lt__bufref){LT__BUF_OUTPUT, 0};
+  return LT_OK;
 }
 
 static lt_status run_rows(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
                           const double *scalars, lt_tensor *d) {
   (void)n_inputs;
-  (void)scalars;
   const rows_impl *r = plan->impl;
   LT_RETURN_IF(lt__tensor_overlap(d, inputs[0]) != LT__OVERLAP_NONE, LT_ERR_ALIASING,
                "lt_plan_execute: the output D overlaps the input A");
-  lt__row_step step = r->step;
-  step.in.mem = inputs[0]->storage->mem;
-  step.in.offset = inputs[0]->offset;
-  step.out.mem = d->storage->mem;
-  step.out.offset = d->offset;
-  lt_context *ctx = plan->ctx;
-  return ctx->backend->rows(ctx, &step);
+  return lt__program_run((lt__program *)&r->prog, plan->ctx, inputs, scalars, d);
 }
 
 static bool is_float(lt_dtype t) {
@@ -125,6 +130,7 @@ static lt_status build(const char *fn, lt__row_op op, const lt_tensor *a, const 
   LT_RETURN_IF(r == NULL, LT_ERR_OUT_OF_MEMORY, "%s: out of memory building a plan", fn);
   memset(r, 0, sizeof *r);
   r->ctx = ctx;
+  lt__program_init(&r->prog, ctx);
   lt__row_step *s = &r->step;
   s->op = op;
   s->ddof = ddof;
@@ -134,6 +140,7 @@ static lt_status build(const char *fn, lt__row_op op, const lt_tensor *a, const 
                        : lower_reduce(fn, a, modes_a, d, modes_d, s);
   if (st == LT_OK) st = lt__plan_compute_dtype(opts, 1, &a, &s->compute);
   lt_plan *p = NULL;
+  if (st == LT_OK) st = emit_rows(r);
   if (st == LT_OK) st = lt__plan_alloc(ctx, LT__PLAN_ROWS, 1, &p);
   if (st != LT_OK) {
     rows_impl_destroy(r);
