@@ -8,6 +8,7 @@
  *   - planes (here): short bit-copy rows, a plane of them per task;
  *   - tiles (cpu_map_tiles.c): when the input's contiguous dim is not the output's. */
 #include "backend/cpu/cpu_map.h"
+#include "backend/common/map_rules.h"
 
 #include <string.h>
 
@@ -320,38 +321,16 @@ static void widen_short_rows(lt__cpu_nest *nest) {
     lt__cpu_nest_move(nest, r - 2, r - 1);
 }
 
-/* Whether every value of `d` survives a trip through the compute dtype. */
-static bool compute_holds(lt_dtype compute, lt_dtype d) {
-  size_t bits = lt_dtype_size(d) * 8;
-  bool is_float = d == LT_F16 || d == LT_BF16 || d == LT_F32 || d == LT_F64;
-  if (compute == LT_I64 || compute == LT_U64) return !is_float;
-  if (compute == LT_F64) return is_float || bits <= 32;
-  return (is_float && d != LT_F64) || bits <= 16;
-}
-
-/* A permutation without arithmetic whose compute dtype cannot lose bits: copy bits. */
-static bool is_bitcopy(const lt__map_step *s) {
-  if (s->n_in != 1 || s->unary[0] != LT_UNARY_IDENTITY || s->scalars[0] != 1.0) return false;
-  if (s->in[0].dtype != s->out.dtype) return false;
-  return compute_holds(s->compute, s->out.dtype);
-}
-
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
-  /* out = 0 * u(in) does not read in (as cuTENSOR): it is a fill with zero. */
   lt__map_step zero_fill;
-  const lt__map_step *s = step;
-  if (step->n_in == 1 && step->scalars[0] == 0.0) {
-    zero_fill = *step;
-    zero_fill.n_in = 0;
-    s = &zero_fill;
-  }
+  const lt__map_step *s = lt__map_without_zero_term(step, &zero_fill);
   lt__cpu_map_job j;
   memset(&j, 0, sizeof j);
   j.step = s;
   const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
   j.k = isa->kernels(s->compute);
   j.out = s->n_in;
-  j.bitcopy = is_bitcopy(s);
+  j.bitcopy = lt__map_is_bitcopy(s);
   j.esize = lt_dtype_size(s->out.dtype);
   j.simd = isa->simd;
   lt__cpu_nest *nest = &j.nest;

@@ -2,6 +2,7 @@
  * dropped, dims ordered by the output's strides, mergeable dims fused), then runs on the
  * tiled permutation kernel when the input's fastest dim differs from the output's, else on
  * the generic strided kernel. Copies between equal dtypes and fills move raw bits. */
+#include "backend/common/map_rules.h"
 #include "backend/common/nest.h"
 #include "backend/opencl/ocl.h"
 #include "core/dtype.h"
@@ -29,22 +30,8 @@ static void simplify(space *s) {
   s->rank = lt__nest_fuse(s->rank, s->shape, s->nops, s->st);
 }
 
-/* Whether every value of `d` survives a trip through the compute dtype (as the CPU's map). */
-static bool compute_holds(lt_dtype compute, lt_dtype d) {
-  size_t bits = lt_dtype_size(d) * 8;
-  bool is_float = d == LT_F16 || d == LT_BF16 || d == LT_F32 || d == LT_F64;
-  if (compute == LT_I64 || compute == LT_U64) return !is_float;
-  if (compute == LT_F64) return is_float || bits <= 32;
-  return (is_float && d != LT_F64) || bits <= 16;
-}
-
-static bool is_raw(const lt__map_step *m) {
-  if (m->n_in == 0) return true;
-  /* Copies move bits only where the compute dtype would not change them (i64 beyond 2^53
-   * through float, say). */
-  return m->n_in == 1 && m->in[0].dtype == m->out.dtype && m->unary[0] == LT_UNARY_IDENTITY &&
-         m->scalars[0] == 1.0 && compute_holds(m->compute, m->out.dtype);
-}
+/* Fills and copies move raw bits (map_rules.h). */
+static bool is_raw(const lt__map_step *m) { return m->n_in == 0 || lt__map_is_bitcopy(m); }
 
 static lt_status options(const lt__ocl_state *st, const lt__map_step *m, bool raw, char *buf,
                          size_t size) {
@@ -162,7 +149,9 @@ static lt_status run_tiled(lt__ocl_state *st, const lt__map_step *m, const space
   return r;
 }
 
-lt_status lt__ocl_map(lt_context *ctx, const lt__map_step *m) {
+lt_status lt__ocl_map(lt_context *ctx, const lt__map_step *step) {
+  lt__map_step zero_fill;
+  const lt__map_step *m = lt__map_without_zero_term(step, &zero_fill);
   lt__ocl_state *st = lt__ocl(ctx);
   space s = {.rank = m->rank, .nops = 1 + m->n_in};
   for (int d = 0; d < m->rank; d++) {
