@@ -34,10 +34,10 @@ case "$mode" in
   # Races inside uninstrumented OpenBLAS/PoCL are theirs: tests/tsan.supp says why for each.
   # allocator_may_return_null: tests ask for absurd sizes on purpose and expect LT_ERR_OUT_OF_MEMORY.
   # The *_isa_* entries change which vector kernels run, not how threads meet: left out here.
-  TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1 allocator_may_return_null=1" \
   # test_dist* (libtensor_mpi, issue 24) run under mpirun: OpenMPI's uninstrumented progress
   # and shared-memory transport threads fill TSan with reports that are not libtensor's; the
   # release and ASan stages run them.
+  TSAN_OPTIONS="suppressions=$(pwd)/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1 allocator_may_return_null=1" \
   LT_TEST_INSTRUMENTED=1 ctest --test-dir build-tsan --output-on-failure -j"$jobs" -R '^(test_|fuzz_replay_)' -E '_isa_|^test_dist'
   ;;
 --valgrind)
