@@ -28,8 +28,8 @@ static lt_plan *sliced_plan(const net *g, lt_tensor **ins, const lt_tensor *d, i
   for (int a = 0; a < g->rank_out; a++)
     out32[a] = g->out[a];
   lt_plan *plain;
-  LT_CHECK(lt_plan_einsum_modes(g->n, (const lt_tensor *const *)ins, modes, g->rank_out, out32,
-                                d, NULL, &plain));
+  LT_CHECK(lt_plan_einsum_modes(g->n, (const lt_tensor *const *)ins, modes, g->rank_out, out32, d,
+                                NULL, &plain));
   size_t ws;
   LT_CHECK(lt_plan_workspace_size(plain, &ws));
   lt_plan_destroy(plain);
@@ -37,8 +37,8 @@ static lt_plan *sliced_plan(const net *g, lt_tensor **ins, const lt_tensor *d, i
   LT_CHECK(lt_plan_options_create(&o));
   LT_CHECK(lt_plan_options_set_memory_limit(o, (int64_t)(ws / 3 > 8 ? ws / 3 : 8)));
   lt_plan *plan;
-  LT_CHECK(lt_plan_einsum_modes(g->n, (const lt_tensor *const *)ins, modes, g->rank_out, out32,
-                                d, o, &plan));
+  LT_CHECK(lt_plan_einsum_modes(g->n, (const lt_tensor *const *)ins, modes, g->rank_out, out32, d,
+                                o, &plan));
   lt_plan_options_destroy(o);
   double s = 0;
   int ns = 0;
@@ -121,12 +121,18 @@ static void ranges_case(lt_context *ctx, const net *g, lt_test_layout in_layout,
   free(got);
 
   /* bad ranges and calls */
-  LT_CHECK_FAILS(lt_plan_execute_slices(plan, -1, 1, in, g->n, NULL, 0, d0), LT_ERR_INVALID_ARGUMENT);
-  LT_CHECK_FAILS(lt_plan_execute_slices(plan, 1, total, in, g->n, NULL, 0, d0), LT_ERR_INVALID_ARGUMENT);
-  LT_CHECK_FAILS(lt_plan_execute_slices(plan, total + 1, 0, in, g->n, NULL, 0, d0), LT_ERR_INVALID_ARGUMENT);
-  LT_CHECK_FAILS(lt_plan_execute_slices(plan, 0, -1, in, g->n, NULL, 0, d0), LT_ERR_INVALID_ARGUMENT);
-  LT_CHECK_FAILS(lt_plan_execute_slices(plan, 0, 1, in, g->n - 1, NULL, 0, d0), LT_ERR_INVALID_ARGUMENT);
-  LT_CHECK_FAILS(lt_plan_execute_slices(plan, 0, 1, in, g->n, NULL, 0, ins[0]), LT_ERR_LAYOUT_MISMATCH);
+  LT_CHECK_FAILS(lt_plan_execute_slices(plan, -1, 1, in, g->n, NULL, 0, d0),
+                 LT_ERR_INVALID_ARGUMENT);
+  LT_CHECK_FAILS(lt_plan_execute_slices(plan, 1, total, in, g->n, NULL, 0, d0),
+                 LT_ERR_INVALID_ARGUMENT);
+  LT_CHECK_FAILS(lt_plan_execute_slices(plan, total + 1, 0, in, g->n, NULL, 0, d0),
+                 LT_ERR_INVALID_ARGUMENT);
+  LT_CHECK_FAILS(lt_plan_execute_slices(plan, 0, -1, in, g->n, NULL, 0, d0),
+                 LT_ERR_INVALID_ARGUMENT);
+  LT_CHECK_FAILS(lt_plan_execute_slices(plan, 0, 1, in, g->n - 1, NULL, 0, d0),
+                 LT_ERR_INVALID_ARGUMENT);
+  LT_CHECK_FAILS(lt_plan_execute_slices(plan, 0, 1, in, g->n, NULL, 0, ins[0]),
+                 LT_ERR_LAYOUT_MISMATCH);
   LT_CHECK_FAILS(lt_plan_execute_slices(NULL, 0, 1, in, g->n, NULL, 0, d0), LT_ERR_NULL_POINTER);
   int32_t m01[2] = {0, 1};
   lt_tensor *sq;

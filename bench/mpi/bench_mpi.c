@@ -27,7 +27,7 @@ static int me, np;
   do {                                                                                             \
     lt_status st_ = (call);                                                                        \
     if (st_ != LT_OK) {                                                                            \
-      fprintf(stderr, "rank %d: %s: %s\n", me, #call, lt_last_error());                           \
+      fprintf(stderr, "rank %d: %s: %s\n", me, #call, lt_last_error());                            \
       MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
     }                                                                                              \
   } while (0)
@@ -47,8 +47,7 @@ static void report(const char *what, double *v, int n, const char *unit) {
   for (int i = 1; i < n; i++)
     lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
   double med = bench_median(v, n);
-  if (me == 0)
-    printf("  %-46s median %9.4f%s (min %.4f, max %.4f)\n", what, med, unit, lo, hi);
+  if (me == 0) printf("  %-46s median %9.4f%s (min %.4f, max %.4f)\n", what, med, unit, lo, hi);
 }
 
 static lt_dist_tensor *random_dist(lt_context *ctx, int64_t r, int64_t c, const int *grid) {

@@ -6,9 +6,13 @@
  * Every lt_dist_* call taking a communicator or a distributed tensor is collective: all ranks
  * of the communicator call it, in the same order, with the same arguments except where a
  * parameter says "at root". A failure on any rank (bad input, out of memory) is shared before
- * data moves, so every rank returns an error status (the failing rank its own, the others
- * LT_ERR_INVALID_ARGUMENT "rank R failed") instead of waiting forever. A rank that dies is MPI's
- * business: under OpenMPI's default error handler mpirun then ends the whole job with an error. */
+ * data moves, so every rank returns an error status (the failing rank its own, the others the
+ * same status with the message "rank R failed: <its message>") instead of waiting forever.
+ * Arguments that differ between ranks where they must agree (a NULL tensor on one rank only,
+ * different shapes) are outside this promise. A rank that dies is MPI's business: OpenMPI's
+ * mpirun then ends the whole job with an error ("exited with non-zero status"); with the
+ * default error handler (MPI_ERRORS_ARE_FATAL) a failed MPI call aborts the job too, and under
+ * MPI_ERRORS_RETURN it becomes LT_ERR_DEVICE with MPI's message. */
 #ifndef LT_TENSOR_DIST_H
 #define LT_TENSOR_DIST_H
 
@@ -44,8 +48,7 @@ LT_API lt_tensor *lt_dist_tensor_local(const lt_dist_tensor *t);
 LT_API lt_status lt_dist_tensor_info(const lt_dist_tensor *t, int *rank, int64_t *shape, int *grid,
                                      int64_t *block);
 /* Where this rank's block lies: start[m] <= global index < stop[m] (empty when equal). */
-LT_API lt_status lt_dist_tensor_local_range(const lt_dist_tensor *t, int64_t *start,
-                                            int64_t *stop);
+LT_API lt_status lt_dist_tensor_local_range(const lt_dist_tensor *t, int64_t *start, int64_t *stop);
 /* Fills t from `global` (read at root only: any layout, t's global shape, any dtype converted
  * to t's; other ranks may pass NULL). Collective. LT_ERR_SHAPE_MISMATCH at root for a wrong
  * shape (reported on every rank). */
@@ -89,13 +92,15 @@ LT_API lt_status lt_dist_contract(const lt_dist_tensor *a, const int32_t *modes_
 LT_API lt_status lt_dist_einsum(const char *expr, int n_inputs, const lt_dist_tensor *const *inputs,
                                 const lt_plan_options *opts, lt_dist_tensor **out);
 
-/* Sliced einsum over ranks: every rank holds the full operands (inputs, on its ctx), rank 0
- * plans expr with opts (a memory limit set there decides the slicing) and broadcasts the path,
- * every rank plans that path and runs its contiguous share of the slices
- * (lt_plan_execute_slices), and MPI_Allreduce sums the shares: *out, a new C-contiguous tensor
- * of the einsum's natural dtype, holds the whole result on every rank. opts may be NULL (then
- * nothing is sliced and rank 0 computes alone). LT_ERR_DTYPE for f16/bf16 results; errors of
- * lt_plan_einsum otherwise. */
+/* Sliced einsum over ranks: every rank holds the full operands (inputs, on its ctx) and plans
+ * expr with opts (a memory limit set there decides the slicing; the search is deterministic
+ * for a seed), rank 0's tree and slice count are broadcast and checked against every rank's,
+ * each rank runs its contiguous share of the slices (lt_plan_execute_slices), and
+ * MPI_Allreduce sums the shares: *out, a new C-contiguous tensor of the einsum's natural dtype,
+ * holds the whole result on every rank. opts may be NULL (then nothing is sliced and rank 0
+ * computes alone). LT_ERR_INTERNAL on every rank when a rank planned another tree (a search cut
+ * short by its time budget: give an explicit path); LT_ERR_DTYPE for f16, bf16 and bool
+ * results; errors of lt_plan_einsum otherwise. */
 LT_API lt_status lt_dist_einsum_sliced(MPI_Comm comm, const char *expr, int n_inputs,
                                        const lt_tensor *const *inputs, const lt_plan_options *opts,
                                        lt_tensor **out);

@@ -180,8 +180,10 @@ lt_status lt_dist_tensor_create(MPI_Comm comm, lt_context *ctx, lt_dtype dtype, 
   lt_status st = LT_OK;
   lt_dist_tensor *t = NULL;
   int nproc = 0;
-  if (out == NULL) st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: out is NULL", fn);
-  else if (ctx == NULL) st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
+  if (out == NULL)
+    st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: out is NULL", fn);
+  else if (ctx == NULL)
+    st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: ctx is NULL", fn);
   else if (lt_dtype_size(dtype) == 0)
     st = lt__dist_fail(LT_ERR_DTYPE, "%s: invalid dtype %d", fn, (int)dtype);
   if (st == LT_OK) st = lt__dist_mpi(MPI_Comm_size(comm, &nproc), "MPI_Comm_size");

@@ -39,7 +39,8 @@ struct lt_dist_tensor {
   } while (0)
 
 /* Sets lt_last_error from a format and returns status. */
-lt_status lt__dist_fail(lt_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+lt_status lt__dist_fail(lt_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* LT_OK if an MPI call succeeded, else LT_ERR_DEVICE naming the call and MPI's message. */
 lt_status lt__dist_mpi(int rc, const char *call);
 /* Shares every rank's status: the first failing rank's status and message reach all ranks

@@ -18,9 +18,12 @@ static lt_status parse(const char *expr, int n, int32_t (*modes)[LT_MAX_RANK], i
     if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) {
       if (r >= LT_MAX_RANK)
         return lt__dist_fail(LT_ERR_PARSE, "%s: more than %d labels in a term", fn, LT_MAX_RANK);
-      if (in_out) out[r++] = ch;
-      else if (k < n) modes[k][r++] = ch;
-      else r++;
+      if (in_out)
+        out[r++] = ch;
+      else if (k < n)
+        modes[k][r++] = ch;
+      else
+        r++;
     } else if (ch == ',' || (ch == '-' && p[1] == '>') || ch == '\0') {
       if (in_out) {
         if (ch != '\0') return lt__dist_fail(LT_ERR_PARSE, "%s: '%c' after the output", fn, ch);
@@ -89,7 +92,8 @@ static lt_status step(dist_einsum_state *s, int *count, int i, int j, const int3
           if (q != i && q != j && has(s->modes[q], s->ranks[q], l)) needed = true;
         if (needed && !has(keep, nk, l)) {
           if (nk == LT_MAX_RANK)
-            return lt__dist_fail(LT_ERR_INVALID_ARGUMENT, "lt_dist_einsum: an intermediate of rank > %d", LT_MAX_RANK);
+            return lt__dist_fail(LT_ERR_INVALID_ARGUMENT,
+                                 "lt_dist_einsum: an intermediate of rank > %d", LT_MAX_RANK);
           keep[nk++] = l;
         }
       }
@@ -125,10 +129,13 @@ lt_status lt_dist_einsum(const char *expr, int n_inputs, const lt_dist_tensor *c
     return lt__dist_fail(LT_ERR_INVALID_ARGUMENT, "%s: no operands (or a NULL first operand)", fn);
   MPI_Comm comm = inputs[0]->comm;
   int me = inputs[0]->me;
-  lt_status st = out && expr ? LT_OK : lt__dist_fail(LT_ERR_NULL_POINTER, "%s: %s is NULL", fn, out ? "expr" : "out");
+  lt_status st =
+      out && expr ? LT_OK
+                  : lt__dist_fail(LT_ERR_NULL_POINTER, "%s: %s is NULL", fn, out ? "expr" : "out");
   if (out) *out = NULL;
   if (st == LT_OK && n_inputs < 2)
-    st = lt__dist_fail(LT_ERR_UNSUPPORTED, "%s: one operand (lt_dist_permute/lt_dist_reduce do that)", fn);
+    st = lt__dist_fail(LT_ERR_UNSUPPORTED,
+                       "%s: one operand (lt_dist_permute/lt_dist_reduce do that)", fn);
   dist_einsum_state s = {.n = n_inputs};
   int32_t mout[LT_MAX_RANK];
   int rank_out = 0;
@@ -143,11 +150,13 @@ lt_status lt_dist_einsum(const char *expr, int n_inputs, const lt_dist_tensor *c
   }
   if (st == LT_OK) st = parse(expr, n_inputs, s.modes, s.ranks, mout, &rank_out);
   for (int i = 0; st == LT_OK && i < n_inputs; i++) {
-    if (inputs[i] == NULL) st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: operand %d is NULL", fn, i);
+    if (inputs[i] == NULL)
+      st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: operand %d is NULL", fn, i);
     else if (inputs[i]->lay.rank != s.ranks[i])
       st = lt__dist_fail(LT_ERR_SHAPE_MISMATCH, "%s: operand %d has rank %d, the expression %d", fn,
                          i, inputs[i]->lay.rank, s.ranks[i]);
-    else s.ops[i] = (lt_dist_tensor *)inputs[i];
+    else
+      s.ops[i] = (lt_dist_tensor *)inputs[i];
   }
   /* rank 0's path for everyone: a search cut short by its time cap may differ between ranks */
   if (st == LT_OK && me == 0) {
@@ -157,7 +166,8 @@ lt_status lt_dist_einsum(const char *expr, int n_inputs, const lt_dist_tensor *c
     for (int i = 0; st == LT_OK && i < n_inputs; i++)
       sh[i] = inputs[i]->lay.shape, md[i] = s.modes[i];
     if (st == LT_OK)
-      st = lt_einsum_find_path(n_inputs, s.ranks, sh, md, rank_out, mout, opts, s.pairs, NULL, NULL);
+      st =
+          lt_einsum_find_path(n_inputs, s.ranks, sh, md, rank_out, mout, opts, s.pairs, NULL, NULL);
     free(sh);
     free(md);
   }
@@ -197,7 +207,8 @@ lt_status lt_dist_einsum_sliced(MPI_Comm comm, const char *expr, int n_inputs,
   if (st == LT_OK) st = lt_plan_einsum_slicing(plan, NULL, NULL, 0, &slices, NULL);
   int64_t *mine = calloc((size_t)(2 * steps + 2), sizeof(int64_t));
   int64_t *root = calloc((size_t)(2 * steps + 2), sizeof(int64_t));
-  if (st == LT_OK && (!mine || !root)) st = lt__dist_fail(LT_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
+  if (st == LT_OK && (!mine || !root))
+    st = lt__dist_fail(LT_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
   if (st == LT_OK) {
     mine[0] = steps;
     mine[1] = (int64_t)slices;
@@ -218,7 +229,8 @@ lt_status lt_dist_einsum_sliced(MPI_Comm comm, const char *expr, int n_inputs,
   int64_t len = 2 * steps + 2;
   int64_t root_len = len;
   if (st == LT_OK)
-    st = lt__dist_mpi(MPI_Bcast(&root_len, 1, MPI_INT64_T, 0, comm), "lt_dist_einsum_sliced: MPI_Bcast");
+    st = lt__dist_mpi(MPI_Bcast(&root_len, 1, MPI_INT64_T, 0, comm),
+                      "lt_dist_einsum_sliced: MPI_Bcast");
   if (st == LT_OK && root_len > len) {
     /* rank 0's tree is longer than ours: room for it, so that the broadcast still matches */
     int64_t *grown = realloc(root, sizeof(int64_t) * (size_t)root_len);

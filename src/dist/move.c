@@ -92,8 +92,10 @@ lt_status lt__dist_move(MPI_Comm comm, lt_dtype dtype, const lt__dist_layout *sr
   int64_t stotal = 0, rtotal = 0;
   for (int p = 0; st == LT_OK && p < nproc; p++) {
     int64_t sn = 0, rn = 0;
-    if (have_src && lt__dist_box(dst, p, plo, phi)) sn = intersect(rank, slo, shi, plo, phi, lo, hi);
-    if (have_dst && lt__dist_box(src, p, plo, phi)) rn = intersect(rank, dlo, dhi, plo, phi, lo, hi);
+    if (have_src && lt__dist_box(dst, p, plo, phi))
+      sn = intersect(rank, slo, shi, plo, phi, lo, hi);
+    if (have_dst && lt__dist_box(src, p, plo, phi))
+      rn = intersect(rank, dlo, dhi, plo, phi, lo, hi);
     if (sn * (int64_t)es > INT_MAX || rn * (int64_t)es > INT_MAX || stotal > INT_MAX ||
         rtotal > INT_MAX)
       st = lt__dist_fail(LT_ERR_OVERFLOW, "lt_dist: a message of more than %d bytes", INT_MAX);
@@ -118,9 +120,9 @@ lt_status lt__dist_move(MPI_Comm comm, lt_dtype dtype, const lt__dist_layout *sr
     }
   st = lt__dist_agree(comm, st);
   if (st == LT_OK)
-    st = lt__dist_mpi(MPI_Alltoallv(sbuf, scount, sdispl, MPI_BYTE, rbuf, rcount, rdispl,
-                                    MPI_BYTE, comm),
-                      "lt_dist: MPI_Alltoallv");
+    st = lt__dist_mpi(
+        MPI_Alltoallv(sbuf, scount, sdispl, MPI_BYTE, rbuf, rcount, rdispl, MPI_BYTE, comm),
+        "lt_dist: MPI_Alltoallv");
   if (st == LT_OK) lt__dist_count((uint64_t)(rtotal - rcount[me]));
   for (int p = 0; st == LT_OK && p < nproc; p++)
     if (rcount[p] > 0) {
@@ -144,15 +146,16 @@ lt_status lt_dist_tensor_scatter(lt_dist_tensor *t, int root, const lt_tensor *g
     st = lt__dist_fail(LT_ERR_INVALID_ARGUMENT, "%s: root %d is outside [0, %d)", fn, root,
                        t->nproc);
   else if (t->me == root) {
-    if (global == NULL) st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: global is NULL at root", fn);
+    if (global == NULL)
+      st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: global is NULL at root", fn);
     else if (lt_tensor_rank(global) != t->lay.rank)
       st = lt__dist_fail(LT_ERR_SHAPE_MISMATCH, "%s: global has rank %d, the tensor %d", fn,
                          lt_tensor_rank(global), t->lay.rank);
     for (int m = 0; st == LT_OK && m < t->lay.rank; m++)
       if (lt_tensor_shape(global)[m] != t->lay.shape[m])
-        st = lt__dist_fail(LT_ERR_SHAPE_MISMATCH, "%s: global mode %d has extent %lld, not %lld",
-                           fn, m, (long long)lt_tensor_shape(global)[m],
-                           (long long)t->lay.shape[m]);
+        st =
+            lt__dist_fail(LT_ERR_SHAPE_MISMATCH, "%s: global mode %d has extent %lld, not %lld", fn,
+                          m, (long long)lt_tensor_shape(global)[m], (long long)t->lay.shape[m]);
     /* C order in t's dtype, on whatever device global lives */
     if (st == LT_OK) st = lt_tensor_contiguous(global, t->dtype, &whole);
   }
@@ -169,8 +172,10 @@ lt_status lt_dist_tensor_gather(const lt_dist_tensor *t, int root, lt_tensor **o
   LT_TRY_DIST(lt__dist_check(t, fn, "t"));
   lt_status st = LT_OK;
   lt_tensor *whole = NULL;
-  if (out == NULL) st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: out is NULL", fn);
-  else *out = NULL;
+  if (out == NULL)
+    st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: out is NULL", fn);
+  else
+    *out = NULL;
   if (st == LT_OK && (root < 0 || root >= t->nproc))
     st = lt__dist_fail(LT_ERR_INVALID_ARGUMENT, "%s: root %d is outside [0, %d)", fn, root,
                        t->nproc);
@@ -178,8 +183,8 @@ lt_status lt_dist_tensor_gather(const lt_dist_tensor *t, int root, lt_tensor **o
   lt__dist_layout_whole(&to, t->lay.rank, t->lay.shape, st == LT_OK ? root : 0);
   int64_t zero[LT_MAX_RANK] = {0};
   if (st == LT_OK)
-    st = lt_tensor_empty(t->ctx, t->dtype, t->lay.rank, t->me == root ? t->lay.shape : zero,
-                         &whole);
+    st =
+        lt_tensor_empty(t->ctx, t->dtype, t->lay.rank, t->me == root ? t->lay.shape : zero, &whole);
   st = lt__dist_agree(t->comm, st);
   if (st == LT_OK) st = lt__dist_move(t->comm, t->dtype, &t->lay, t->local, &to, whole);
   if (st == LT_OK && t->me == root) {
@@ -197,7 +202,8 @@ lt_status lt_dist_redistribute(const lt_dist_tensor *t, const int *grid, const i
   lt_status st = out ? LT_OK : lt__dist_fail(LT_ERR_NULL_POINTER, "%s: out is NULL", fn);
   lt__dist_layout lay;
   lt_dist_tensor *r = NULL;
-  if (st == LT_OK) st = lt__dist_layout_init(&lay, t->lay.rank, t->lay.shape, grid, block, t->nproc, fn);
+  if (st == LT_OK)
+    st = lt__dist_layout_init(&lay, t->lay.rank, t->lay.shape, grid, block, t->nproc, fn);
   if (st == LT_OK) st = lt__dist_new(t->comm, t->ctx, t->dtype, &lay, &r);
   st = lt__dist_agree(t->comm, st);
   if (st == LT_OK) st = lt__dist_move(t->comm, t->dtype, &t->lay, t->local, &r->lay, r->local);
@@ -220,9 +226,11 @@ lt_status lt_dist_permute(const lt_dist_tensor *t, const int *axes, lt_dist_tens
     st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: axes is NULL", fn);
   for (int m = 0; st == LT_OK && m < rank; m++) {
     if (axes[m] < 0 || axes[m] >= rank || seen[axes[m]])
-      st = lt__dist_fail(LT_ERR_INVALID_ARGUMENT, "%s: axes is no permutation of 0..%d (axes[%d] = %d)",
-                         fn, rank - 1, m, axes[m]);
-    else seen[axes[m]] = true;
+      st = lt__dist_fail(LT_ERR_INVALID_ARGUMENT,
+                         "%s: axes is no permutation of 0..%d (axes[%d] = %d)", fn, rank - 1, m,
+                         axes[m]);
+    else
+      seen[axes[m]] = true;
   }
   lt_dist_tensor *r = NULL;
   lt_tensor *view = NULL;

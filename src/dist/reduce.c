@@ -38,7 +38,8 @@ lt_status lt_dist_reduce(const lt_dist_tensor *t, lt_reduce_op op, int n_axes, c
     if (a < 0 || a >= rank || reduced[a])
       st = lt__dist_fail(LT_ERR_INVALID_ARGUMENT, "%s: axis %d is out of range or repeated", fn,
                          n_axes < 0 ? i : axes[i]);
-    else reduced[a] = true;
+    else
+      reduced[a] = true;
   }
   int list[LT_MAX_RANK], n = 0;
   for (int m = 0; m < rank; m++)
@@ -51,8 +52,8 @@ lt_status lt_dist_reduce(const lt_dist_tensor *t, lt_reduce_op op, int n_axes, c
   if (st == LT_OK && mt == MPI_DATATYPE_NULL)
     st = lt__dist_fail(LT_ERR_DTYPE, "%s: no MPI datatype for %s", fn, lt_dtype_name(rd));
   if (st == LT_OK && (rd != LT_F32 && rd != LT_F64) && (op == LT_REDUCE_MIN || op == LT_REDUCE_MAX))
-    st = lt__dist_fail(LT_ERR_UNSUPPORTED, "%s: MIN/MAX across ranks of %s (float dtypes only)",
-                       fn, lt_dtype_name(rd));
+    st = lt__dist_fail(LT_ERR_UNSUPPORTED, "%s: MIN/MAX across ranks of %s (float dtypes only)", fn,
+                       lt_dtype_name(rd));
   int64_t shape[LT_MAX_RANK], lo[LT_MAX_RANK], hi[LT_MAX_RANK];
   lt__dist_box(&t->lay, t->me, lo, hi);
   int64_t count = 1;

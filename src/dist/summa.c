@@ -12,9 +12,9 @@
 #include <string.h>
 
 typedef struct summa {
-  int pr, pc;        /* process grid; ranks >= pr * pc hold nothing */
+  int pr, pc;             /* process grid; ranks >= pr * pc hold nothing */
   int ma, kk_a, nb, kk_b; /* axis of A split over rows, of A over columns, of B ... (-1: none) */
-  int64_t kext;      /* extent of the split K label (1 when there is none) */
+  int64_t kext;           /* extent of the split K label (1 when there is none) */
   lt__dist_layout la, lb, lc;
 } summa;
 
@@ -35,7 +35,9 @@ static lt_status classify(const lt_dist_tensor *a, const int32_t *ma, const lt_d
     for (int i = 0; i < ranks[t]; i++)
       if (find(modes[t], i, modes[t][i]) >= 0)
         return lt__dist_fail(LT_ERR_UNSUPPORTED, "%s: label %d repeats in %s", fn, modes[t][i],
-                             t == 0 ? "A" : t == 1 ? "B" : "C");
+                             t == 0   ? "A"
+                             : t == 1 ? "B"
+                                      : "C");
   int64_t best_m = -1, best_n = -1, best_k = -1;
   *cut_m = *cut_n = *cut_ka = *cut_kb = -1;
   for (int i = 0; i < a->lay.rank; i++) {
@@ -61,8 +63,8 @@ static lt_status classify(const lt_dist_tensor *a, const int32_t *ma, const lt_d
 }
 
 /* A layout with everything whole except the axes named, split over rows / columns. */
-static void split_layout(lt__dist_layout *lay, int rank, const int64_t *shape, int row_axis,
-                         int pr, int col_axis, int pc) {
+static void split_layout(lt__dist_layout *lay, int rank, const int64_t *shape, int row_axis, int pr,
+                         int col_axis, int pc) {
   lt__dist_layout_whole(lay, rank, shape, 0);
   if (row_axis >= 0) {
     lay->grid[row_axis] = pr;
@@ -97,8 +99,8 @@ static void choose_grid(int nproc, bool has_m, bool has_n, double m, double n, i
 
 /* The panel [k0, k1) along `axis` of this rank's block `src` (block origin `origin` there),
  * into buf in C order. */
-static lt_status pack_panel(const lt_tensor *src, int axis, int64_t origin, int64_t k0,
-                            int64_t k1, void *buf, size_t bytes) {
+static lt_status pack_panel(const lt_tensor *src, int axis, int64_t origin, int64_t k0, int64_t k1,
+                            void *buf, size_t bytes) {
   int rank = lt_tensor_rank(src);
   int64_t lo[LT_MAX_RANK] = {0}, hi[LT_MAX_RANK];
   for (int m = 0; m < rank; m++)
@@ -158,7 +160,8 @@ static lt_status summa_loop(const summa *s, const lt_dist_tensor *a2, const int3
     st = lt__dist_mpi(MPI_Comm_split(comm, me < grid_n ? cc : MPI_UNDEFINED, r, &col),
                       "lt_dist_contract: MPI_Comm_split");
   size_t es = lt_dtype_size(a2->dtype);
-  int64_t ba = s->kk_a >= 0 ? s->la.block[s->kk_a] : 1, bb = s->kk_b >= 0 ? s->lb.block[s->kk_b] : 1;
+  int64_t ba = s->kk_a >= 0 ? s->la.block[s->kk_a] : 1,
+          bb = s->kk_b >= 0 ? s->lb.block[s->kk_b] : 1;
   void *abuf = NULL, *bbuf = NULL;
   /* A local failure (pending) waits for the next agreement, so that every rank leaves the loop
    * at the same panel and no broadcast is left without its partners. */
@@ -207,9 +210,9 @@ static lt_status summa_loop(const summa *s, const lt_dist_tensor *a2, const int3
   return st;
 }
 
-lt_status lt_dist_contract(const lt_dist_tensor *a, const int32_t *modes_a,
-                           const lt_dist_tensor *b, const int32_t *modes_b, int rank_c,
-                           const int32_t *modes_c, lt_dist_tensor **out) {
+lt_status lt_dist_contract(const lt_dist_tensor *a, const int32_t *modes_a, const lt_dist_tensor *b,
+                           const int32_t *modes_b, int rank_c, const int32_t *modes_c,
+                           lt_dist_tensor **out) {
   static const char fn[] = "lt_dist_contract";
   LT_TRY_DIST(lt__dist_check(a, fn, "a"));
   LT_TRY_DIST(lt__dist_check(b, fn, "b"));
@@ -225,7 +228,8 @@ lt_status lt_dist_contract(const lt_dist_tensor *a, const int32_t *modes_a,
   if (st == LT_OK && (rank_c < 0 || rank_c > LT_MAX_RANK))
     st = lt__dist_fail(LT_ERR_INVALID_ARGUMENT, "%s: rank_c %d is outside [0, %d]", fn, rank_c,
                        LT_MAX_RANK);
-  if (st == LT_OK && ((a->lay.rank && !modes_a) || (b->lay.rank && !modes_b) || (rank_c && !modes_c)))
+  if (st == LT_OK &&
+      ((a->lay.rank && !modes_a) || (b->lay.rank && !modes_b) || (rank_c && !modes_c)))
     st = lt__dist_fail(LT_ERR_NULL_POINTER, "%s: a modes array is NULL", fn);
   summa s;
   memset(&s, 0, sizeof s);
@@ -234,7 +238,8 @@ lt_status lt_dist_contract(const lt_dist_tensor *a, const int32_t *modes_a,
     st = classify(a, modes_a, b, modes_b, rank_c, modes_c, &s.ma, &s.nb, &s.kk_a, &s.kk_b, cshape);
   lt_dist_tensor *a2 = NULL, *b2 = NULL, *c2 = NULL;
   if (st == LT_OK) {
-    double m = s.ma >= 0 ? (double)a->lay.shape[s.ma] : 1, n = s.nb >= 0 ? (double)b->lay.shape[s.nb] : 1;
+    double m = s.ma >= 0 ? (double)a->lay.shape[s.ma] : 1,
+           n = s.nb >= 0 ? (double)b->lay.shape[s.nb] : 1;
     choose_grid(a->nproc, s.ma >= 0, s.nb >= 0, m, n, &s.pr, &s.pc);
     s.kext = s.kk_a >= 0 ? a->lay.shape[s.kk_a] : 1;
     split_layout(&s.la, a->lay.rank, a->lay.shape, s.ma, s.pr, s.kk_a, s.pc);

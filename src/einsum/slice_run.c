@@ -11,8 +11,8 @@
 #include <string.h>
 
 lt_status lt__einsum_run_slices(const lt__einsum_impl *impl, lt_context *ctx,
-                                const lt_tensor *const *inputs, const double *scalars,
-                                lt_tensor *d, int64_t first, int64_t count, bool beta_once) {
+                                const lt_tensor *const *inputs, const double *scalars, lt_tensor *d,
+                                int64_t first, int64_t count, bool beta_once) {
   lt__program *prog = (lt__program *)&impl->prog;
   if (count == 0) return LT_OK;
   if (impl->n_sliced == 0) return lt__program_run(prog, ctx, inputs, scalars, d);

@@ -37,7 +37,8 @@ static bool close_to(const double *got, const double *want, int64_t n, const cha
 }
 
 /* Gathers t at root 1 (not 0, to vary it) and compares with want there. */
-static void check_gathered(const lt_dist_tensor *t, const double *want, int64_t n, const char *what) {
+static void check_gathered(const lt_dist_tensor *t, const double *want, int64_t n,
+                           const char *what) {
   int root = np > 1 ? 1 : 0;
   lt_tensor *g = NULL;
   LT_CHECK(lt_dist_tensor_gather(t, root, &g));
@@ -317,8 +318,10 @@ static void errors_on(lt_context *ctx) {
                                        me == 2 % np ? bad_block : NULL, &t);
   all_ok(st != LT_ERR_INVALID_ARGUMENT || t != NULL || lt_last_error()[0] == '\0',
          "a bad block on one rank fails everywhere");
-  if (me != 2 % np) all_ok(strstr(lt_last_error(), "rank 2 failed") == NULL, "names the rank");
-  else all_ok(false, "names the rank");
+  if (me != 2 % np)
+    all_ok(strstr(lt_last_error(), "rank 2 failed") == NULL, "names the rank");
+  else
+    all_ok(false, "names the rank");
   st = lt_dist_tensor_create(MPI_COMM_WORLD, ctx, LT_F64, 2, shape, g33, NULL, &t);
   all_ok(st != LT_ERR_INVALID_ARGUMENT, "a grid of 9 on 4 ranks");
   LT_CHECK(lt_dist_tensor_create(MPI_COMM_WORLD, ctx, LT_F64, 2, shape, g22, NULL, &t));
@@ -366,7 +369,8 @@ static int die(void) {
   int64_t shape[2] = {64, 64};
   int grid[2] = {np, 1};
   lt_dist_tensor *a = NULL, *c = NULL;
-  if (lt_dist_tensor_create(MPI_COMM_WORLD, ctx, LT_F64, 2, shape, grid, NULL, &a) != LT_OK) return 2;
+  if (lt_dist_tensor_create(MPI_COMM_WORLD, ctx, LT_F64, 2, shape, grid, NULL, &a) != LT_OK)
+    return 2;
   if (me == 1 % np) _exit(3);
   int32_t ma[2] = {0, 1}, mb[2] = {1, 2}, mc[2] = {0, 2};
   lt_status st = lt_dist_contract(a, ma, a, mb, 2, mc, &c);
