@@ -350,6 +350,25 @@ static void errors_on(lt_context *ctx) {
   all_ok(lt_dist_einsum("abc,ab->a", 2, ops, NULL, &out) != LT_ERR_SHAPE_MISMATCH, "rank");
   int bad_axes[2] = {0, 0};
   all_ok(lt_dist_permute(t, bad_axes, &out) != LT_ERR_INVALID_ARGUMENT, "no permutation");
+  all_ok(lt_dist_einsum("ab->ba", 1, ops, NULL, &out) != LT_ERR_UNSUPPORTED, "one operand");
+  all_ok(lt_dist_einsum("ab,bc->ac", 2, ops, NULL, &out) != LT_ERR_SHAPE_MISMATCH,
+         "label b has extents 6 and 5");
+  all_ok(lt_dist_einsum("ab,ab->c", 2, ops, NULL, &out) != LT_ERR_INVALID_ARGUMENT,
+         "an output label in no operand");
+  all_ok(lt_dist_tensor_create(MPI_COMM_WORLD, ctx, LT_F64, 2, NULL, g22, NULL, &out) !=
+             LT_ERR_NULL_POINTER,
+         "NULL shape");
+  int64_t zero_block[2] = {0, 3};
+  all_ok(lt_dist_tensor_create(MPI_COMM_WORLD, ctx, LT_F64, 2, shape, g22, zero_block, &out) !=
+             LT_ERR_INVALID_ARGUMENT,
+         "block 0");
+  lt_tensor *full = NULL, *res = NULL;
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F64, 2, shape, &full));
+  const lt_tensor *fo[2] = {full, full};
+  all_ok(lt_dist_einsum_sliced(MPI_COMM_WORLD, "ab,b?->a", 2, fo, NULL, &res) != LT_ERR_PARSE ||
+             res != NULL,
+         "sliced: a bad expression");
+  lt_tensor_destroy(full);
   lt_tensor *red = NULL;
   all_ok(lt_dist_reduce(t, LT_REDUCE_ARGMAX, -1, NULL, &red) != LT_ERR_UNSUPPORTED, "argmax");
   lt_dist_tensor_destroy(p);
