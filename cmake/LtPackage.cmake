@@ -5,6 +5,11 @@ include(CMakePackageConfigHelpers)
 file(RELATIVE_PATH LT_PC_TO_PREFIX /lt/${CMAKE_INSTALL_LIBDIR}/pkgconfig /lt)
 configure_file(${PROJECT_SOURCE_DIR}/pkgconfig/tensor.pc.in ${PROJECT_BINARY_DIR}/tensor.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/tensor.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# issue 24: libtensor_mpi's (OpenMPI's pkg-config name: ompi-c).
+if(LT_HAVE_MPI)
+  configure_file(${PROJECT_SOURCE_DIR}/pkgconfig/tensor_mpi.pc.in ${PROJECT_BINARY_DIR}/tensor_mpi.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/tensor_mpi.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
 
 install(EXPORT tensorTargets NAMESPACE tensor:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tensor)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/tensorConfig.cmake.in
@@ -52,6 +57,9 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Dense strided tensors, einsum and plans f
 set(CPACK_PACKAGE_CONTACT "libtensor developers")
 set(CPACK_GENERATOR "DEB;TGZ")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libopenblas0, ocl-icd-libopencl1")
+if(LT_HAVE_MPI) # issue 24: libtensor_mpi.so links Debian's OpenMPI
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libopenmpi3")
+endif()
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-numpy")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 include(CPack)

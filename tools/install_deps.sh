@@ -9,6 +9,8 @@ python3-matplotlib valgrind clang libclang-rt-14-dev"
 pkgs="$pkgs doxygen python3-venv python3-setuptools python3-wheel python3-pip"
 # HDF5 I/O (optional at build time) and the h5py peer of its tests (issue 23).
 pkgs="$pkgs libhdf5-dev python3-h5py"
+# libtensor_mpi (optional at build time: LT_WITH_MPI) and mpirun for its tests (issue 24).
+pkgs="$pkgs libopenmpi-dev openmpi-bin"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

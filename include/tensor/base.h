@@ -122,6 +122,10 @@ LT_API const char *lt_status_string(lt_status status);
 LT_API const char *lt_last_error(void);
 /* Clears this thread's last error message. */
 LT_API void lt_clear_error(void);
+/* Sets this thread's last error message (truncated to the library's buffer; NULL = "") and
+ * returns `status`, so that code layered on libtensor (libtensor_mpi's lt_dist_* calls) reports
+ * its failures through lt_last_error() too. Never fails. */
+LT_API lt_status lt_set_last_error(lt_status status, const char *message);
 
 /* Bytes per element of a dtype (0 for an invalid dtype). */
 LT_API size_t lt_dtype_size(lt_dtype dtype);

@@ -70,6 +70,17 @@ LT_API lt_status lt_plan_einsum_step(const lt_plan *plan, int64_t step, int64_t 
  * pointer may be NULL. LT_ERR_INVALID_ARGUMENT for a plan that is no einsum plan. */
 LT_API lt_status lt_plan_einsum_slicing(const lt_plan *plan, int *n_sliced, int32_t *labels,
                                         int cap, double *n_slices, double *overhead);
+/* Runs slices [first, first + count) of an einsum plan (issue 24: each worker of a distributed
+ * run takes a share). Slice numbers run over the sliced labels as lt_plan_einsum_slicing lists
+ * them, the first fastest; a plan that slices nothing has one slice (number 0). inputs,
+ * scalars {alpha, beta} and d as lt_plan_execute, and D = alpha * (sum of the range's slices) +
+ * beta * D over all of D, also where no slice of the range writes (so ranges run with beta = 0
+ * into separate outputs add up to the whole einsum; count = 0 only scales D). Fails as
+ * lt_plan_execute, with LT_ERR_INVALID_ARGUMENT for a plan that is no einsum plan or a range
+ * outside [0, slice count]. */
+LT_API lt_status lt_plan_execute_slices(const lt_plan *plan, int64_t first, int64_t count,
+                                        const lt_tensor *const *inputs, int n_inputs,
+                                        const double *scalars, int n_scalars, lt_tensor *d);
 /* A contraction path for operands of the given shapes and integer labels, without tensors or
  * a plan (as np.einsum_path). pairs (n_inputs - 1 rows) receives the path; *cost the sum of
  * the steps' extent products, *largest the elements of the largest intermediate (either may

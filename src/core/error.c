@@ -31,6 +31,12 @@ const char *lt_last_error(void) { return last_error; }
 
 void lt_clear_error(void) { last_error[0] = '\0'; }
 
+/* For libraries built on the public API (libtensor_mpi), whose failures must reach the same
+ * lt_last_error() as the library's own. */
+lt_status lt_set_last_error(lt_status status, const char *message) {
+  return lt__error(status, "%s", message ? message : "");
+}
+
 const char *lt_status_string(lt_status status) {
   switch (status) {
 #define LT_STATUS_NAME_CASE(name, value, text)                                                     \

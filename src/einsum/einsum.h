@@ -97,10 +97,12 @@ typedef struct lt__einsum_impl {
   double slices, overhead;
 } lt__einsum_impl;
 
-/* Runs an einsum plan's program once per slice (once when nothing is sliced). */
+/* Runs an einsum plan's program once per slice of [first, first + count) (once when nothing is
+ * sliced and count > 0). beta_once: each output part's first summed slice applies scalars[1]
+ * and the rest add; false: every slice adds (beta = 1). */
 lt_status lt__einsum_run_slices(const lt__einsum_impl *impl, lt_context *ctx,
                                 const lt_tensor *const *inputs, const double *scalars,
-                                lt_tensor *d);
+                                lt_tensor *d, int64_t first, int64_t count, bool beta_once);
 
 /* LT_OK if input k is a live tensor handle, else LT_ERR_INVALID_HANDLE naming "einsum: input k". */
 lt_status lt__einsum_check_input(const lt_tensor *t, int k);

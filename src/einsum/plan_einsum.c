@@ -51,7 +51,11 @@ static lt_status einsum_run(const lt_plan *plan, const lt_tensor *const *inputs,
   for (int i = 0; i < n_inputs; i++)
     LT_RETURN_IF(lt__tensor_overlap(d, inputs[i]) != LT__OVERLAP_NONE, LT_ERR_ALIASING,
                  "einsum: the output overlaps input %d", i);
-  return lt__einsum_run_slices(plan->impl, plan->ctx, inputs, scalars, d);
+  const lt__einsum_impl *impl = plan->impl;
+  int64_t total = 1;
+  for (int j = 0; j < impl->n_sliced; j++)
+    total *= impl->slice_ext[j];
+  return lt__einsum_run_slices(impl, plan->ctx, inputs, scalars, d, 0, total, true);
 }
 
 /* ---- description (like np.einsum_path) ---- */

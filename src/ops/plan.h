@@ -70,6 +70,10 @@ struct lt_plan {
 lt_status lt__check_options(const lt_plan_options *opts, const char *fn);
 /* Default options when the caller passes NULL. */
 const lt_plan_options *lt__plan_options_default(void);
+/* lt_plan_execute's checks of a call (counts, handles, layouts, contexts), its messages
+ * included; LT_OK when plan->run may be called. */
+lt_status lt__plan_check_call(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
+                              const double *scalars, int n_scalars, lt_tensor *d);
 /* Allocates a zeroed plan on ctx (retains ctx) with room for n_inputs_max input layouts. */
 lt_status lt__plan_alloc(lt_context *ctx, lt__plan_kind kind, int n_inputs_max, lt_plan **out);
 /* Records a tensor's layout (without offset). */

@@ -257,10 +257,19 @@ _SIGNATURES.update({
                          handle_p]),
 })
 
+# issue 24 (branch mpi): a range of a sliced einsum plan's slices, for distributed workers.
+_SIGNATURES.update({
+    "lt_plan_execute_slices": (status, [handle, ctypes.c_int64, ctypes.c_int64, handle_p,
+                                        ctypes.c_int, ctypes.POINTER(ctypes.c_double),
+                                        ctypes.c_int, handle]),
+})
+
 # Exported functions (tests/abi_symbols.txt) the binding deliberately does not declare, each with
 # what it uses instead.
 # tests/python/test_abi.py requires every exported function in _SIGNATURES or here.
 UNBOUND = {
+    # issue 24 (branch mpi): for C libraries layered on libtensor; Python raises its own errors.
+    "lt_set_last_error": "LibtensorError",
     # paths (issue 22): array-of-pairs parameters; the Python einsum_path/explicit-path front
     # end (branch python) binds these with its own argument handling.
     "lt_plan_options_set_explicit_path": "einsum(optimize=[pairs]) (branch python)",
