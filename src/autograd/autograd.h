@@ -102,12 +102,6 @@ lt_status lt__ad_ew(lt_binary_op op_ab, lt_binary_op op_abc, const lt_tensor *a,
 lt_status lt__ad_scale(const lt_tensor *a, double s, lt_tensor **out);
 /* Sums g (broadcast-compatible with m's shape) down to m's shape and converts to m's dtype. */
 lt_status lt__ad_sum_to(const lt_tensor *g, const lt__ad_meta *m, lt_tensor **out);
-/* out[i] = f(x[i], y[i], g[i]) computed in float64 on the host (x, y, g broadcast to x's shape;
- * y and g may be NULL): for rules whose derivative needs a comparison. Result has g's (else x's)
- * dtype, x's shape, on x's context. */
-typedef double (*lt__ad_pointwise_fn)(double x, double y, double g);
-lt_status lt__ad_host_pointwise(const lt_tensor *x, const lt_tensor *y, const lt_tensor *g,
-                                lt__ad_pointwise_fn f, lt_tensor **out);
 /* A new zero tensor with m's dtype and shape on ctx. */
 lt_status lt__ad_zeros(lt_context *ctx, const lt__ad_meta *m, lt_tensor **out);
 /* A new handle with t's layout on t's storage. */
