@@ -22,7 +22,9 @@
 #define LT_TENSOR_AUTOGRAD_H
 
 #include "base.h"
+#include "index.h"
 #include "ops.h"
+#include "stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -120,6 +122,56 @@ LT_API lt_status lt_ad_diagonal(lt_tape *tape, const lt_tensor *a, int64_t offse
  * once receive the sum of their gradients. */
 LT_API lt_status lt_ad_as_strided(lt_tape *tape, const lt_tensor *a, int rank, const int64_t *shape,
                                   const int64_t *strides, int64_t offset, lt_tensor **out);
+
+/* ---- issue 19: the vocabulary ops, recorded (each the plain call of the same name). Index
+ * tensors and where's condition are saved (an in-place change of them makes backward fail) and
+ * receive no gradient. ---- */
+
+/* lt_softmax / lt_log_softmax (stats.h), recorded. They save their output. */
+LT_API lt_status lt_ad_softmax(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
+                               lt_tensor **out);
+LT_API lt_status lt_ad_log_softmax(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
+                                   lt_tensor **out);
+/* lt_logsumexp, recorded (gradient: g times the softmax of a; saves a). */
+LT_API lt_status lt_ad_logsumexp(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
+                                 bool keepdims, lt_tensor **out);
+/* lt_var / lt_std with ddof, recorded (save a; std is recomputed in backward). */
+LT_API lt_status lt_ad_var(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
+                           double ddof, bool keepdims, lt_tensor **out);
+LT_API lt_status lt_ad_std(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
+                           double ddof, bool keepdims, lt_tensor **out);
+/* lt_cumsum / lt_cumprod, recorded. cumprod's gradient is exact with zeros in a. */
+LT_API lt_status lt_ad_cumsum(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out);
+LT_API lt_status lt_ad_cumprod(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out);
+/* lt_take / lt_index_select / lt_take_along_axis (index.h), recorded: a's gradient is the
+ * output gradient scatter-added at the index (repeated indices add up). */
+LT_API lt_status lt_ad_take(lt_tape *tape, const lt_tensor *a, const lt_tensor *index, int axis,
+                            lt_tensor **out);
+LT_API lt_status lt_ad_index_select(lt_tape *tape, const lt_tensor *a, int axis,
+                                    const lt_tensor *index, lt_tensor **out);
+LT_API lt_status lt_ad_take_along_axis(lt_tape *tape, const lt_tensor *a, const lt_tensor *index,
+                                       int axis, lt_tensor **out);
+/* Out-of-place scatter-add (torch.scatter_add / index_add): *out = a C-contiguous copy of d
+ * with lt_scatter_add(copy, axis, index, src) applied; d is not changed. Gradients: d gets the
+ * output gradient, src gets it gathered at the index. Fails as lt_scatter_add. */
+LT_API lt_status lt_ad_scatter_add(lt_tape *tape, const lt_tensor *d, int axis,
+                                   const lt_tensor *index, const lt_tensor *src, lt_tensor **out);
+/* lt_where, recorded: a gets the gradient where cond holds, b elsewhere, cond none. */
+LT_API lt_status lt_ad_where(lt_tape *tape, const lt_tensor *cond, const lt_tensor *a,
+                             const lt_tensor *b, lt_tensor **out);
+/* lt_clip, recorded: a gets the gradient where lo <= a <= hi (bounds included, as PyTorch's
+ * clamp), lo where a < lo <= hi, hi where max(a, lo) > hi. */
+LT_API lt_status lt_ad_clip(lt_tape *tape, const lt_tensor *a, const lt_tensor *lo,
+                            const lt_tensor *hi, lt_tensor **out);
+/* lt_concatenate / lt_stack, recorded (at most 64 tensors when one of them is tracked, else
+ * LT_ERR_UNSUPPORTED). */
+LT_API lt_status lt_ad_concatenate(lt_tape *tape, int n, const lt_tensor *const *tensors, int axis,
+                                   lt_tensor **out);
+LT_API lt_status lt_ad_stack(lt_tape *tape, int n, const lt_tensor *const *tensors, int axis,
+                             lt_tensor **out);
+/* lt_split, recorded: each piece is a recorded slice of a (outs as lt_split). */
+LT_API lt_status lt_ad_split(lt_tape *tape, const lt_tensor *a, int axis, int n_points,
+                             const int64_t *points, lt_tensor **outs);
 
 /* ---- optimisers: update parameters in place from their gradients on a tape ---- */
 
