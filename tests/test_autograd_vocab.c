@@ -397,12 +397,60 @@ static void test_memory(void **state) {
   lt_test_on_each_device(test_memory_on);
 }
 
+/* A backward without retain_graph frees only the graph it walked: another graph on the tape
+ * keeps its history; a graph whose results were forgotten is released at the next prune. */
+static void test_graphs_on(lt_context *ctx) {
+  static const int64_t s[1] = {4};
+  lt_tensor *x = lt_gc_rnd(ctx, 1, s, LT_LAYOUT_NEGATIVE, -1, 1);
+  lt_tape *tape;
+  LT_CHECK(lt_tape_create(ctx, &tape));
+  LT_CHECK(lt_tape_requires_grad(tape, x, true));
+  lt_tensor *a, *la, *b, *lb, *c, *g;
+  LT_CHECK(lt_ad_unary(tape, LT_UNARY_EXP, x, &a)); /* graph A: sum(exp(x)) */
+  LT_CHECK(lt_ad_reduce(tape, LT_REDUCE_SUM, a, -1, NULL, false, &la));
+  LT_CHECK(lt_ad_unary(tape, LT_UNARY_SIN, x, &b)); /* graph B: sum(sin(x)) */
+  LT_CHECK(lt_ad_reduce(tape, LT_REDUCE_SUM, b, -1, NULL, false, &lb));
+  LT_CHECK(lt_ad_unary(tape, LT_UNARY_SQUARE, x, &c)); /* graph C: forgotten */
+  int64_t count;
+  LT_CHECK(lt_tape_saved_count(tape, &count, NULL));
+  assert_int_equal(count, 3);
+  LT_CHECK(lt_tape_forget(tape, c));
+  LT_CHECK(lt_tape_backward(tape, lb, NULL, 0));
+  LT_CHECK(lt_tape_saved_count(tape, &count, NULL));
+  assert_int_equal(count, 1); /* only A's exp output is left */
+  LT_CHECK_FAILS(lt_tape_backward(tape, lb, NULL, 0), LT_ERR_INVALID_ARGUMENT);
+  LT_CHECK(lt_tape_set_grad(tape, x, NULL));
+  LT_CHECK(lt_tape_backward(tape, la, NULL, 0)); /* A survived B's backward */
+  LT_CHECK(lt_tape_grad(tape, x, &g));
+  double *hx = lt_test_read_all(x), *hg = lt_test_read_all(g);
+  for (int i = 0; i < 4; i++)
+    hx[i] = exp(hx[i]);
+  lt_test_assert_close(hg, hx, 4, 1e-14, "graph A after graph B's backward");
+  free(hx);
+  free(hg);
+  LT_CHECK(lt_tape_saved_count(tape, &count, NULL));
+  assert_int_equal(count, 0);
+  LT_CHECK(lt_tape_forget(tape, x)); /* a leaf: as requires_grad false */
+  bool tracked = true;
+  LT_CHECK(lt_tape_is_tracked(tape, x, &tracked));
+  assert_false(tracked);
+  LT_CHECK_FAILS(lt_tape_forget(NULL, x), LT_ERR_NULL_POINTER);
+  lt_tensor *all[] = {a, la, b, lb, c, g, x};
+  for (int i = 0; i < 7; i++)
+    lt_tensor_destroy(all[i]);
+  lt_tape_destroy(tape);
+}
+static void test_graphs(void **state) {
+  (void)state;
+  lt_test_on_each_device(test_graphs_on);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_math),   cmocka_unit_test(test_stop_gradients),
       cmocka_unit_test(test_stats),  cmocka_unit_test(test_cumprod_zeros),
       cmocka_unit_test(test_index),  cmocka_unit_test(test_select_join),
-      cmocka_unit_test(test_memory),
+      cmocka_unit_test(test_memory), cmocka_unit_test(test_graphs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,12 +67,18 @@ LT_API lt_status lt_tape_zero_grads(lt_tape *tape);
 /* Backpropagates from `output` (tracked by the tape) and adds d(output)/d(leaf) into every leaf
  * that output depends on. grad_output is the gradient of some scalar with respect to output
  * (output's shape; broadcastable), or NULL when output has one element (then 1). Without
- * LT_BACKWARD_RETAIN_GRAPH the records that output depends on are freed as backward goes, and a
- * second backward through them is LT_ERR_INVALID_ARGUMENT. Fails with LT_ERR_INVALID_ARGUMENT
+ * LT_BACKWARD_RETAIN_GRAPH the records that output depends on are freed when backward completes
+ * (records of other graphs stay), and a second backward through them is
+ * LT_ERR_INVALID_ARGUMENT (their results are no longer tracked). Fails with LT_ERR_INVALID_ARGUMENT
  * for an untracked output, an output that went through a non-differentiable op (argmax,
  * integer results) or a saved tensor modified in place; then no leaf gradient has changed. */
 LT_API lt_status lt_tape_backward(lt_tape *tape, const lt_tensor *output,
                                   const lt_tensor *grad_output, uint32_t flags);
+/* Tells the tape that the handle t is about to be destroyed (or is no longer of interest): the
+ * records only t's result needed, and what they saved, are released once no other recorded op
+ * reads them (as PyTorch frees a graph whose results are gone). A leaf is forgotten as
+ * lt_tape_requires_grad(t, false). An untracked t is fine (nothing happens). */
+LT_API lt_status lt_tape_forget(lt_tape *tape, const lt_tensor *t);
 /* Forgets every recorded op (keeps leaves and their gradients): start of a new training step. */
 LT_API lt_status lt_tape_clear(lt_tape *tape);
 /* Number of tensors the recorded graph currently holds for backward (for memory checks). */
