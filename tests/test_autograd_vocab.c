@@ -445,12 +445,47 @@ static void test_graphs(void **state) {
   lt_test_on_each_device(test_graphs_on);
 }
 
+/* A label repeated in the output ('i->ii') is refused, as NumPy and PyTorch refuse it, in
+ * both einsum forms; nothing is recorded. */
+static void test_einsum_repeated_output_on(lt_context *ctx) {
+  static const int64_t s[1] = {3};
+  lt_tensor *x = lt_gc_rnd(ctx, 1, s, LT_LAYOUT_CONTIGUOUS, -1, 1), *y = NULL;
+  lt_tape *tape;
+  LT_CHECK(lt_tape_create(ctx, &tape));
+  LT_CHECK(lt_tape_requires_grad(tape, x, true));
+  const lt_tensor *in[1] = {x};
+  lt_status st = lt_ad_einsum(tape, "i->ii", 1, in, &y);
+  assert_int_not_equal(st, LT_OK);
+  assert_null(y);
+  assert_non_null(strstr(lt_last_error(), "more than once"));
+  static const int32_t m[1] = {5}, mo[2] = {5, 5};
+  const int32_t *modes[1] = {m};
+  st = lt_ad_einsum_modes(tape, 1, in, modes, 2, mo, &y);
+  assert_int_not_equal(st, LT_OK);
+  assert_null(y);
+  assert_true(lt_last_error()[0] != '\0');
+  int64_t count;
+  LT_CHECK(lt_tape_saved_count(tape, &count, NULL));
+  assert_int_equal(count, 0);
+  lt_tape_destroy(tape);
+  lt_tensor_destroy(x);
+}
+static void test_einsum_repeated_output(void **state) {
+  (void)state;
+  lt_test_on_each_device(test_einsum_repeated_output_on);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_math),   cmocka_unit_test(test_stop_gradients),
-      cmocka_unit_test(test_stats),  cmocka_unit_test(test_cumprod_zeros),
-      cmocka_unit_test(test_index),  cmocka_unit_test(test_select_join),
-      cmocka_unit_test(test_memory), cmocka_unit_test(test_graphs),
+      cmocka_unit_test(test_math),
+      cmocka_unit_test(test_stop_gradients),
+      cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_cumprod_zeros),
+      cmocka_unit_test(test_index),
+      cmocka_unit_test(test_select_join),
+      cmocka_unit_test(test_memory),
+      cmocka_unit_test(test_graphs),
+      cmocka_unit_test(test_einsum_repeated_output),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
