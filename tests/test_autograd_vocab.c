@@ -166,6 +166,59 @@ static void test_stats(void **state) {
   lt_test_on_each_device(test_stats_on);
 }
 
+/* Zero-stride operands: each rule applied to a [1, 4] leaf broadcast to [3, 4] (a view with a
+ * zero stride), and to size-0 tensors. */
+static lt_gc_fn g_inner;
+static lt_status f_bcast(lt_tape *t, lt_tensor *const *in, lt_tensor **o) {
+  static const int64_t s34[2] = {3, 4};
+  lt_tensor *b;
+  LT_GC_TRY(lt_ad_broadcast_to(t, in[0], 2, s34, &b));
+  lt_tensor *const inner[1] = {b};
+  lt_status st = g_inner(t, inner, o);
+  lt_tensor_destroy(b);
+  return st;
+}
+
+static void test_broadcast_and_empty_on(lt_context *ctx) {
+  static const int64_t s14[2] = {1, 4}, s03[2] = {0, 3}, s30[2] = {3, 0};
+  static const int unary[] = {LT_UNARY_GELU, LT_UNARY_SILU, LT_UNARY_RELU, LT_UNARY_ABS,
+                              LT_UNARY_EXPM1};
+  char name[64];
+  for (size_t u = 0; u < sizeof unary / sizeof unary[0]; u++) {
+    g_op = unary[u];
+    g_inner = f_unary;
+    lt_tensor *x = lt_gc_rnd(ctx, 2, s14, LT_LAYOUT_STEPPED, -1.5, 1.5);
+    snprintf(name, sizeof name, "unary %d of a broadcast", g_op);
+    lt_gc_check(ctx, name, f_bcast, 1, &x);
+    lt_tensor_destroy(x);
+  }
+  g_inner = f_stats;
+  for (g_op = 0; g_op < 7; g_op++) {
+    g_naxes = 1;
+    /* along the broadcast axis, or across it (std of equal values has no derivative) */
+    g_axes[0] = g_op == 4 ? 1 : g_op % 2;
+    g_keep = true;
+    g_ddof = 0;
+    g_axis = g_op % 2;
+    lt_tensor *x = lt_gc_rnd(ctx, 2, s14, LT_LAYOUT_NEGATIVE, 0.5, 1.5);
+    snprintf(name, sizeof name, "stats %d of a broadcast", g_op);
+    lt_gc_check(ctx, name, f_bcast, 1, &x);
+    lt_tensor_destroy(x);
+    /* size 0: along an empty axis and across one */
+    if (g_op == 3 || g_op == 4) continue; /* var of no elements is NaN, as NumPy */
+    for (int e = 0; e < 2; e++) {
+      lt_tensor *z = lt_gc_rnd(ctx, 2, e ? s30 : s03, LT_LAYOUT_CONTIGUOUS, 0.5, 1.5);
+      snprintf(name, sizeof name, "stats %d of size 0 (%d)", g_op, e);
+      lt_gc_check(ctx, name, f_stats, 1, &z);
+      lt_tensor_destroy(z);
+    }
+  }
+}
+static void test_broadcast_and_empty(void **state) {
+  (void)state;
+  lt_test_on_each_device(test_broadcast_and_empty_on);
+}
+
 /* cumprod with zeros: against d/dx_i sum_j w_j prod_{k <= j} x_k by a naive loop. */
 static void test_cumprod_zeros_on(lt_context *ctx) {
   static const double rows[3][5] = {{2, 0, 3, 0.5, 4}, {0, 1.5, 0, 2, 3}, {1.5, -2, 0.5, 3, 0}};
@@ -486,6 +539,7 @@ int main(void) {
       cmocka_unit_test(test_memory),
       cmocka_unit_test(test_graphs),
       cmocka_unit_test(test_einsum_repeated_output),
+      cmocka_unit_test(test_broadcast_and_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
