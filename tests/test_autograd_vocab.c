@@ -102,6 +102,14 @@ static void test_stop_gradients_on(lt_context *ctx) {
   LT_CHECK(lt_tape_is_tracked(tape, cf, &tracked));
   assert_false(tracked);
   LT_CHECK_FAILS(lt_tape_backward(tape, cf, cf, 0), LT_ERR_INVALID_ARGUMENT);
+  /* a conversion to integers stops gradients too: backward through it is an error */
+  lt_tensor *xi, *xf;
+  LT_CHECK(lt_ad_contiguous(tape, x, LT_I32, &xi));
+  LT_CHECK(lt_ad_contiguous(tape, xi, LT_F64, &xf));
+  LT_CHECK_FAILS(lt_tape_backward(tape, xf, xf, 0), LT_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(lt_last_error(), "not differentiable"));
+  lt_tensor_destroy(xi);
+  lt_tensor_destroy(xf);
   lt_tensor_destroy(c);
   lt_tensor_destroy(cf);
   lt_tape_destroy(tape);
