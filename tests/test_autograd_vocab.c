@@ -536,6 +536,58 @@ static void test_einsum_repeated_output(void **state) {
   lt_test_on_each_device(test_einsum_repeated_output_on);
 }
 
+/* Bad inputs: a status and a message, nothing recorded, nothing leaked (the ASan run checks). */
+static void test_bad_inputs_on(lt_context *ctx) {
+  static const int64_t s[2] = {2, 3};
+  lt_tensor *x = lt_gc_rnd(ctx, 2, s, LT_LAYOUT_CONTIGUOUS, -1, 1), *y = NULL, *outs[3];
+  lt_tape *tape;
+  LT_CHECK(lt_tape_create(ctx, &tape));
+  LT_CHECK(lt_tape_requires_grad(tape, x, true));
+  const lt_tensor *many[65];
+  for (int i = 0; i < 65; i++)
+    many[i] = x;
+  LT_CHECK_FAILS(lt_ad_concatenate(tape, 65, many, 0, &y), LT_ERR_UNSUPPORTED);
+  assert_null(y);
+  LT_CHECK_FAILS(lt_ad_stack(tape, 65, many, 0, &y), LT_ERR_UNSUPPORTED);
+  assert_null(y);
+  LT_CHECK(lt_ad_stack(NULL, 65, many, 0, &y)); /* without a tape it only computes */
+  lt_tensor_destroy(y);
+  y = NULL;
+  int64_t three = 3;
+  const int64_t bad[3] = {0, 7, -9};
+  const int ax2 = 2;
+  lt_tensor *idx;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_I64, 1, &three, NULL, bad, &idx));
+  LT_CHECK_FAILS(lt_ad_take(tape, x, idx, 1, &y), LT_ERR_OUT_OF_RANGE);
+  assert_null(y);
+  LT_CHECK_FAILS(lt_ad_scatter_add(tape, x, 1, idx, x, &y), LT_ERR_OUT_OF_RANGE);
+  assert_null(y);
+  lt_status st = lt_ad_where(tape, x, x, x, &y); /* a float condition */
+  assert_int_not_equal(st, LT_OK);
+  assert_null(y);
+  st = lt_ad_softmax(tape, x, 1, &ax2, &y);
+  assert_int_not_equal(st, LT_OK);
+  st = lt_ad_cumsum(tape, x, 5, &y);
+  assert_int_not_equal(st, LT_OK);
+  st = lt_ad_var(tape, x, -1, NULL, -1.0, false, &y);
+  assert_int_not_equal(st, LT_OK);
+  st = lt_ad_split(tape, x, 4, 1, &three, outs);
+  assert_int_not_equal(st, LT_OK);
+  assert_null(y);
+  LT_CHECK_FAILS(lt_ad_clip(tape, x, NULL, x, &y), LT_ERR_NULL_POINTER);
+  LT_CHECK_FAILS(lt_tape_forget(tape, NULL), LT_ERR_NULL_POINTER);
+  int64_t count;
+  LT_CHECK(lt_tape_saved_count(tape, &count, NULL));
+  assert_int_equal(count, 0);
+  lt_tensor_destroy(idx);
+  lt_tape_destroy(tape);
+  lt_tensor_destroy(x);
+}
+static void test_bad_inputs(void **state) {
+  (void)state;
+  lt_test_on_each_device(test_bad_inputs_on);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_math),
@@ -548,6 +600,7 @@ int main(void) {
       cmocka_unit_test(test_graphs),
       cmocka_unit_test(test_einsum_repeated_output),
       cmocka_unit_test(test_broadcast_and_empty),
+      cmocka_unit_test(test_bad_inputs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -252,11 +252,20 @@ lt_status lt_ad_clip(lt_tape *tape, const lt_tensor *a, const lt_tensor *lo, con
   return record(tape, IX_CLIP, 3, ins, 0, 7u, NULL, out);
 }
 
+/* The tape records at most LT__AD_MAX_INPUTS inputs per op; on refusal *out is destroyed. */
+static lt_status check_count(lt_tape *tape, int n, const lt_tensor *const *tensors, const char *fn,
+                             lt_tensor **out) {
+  if (n <= LT__AD_MAX_INPUTS || !lt__ad_should_record(tape, n, tensors)) return LT_OK;
+  lt_tensor_destroy(*out);
+  *out = NULL;
+  return lt__error(LT_ERR_UNSUPPORTED, "%s: %d tensors; the tape records up to %d", fn, n,
+                   LT__AD_MAX_INPUTS);
+}
+
 lt_status lt_ad_concatenate(lt_tape *tape, int n, const lt_tensor *const *tensors, int axis,
                             lt_tensor **out) {
   LT_TRY(lt_concatenate(n, tensors, axis, out));
-  LT_RETURN_IF(n > LT__AD_MAX_INPUTS && lt__ad_should_record(tape, n, tensors), LT_ERR_UNSUPPORTED,
-               "lt_ad_concatenate: %d tensors; the tape records up to %d", n, LT__AD_MAX_INPUTS);
+  LT_TRY(check_count(tape, n, tensors, "lt_ad_concatenate", out));
   int ax = norm_axis(axis, tensors[0]->rank);
   int64_t *off = malloc(sizeof(int64_t) * (size_t)(n + 1));
   if (off == NULL) {
@@ -273,8 +282,7 @@ lt_status lt_ad_concatenate(lt_tape *tape, int n, const lt_tensor *const *tensor
 lt_status lt_ad_stack(lt_tape *tape, int n, const lt_tensor *const *tensors, int axis,
                       lt_tensor **out) {
   LT_TRY(lt_stack(n, tensors, axis, out));
-  LT_RETURN_IF(n > LT__AD_MAX_INPUTS && lt__ad_should_record(tape, n, tensors), LT_ERR_UNSUPPORTED,
-               "lt_ad_stack: %d tensors; the tape records up to %d", n, LT__AD_MAX_INPUTS);
+  LT_TRY(check_count(tape, n, tensors, "lt_ad_stack", out));
   return record(tape, IX_STACK, n, tensors, norm_axis(axis, (*out)->rank), 0u, NULL, out);
 }
 
