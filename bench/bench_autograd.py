@@ -29,7 +29,7 @@ P0 = [(rng.normal(size=(D, H)) * 0.05).astype(np.float32), np.zeros(H, np.float3
       (rng.normal(size=(H, C)) * 0.05).astype(np.float32), np.zeros(C, np.float32)]
 
 
-def lt_step_factory():
+def lt_step_factory(fused=False):
     x, y = lt.tensor(X), lt.tensor(Y)
     params = [lt.tensor(p, requires_grad=True) for p in P0]
     opt = lt.optim.Adam(params, lr=1e-3)
@@ -37,10 +37,13 @@ def lt_step_factory():
     def step():
         w1, b1, w2, b2 = params
         z = lt.einsum("bh,hc->bc", lt.relu(lt.einsum("bi,ih->bh", x, w1) + b1), w2) + b2
-        with lt.no_grad():
-            m = lt.max(z, axis=1, keepdims=True)
-        zs = z - m
-        loss = lt.mean(lt.log(lt.sum(lt.exp(zs), axis=1)) - lt.sum(zs * y, axis=1))
+        if fused:  # the log_softmax rule (issue 19)
+            loss = -lt.sum(lt.log_softmax(z, axis=1) * y) * (1.0 / B)
+        else:
+            with lt.no_grad():
+                m = lt.max(z, axis=1, keepdims=True)
+            zs = z - m
+            loss = lt.mean(lt.log(lt.sum(lt.exp(zs), axis=1)) - lt.sum(zs * y, axis=1))
         loss.backward()
         opt.step()
         opt.zero_grad()
@@ -105,6 +108,8 @@ def main():
         print(f"note: C step skipped ({exc})")
     time.sleep(0.2)
     rows.append(("libtensor Python", median_seconds(lt_step_factory(), REPS)))
+    time.sleep(0.2)
+    rows.append(("libtensor Python, log_softmax", median_seconds(lt_step_factory(True), REPS)))
     time.sleep(0.2)
     try:
         rows.append(("PyTorch CPU", median_seconds(torch_step_factory(), REPS)))

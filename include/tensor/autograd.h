@@ -22,7 +22,9 @@
 #define LT_TENSOR_AUTOGRAD_H
 
 #include "base.h"
+#include "index.h"
 #include "ops.h"
+#include "stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,12 +67,18 @@ LT_API lt_status lt_tape_zero_grads(lt_tape *tape);
 /* Backpropagates from `output` (tracked by the tape) and adds d(output)/d(leaf) into every leaf
  * that output depends on. grad_output is the gradient of some scalar with respect to output
  * (output's shape; broadcastable), or NULL when output has one element (then 1). Without
- * LT_BACKWARD_RETAIN_GRAPH the records that output depends on are freed as backward goes, and a
- * second backward through them is LT_ERR_INVALID_ARGUMENT. Fails with LT_ERR_INVALID_ARGUMENT
+ * LT_BACKWARD_RETAIN_GRAPH the records that output depends on are freed when backward completes
+ * (records of other graphs stay), and a second backward through them is
+ * LT_ERR_INVALID_ARGUMENT (their results are no longer tracked). Fails with LT_ERR_INVALID_ARGUMENT
  * for an untracked output, an output that went through a non-differentiable op (argmax,
  * integer results) or a saved tensor modified in place; then no leaf gradient has changed. */
 LT_API lt_status lt_tape_backward(lt_tape *tape, const lt_tensor *output,
                                   const lt_tensor *grad_output, uint32_t flags);
+/* Tells the tape that the handle t is about to be destroyed (or is no longer of interest): the
+ * records only t's result needed, and what they saved, are released once no other recorded op
+ * reads them (as PyTorch frees a graph whose results are gone). A leaf is forgotten as
+ * lt_tape_requires_grad(t, false). An untracked t is fine (nothing happens). */
+LT_API lt_status lt_tape_forget(lt_tape *tape, const lt_tensor *t);
 /* Forgets every recorded op (keeps leaves and their gradients): start of a new training step. */
 LT_API lt_status lt_tape_clear(lt_tape *tape);
 /* Number of tensors the recorded graph currently holds for backward (for memory checks). */
@@ -120,6 +128,56 @@ LT_API lt_status lt_ad_diagonal(lt_tape *tape, const lt_tensor *a, int64_t offse
  * once receive the sum of their gradients. */
 LT_API lt_status lt_ad_as_strided(lt_tape *tape, const lt_tensor *a, int rank, const int64_t *shape,
                                   const int64_t *strides, int64_t offset, lt_tensor **out);
+
+/* ---- issue 19: the vocabulary ops, recorded (each the plain call of the same name). Index
+ * tensors and where's condition are saved (an in-place change of them makes backward fail) and
+ * receive no gradient. ---- */
+
+/* lt_softmax / lt_log_softmax (stats.h), recorded. They save their output. */
+LT_API lt_status lt_ad_softmax(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
+                               lt_tensor **out);
+LT_API lt_status lt_ad_log_softmax(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
+                                   lt_tensor **out);
+/* lt_logsumexp, recorded (gradient: g times the softmax of a; saves a). */
+LT_API lt_status lt_ad_logsumexp(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
+                                 bool keepdims, lt_tensor **out);
+/* lt_var / lt_std with ddof, recorded (save a; std is recomputed in backward). */
+LT_API lt_status lt_ad_var(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
+                           double ddof, bool keepdims, lt_tensor **out);
+LT_API lt_status lt_ad_std(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
+                           double ddof, bool keepdims, lt_tensor **out);
+/* lt_cumsum / lt_cumprod, recorded. cumprod's gradient is exact with zeros in a. */
+LT_API lt_status lt_ad_cumsum(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out);
+LT_API lt_status lt_ad_cumprod(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out);
+/* lt_take / lt_index_select / lt_take_along_axis (index.h), recorded: a's gradient is the
+ * output gradient scatter-added at the index (repeated indices add up). */
+LT_API lt_status lt_ad_take(lt_tape *tape, const lt_tensor *a, const lt_tensor *index, int axis,
+                            lt_tensor **out);
+LT_API lt_status lt_ad_index_select(lt_tape *tape, const lt_tensor *a, int axis,
+                                    const lt_tensor *index, lt_tensor **out);
+LT_API lt_status lt_ad_take_along_axis(lt_tape *tape, const lt_tensor *a, const lt_tensor *index,
+                                       int axis, lt_tensor **out);
+/* Out-of-place scatter-add (torch.scatter_add / index_add): *out = a C-contiguous copy of d
+ * with lt_scatter_add(copy, axis, index, src) applied; d is not changed. Gradients: d gets the
+ * output gradient, src gets it gathered at the index. Fails as lt_scatter_add. */
+LT_API lt_status lt_ad_scatter_add(lt_tape *tape, const lt_tensor *d, int axis,
+                                   const lt_tensor *index, const lt_tensor *src, lt_tensor **out);
+/* lt_where, recorded: a gets the gradient where cond holds, b elsewhere, cond none. */
+LT_API lt_status lt_ad_where(lt_tape *tape, const lt_tensor *cond, const lt_tensor *a,
+                             const lt_tensor *b, lt_tensor **out);
+/* lt_clip, recorded: a gets the gradient where lo <= a <= hi (bounds included, as PyTorch's
+ * clamp), lo where a < lo <= hi, hi where max(a, lo) > hi. */
+LT_API lt_status lt_ad_clip(lt_tape *tape, const lt_tensor *a, const lt_tensor *lo,
+                            const lt_tensor *hi, lt_tensor **out);
+/* lt_concatenate / lt_stack, recorded (at most 64 tensors when one of them is tracked, else
+ * LT_ERR_UNSUPPORTED). */
+LT_API lt_status lt_ad_concatenate(lt_tape *tape, int n, const lt_tensor *const *tensors, int axis,
+                                   lt_tensor **out);
+LT_API lt_status lt_ad_stack(lt_tape *tape, int n, const lt_tensor *const *tensors, int axis,
+                             lt_tensor **out);
+/* lt_split, recorded: each piece is a recorded slice of a (outs as lt_split). */
+LT_API lt_status lt_ad_split(lt_tape *tape, const lt_tensor *a, int axis, int n_points,
+                             const int64_t *points, lt_tensor **outs);
 
 /* ---- optimisers: update parameters in place from their gradients on a tape ---- */
 

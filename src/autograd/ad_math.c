@@ -1,7 +1,7 @@
 /* The few computations backward rules are written in: one fused elementwise call over plans
- * (scalars and read-time unary ops included, so a rule like g*(1-y^2) is one pass), summing a
- * gradient down to a broadcast input's shape, and a float64 host pass for derivatives that need
- * a comparison (ReLU, abs, ties of min/max), which the elementwise ops cannot express. */
+ * (scalars, read-time unary ops and comparisons included, so a rule like g*(1-y^2) or
+ * g*(y > 0) is one pass on the device), and summing a gradient down to a broadcast input's
+ * shape. */
 #include "autograd/autograd.h"
 
 #include <stdlib.h>
@@ -124,102 +124,4 @@ lt_status lt__ad_sum_to(const lt_tensor *g, const lt__ad_meta *m, lt_tensor **ou
 
 lt_status lt__ad_zeros(lt_context *ctx, const lt__ad_meta *m, lt_tensor **out) {
   return lt_tensor_zeros(ctx, m->dtype, m->rank, m->shape, out);
-}
-
-/* t broadcast to x's shape, in float64 on the host: a malloc'd array the caller frees. */
-static lt_status host_f64(const lt_tensor *t, const lt_tensor *x, double **out) {
-  *out = NULL;
-  lt_tensor *b, *c;
-  LT_TRY(lt_view_broadcast_to(t, x->rank, x->shape, &b));
-  lt_status st = lt_tensor_contiguous(b, LT_F64, &c);
-  lt_tensor_destroy(b);
-  LT_TRY(st);
-  size_t bytes = sizeof(double) * (size_t)(x->numel > 0 ? x->numel : 1);
-  double *h = malloc(bytes);
-  if (h == NULL) st = lt__error(LT_ERR_OUT_OF_MEMORY, "autograd: out of memory (host pass)");
-  if (st == LT_OK) st = lt_tensor_to_host(c, h, bytes);
-  lt_tensor_destroy(c);
-  if (st != LT_OK) {
-    free(h);
-    return st;
-  }
-  *out = h;
-  return LT_OK;
-}
-
-/* Element i of a dense F32 or F64 block. */
-static double load_elem(const void *p, lt_dtype d, int64_t i) {
-  return d == LT_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
-}
-static void store_elem(void *p, lt_dtype d, int64_t i, double v) {
-  if (d == LT_F32)
-    ((float *)p)[i] = (float)v;
-  else
-    ((double *)p)[i] = v;
-}
-
-/* Host-memory tensors of one float dtype, all dense in C order with x's shape: the pass reads
- * and writes their memory directly (the training hot path: ReLU on a CPU context). */
-static bool direct_ok(const lt_tensor *x, const lt_tensor *y, const lt_tensor *g) {
-  const lt_tensor *ts[3] = {x, y, g};
-  if (!x->storage->ctx->backend->caps.host_memory || (x->dtype != LT_F32 && x->dtype != LT_F64))
-    return false;
-  for (int k = 0; k < 3; k++) {
-    const lt_tensor *t = ts[k];
-    if (t == NULL) continue;
-    if (t->dtype != x->dtype || t->rank != x->rank || !lt_tensor_is_contiguous(t) ||
-        t->storage->ctx != x->storage->ctx ||
-        memcmp(t->shape, x->shape, sizeof(int64_t) * (size_t)x->rank) != 0)
-      return false;
-  }
-  return true;
-}
-
-static lt_status direct_pointwise(const lt_tensor *x, const lt_tensor *y, const lt_tensor *g,
-                                  lt__ad_pointwise_fn f, lt_tensor **out) {
-  lt_tensor *r;
-  LT_TRY(lt_tensor_empty(x->storage->ctx, x->dtype, x->rank, x->shape, &r));
-  void *px = NULL, *py = NULL, *pg = NULL, *pr = NULL;
-  lt_status st = lt_tensor_host_pointer(x, &px);
-  if (st == LT_OK && y) st = lt_tensor_host_pointer(y, &py);
-  if (st == LT_OK && g) st = lt_tensor_host_pointer(g, &pg);
-  if (st == LT_OK) st = lt_tensor_host_pointer(r, &pr);
-  if (st != LT_OK) {
-    lt_tensor_destroy(r);
-    return st;
-  }
-  lt_dtype d = x->dtype;
-  for (int64_t i = 0; i < x->numel; i++)
-    store_elem(
-        pr, d, i,
-        f(load_elem(px, d, i), py ? load_elem(py, d, i) : 0.0, pg ? load_elem(pg, d, i) : 1.0));
-  *out = r;
-  return LT_OK;
-}
-
-lt_status lt__ad_host_pointwise(const lt_tensor *x, const lt_tensor *y, const lt_tensor *g,
-                                lt__ad_pointwise_fn f, lt_tensor **out) {
-  *out = NULL;
-  if (direct_ok(x, y, g)) return direct_pointwise(x, y, g, f, out);
-  double *hx = NULL, *hy = NULL, *hg = NULL;
-  lt_status st = host_f64(x, x, &hx);
-  if (st == LT_OK && y) st = host_f64(y, x, &hy);
-  if (st == LT_OK && g) st = host_f64(g, x, &hg);
-  if (st == LT_OK) {
-    for (int64_t i = 0; i < x->numel; i++)
-      hx[i] = f(hx[i], hy ? hy[i] : 0.0, hg ? hg[i] : 1.0);
-    lt_tensor *r;
-    st = lt_tensor_from_host(x->storage->ctx, LT_F64, x->rank, x->shape, NULL, hx, &r);
-    lt_dtype want = g ? g->dtype : x->dtype;
-    if (st == LT_OK && want != LT_F64) {
-      st = lt_tensor_contiguous(r, want, out);
-      lt_tensor_destroy(r);
-    } else if (st == LT_OK) {
-      *out = r;
-    }
-  }
-  free(hx);
-  free(hy);
-  free(hg);
-  return st;
 }

@@ -59,6 +59,7 @@ typedef struct lt__ad_var {
   bool leaf;
   int node;        /* producing node, -1 for leaves */
   lt_tensor *grad; /* leaves: accumulated; others: only during backward */
+  bool forgotten;  /* lt_tape_forget: its handle is gone, its record may be pruned */
 } lt__ad_var;
 
 struct lt_tape {
@@ -71,6 +72,7 @@ struct lt_tape {
   int n_nodes, cap_nodes;
   int *map; /* open addressing: serial -> var index + 1 (0 empty) */
   int map_cap;
+  int n_forgotten; /* forgotten since the last prune */
 };
 
 /* ---- tape internals used by the op wrappers ---- */
@@ -90,6 +92,14 @@ lt_status lt__ad_save(lt__ad_node *node, int k, const lt_tensor *t, const char *
 /* The record stops being tracked when the recording of its node fails half-way. */
 void lt__ad_unrecord_last(lt_tape *tape);
 void lt__ad_meta_of(const lt_tensor *t, lt__ad_meta *m);
+/* Rebuilds the serial -> variable map for the current variables. */
+lt_status lt__ad_map_rebuild(lt_tape *tape, int want);
+/* Releases a node's saved tensors (if not yet) and its arrays. */
+void lt__ad_node_free(lt__ad_node *n);
+/* Drops the records nothing can reach any more (graph.c): nodes freed by a backward and nodes
+ * whose result handle was forgotten, unless a kept node reads their result; their results stop
+ * being tracked. */
+lt_status lt__ad_prune(lt_tape *tape);
 
 /* ---- helpers the rules compute with (ad_math.c) ---- */
 
@@ -102,12 +112,6 @@ lt_status lt__ad_ew(lt_binary_op op_ab, lt_binary_op op_abc, const lt_tensor *a,
 lt_status lt__ad_scale(const lt_tensor *a, double s, lt_tensor **out);
 /* Sums g (broadcast-compatible with m's shape) down to m's shape and converts to m's dtype. */
 lt_status lt__ad_sum_to(const lt_tensor *g, const lt__ad_meta *m, lt_tensor **out);
-/* out[i] = f(x[i], y[i], g[i]) computed in float64 on the host (x, y, g broadcast to x's shape;
- * y and g may be NULL): for rules whose derivative needs a comparison. Result has g's (else x's)
- * dtype, x's shape, on x's context. */
-typedef double (*lt__ad_pointwise_fn)(double x, double y, double g);
-lt_status lt__ad_host_pointwise(const lt_tensor *x, const lt_tensor *y, const lt_tensor *g,
-                                lt__ad_pointwise_fn f, lt_tensor **out);
 /* A new zero tensor with m's dtype and shape on ctx. */
 lt_status lt__ad_zeros(lt_context *ctx, const lt__ad_meta *m, lt_tensor **out);
 /* A new handle with t's layout on t's storage. */

@@ -7,39 +7,119 @@
 
 #define ID LT_UNARY_IDENTITY
 
-/* Whether a unary op's derivative is written in its output y (else in its input x; NEG and
- * IDENTITY need neither). */
+/* Whether a unary op's derivative is written in its output y (2), in its input x (1) or in
+ * neither (0: NEG and IDENTITY, and the step functions, whose derivative is zero). */
 static int unary_needs(lt_unary_op op) {
   switch (op) {
   case LT_UNARY_IDENTITY:
-  case LT_UNARY_NEG: return 0;
+  case LT_UNARY_NEG:
+  case LT_UNARY_FLOOR:
+  case LT_UNARY_CEIL:
+  case LT_UNARY_ROUND:
+  case LT_UNARY_TRUNC:
+  case LT_UNARY_SIGN: return 0;
   case LT_UNARY_SQRT:
   case LT_UNARY_EXP:
   case LT_UNARY_TANH:
   case LT_UNARY_SIGMOID:
-  case LT_UNARY_RECIPROCAL: return 2;
+  case LT_UNARY_RECIPROCAL:
+  case LT_UNARY_RELU:
+  case LT_UNARY_EXPM1:
+  case LT_UNARY_RSQRT: return 2;
   default: return 1;
   }
 }
 
-static double relu_grad(double x, double y, double g) {
-  (void)y;
-  return x > 0 ? g : 0.0;
+/* Ops whose result is a truth value or a bit pattern: it carries no gradient, so it is not
+ * recorded at all (as PyTorch: the result does not require a gradient). */
+static bool unary_stops(lt_unary_op op) {
+  return op == LT_UNARY_NOT || op == LT_UNARY_INVERT || op == LT_UNARY_ISNAN ||
+         op == LT_UNARY_ISINF || op == LT_UNARY_ISFINITE;
 }
-static double abs_grad(double x, double y, double g) {
-  (void)y;
-  return x > 0 ? g : x < 0 ? -g : 0.0;
+
+/* The derivatives of the erf family, in a few fused passes. */
+static lt_status erf_family_grad(lt_unary_op op, const lt_tensor *x, const lt_tensor *g,
+                                 lt_tensor **out) {
+  static const double pi = 3.14159265358979323846;
+  lt_tensor *u = NULL, *e = NULL, *q = NULL, *d = NULL, *one = NULL;
+  double k[3] = {1, 1, 1};
+  lt_status st;
+  if (op == LT_UNARY_ERF) { /* 2/sqrt(pi) exp(-x^2) g */
+    k[0] = -1;
+    st = lt__ad_ew(0, 0, x, LT_UNARY_SQUARE, NULL, ID, NULL, ID, k, &u);
+    k[0] = 2 / sqrt(pi);
+    if (st == LT_OK) st = lt__ad_ew(LT_BINARY_MUL, 0, u, LT_UNARY_EXP, g, ID, NULL, ID, k, out);
+    lt_tensor_destroy(u);
+    return st;
+  }
+  /* GELU: Phi(x) + x phi(x), Phi(x) = (1 + erf(x/sqrt2))/2, phi(x) = exp(-x^2/2)/sqrt(2 pi) */
+  st = lt__ad_scale(x, 1 / sqrt(2.0), &u);
+  if (st == LT_OK) st = lt__ad_ew(0, 0, u, LT_UNARY_ERF, NULL, ID, NULL, ID, NULL, &e);
+  k[0] = -1;
+  lt_tensor *m = NULL;
+  if (st == LT_OK) st = lt__ad_ew(0, 0, u, LT_UNARY_SQUARE, NULL, ID, NULL, ID, k, &m);
+  k[0] = 1 / sqrt(2 * pi);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_MUL, 0, m, LT_UNARY_EXP, x, ID, NULL, ID, k, &q);
+  k[0] = 0.5;
+  k[1] = 1;
+  k[2] = 0.5;
+  if (st == LT_OK) st = lt_tensor_full(x->storage->ctx, x->dtype, 0, NULL, 1.0, &one);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_ADD, LT_BINARY_ADD, e, ID, q, ID, one, ID, k, &d);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_MUL, 0, d, ID, g, ID, NULL, ID, NULL, out);
+  lt_tensor *all[] = {u, e, m, q, d, one};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    lt_tensor_destroy(all[i]);
+  return st;
+}
+
+/* g * f'(x) for the ops whose derivative needs more than one fused pass. */
+static lt_status multi_pass_grad(lt_unary_op op, const lt_tensor *s, const lt_tensor *g,
+                                 lt_tensor **out) {
+  lt_tensor *one = NULL, *t = NULL, *a = NULL;
+  double k[3] = {1, 1, 1};
+  lt_status st = LT_OK;
+  switch (op) {
+  case LT_UNARY_LOG1P: /* g / (1 + x) */
+    st = lt_tensor_full(s->storage->ctx, s->dtype, 0, NULL, 1.0, &one);
+    if (st == LT_OK) st = lt__ad_ew(LT_BINARY_ADD, 0, s, ID, one, ID, NULL, ID, k, &t);
+    if (st == LT_OK) st = lt__ad_ew(LT_BINARY_DIV, 0, g, ID, t, ID, NULL, ID, k, out);
+    break;
+  case LT_UNARY_SILU: /* (sig + x (sig - sig^2)) g */
+    st = lt__ad_ew(0, 0, s, LT_UNARY_SIGMOID, NULL, ID, NULL, ID, NULL, &t);
+    if (st == LT_OK)
+      st = lt__ad_ew(LT_BINARY_SUB, LT_BINARY_MUL, t, ID, t, LT_UNARY_SQUARE, s, ID, k, &a);
+    if (st == LT_OK) st = lt__ad_ew(LT_BINARY_ADD, LT_BINARY_MUL, t, ID, a, ID, g, ID, k, out);
+    break;
+  default: st = erf_family_grad(op, s, g, out);
+  }
+  lt_tensor_destroy(one);
+  lt_tensor_destroy(t);
+  lt_tensor_destroy(a);
+  return st;
+}
+
+/* A zero gradient of g's shape and dtype (the step functions). */
+static lt_status zero_grad_like(const lt_tensor *g, lt_tensor **out) {
+  return lt_tensor_zeros(g->storage->ctx, g->dtype, g->rank, g->shape, out);
 }
 
 static lt_status unary_backward(const lt__ad_node *n, const lt_tensor *g, lt_tensor **grads) {
   lt_unary_op op = (lt_unary_op)n->iparam[0];
   const lt_tensor *s = n->n_saved ? n->saved[0] : NULL; /* x or y as unary_needs says */
   double k[3] = {1, 1, 1};
+  lt_tensor *one = NULL;
+  lt_status st;
   switch (op) {
   case LT_UNARY_IDENTITY: return lt__ad_alias(g, &grads[0]);
   case LT_UNARY_NEG: return lt__ad_scale(g, -1.0, &grads[0]);
-  case LT_UNARY_ABS: return lt__ad_host_pointwise(s, NULL, g, abs_grad, &grads[0]);
-  case LT_UNARY_RELU: return lt__ad_host_pointwise(s, NULL, g, relu_grad, &grads[0]);
+  case LT_UNARY_ABS: /* g sign(x): 0 at 0, as PyTorch */
+    return lt__ad_ew(LT_BINARY_MUL, 0, g, ID, s, LT_UNARY_SIGN, NULL, ID, k, &grads[0]);
+  case LT_UNARY_RELU: /* g where y > 0 (y = relu(x): NaN and 0 give 0, as PyTorch) */
+    st = lt_tensor_full(s->storage->ctx, s->dtype, 0, NULL, 0.0, &one);
+    if (st == LT_OK)
+      st = lt__ad_ew(LT_BINARY_GT, LT_BINARY_MUL, s, ID, one, ID, g, ID, k, &grads[0]);
+    lt_tensor_destroy(one);
+    return st;
   case LT_UNARY_SQRT: /* g / (2 y) */
     k[0] = 0.5;
     return lt__ad_ew(LT_BINARY_DIV, 0, g, ID, s, ID, NULL, ID, k, &grads[0]);
@@ -61,16 +141,36 @@ static lt_status unary_backward(const lt__ad_node *n, const lt_tensor *g, lt_ten
   case LT_UNARY_SQUARE:
     k[0] = 2;
     return lt__ad_ew(LT_BINARY_MUL, 0, g, ID, s, ID, NULL, ID, k, &grads[0]);
-  default: break; /* ops added after the rule table (issue 18): no rule yet */
+  case LT_UNARY_EXPM1: /* g (y + 1) */
+    st = lt_tensor_full(s->storage->ctx, s->dtype, 0, NULL, 1.0, &one);
+    if (st == LT_OK)
+      st = lt__ad_ew(LT_BINARY_ADD, LT_BINARY_MUL, s, ID, one, ID, g, ID, k, &grads[0]);
+    lt_tensor_destroy(one);
+    return st;
+  case LT_UNARY_SOFTPLUS: /* g sigmoid(x) */
+    return lt__ad_ew(LT_BINARY_MUL, 0, g, ID, s, LT_UNARY_SIGMOID, NULL, ID, k, &grads[0]);
+  case LT_UNARY_RSQRT: /* -g y^3 / 2 */
+    k[0] = -0.5;
+    return lt__ad_ew(LT_BINARY_MUL, LT_BINARY_MUL, g, ID, s, LT_UNARY_SQUARE, s, ID, k, &grads[0]);
+  case LT_UNARY_FLOOR:
+  case LT_UNARY_CEIL:
+  case LT_UNARY_ROUND:
+  case LT_UNARY_TRUNC:
+  case LT_UNARY_SIGN: return zero_grad_like(g, &grads[0]);
+  case LT_UNARY_LOG1P:
+  case LT_UNARY_SILU:
+  case LT_UNARY_ERF:
+  case LT_UNARY_GELU: return multi_pass_grad(op, s, g, &grads[0]);
+  default: break;
   }
-  return lt__error(LT_ERR_UNSUPPORTED, "autograd: unary op %d has no backward rule yet", (int)op);
+  return lt__error(LT_ERR_INTERNAL, "autograd: unary op %d has no backward rule", (int)op);
 }
 
 const lt__ad_rule lt__ad_rule_unary = {"unary", unary_backward};
 
 lt_status lt_ad_unary(lt_tape *tape, lt_unary_op op, const lt_tensor *a, lt_tensor **out) {
   LT_TRY(lt_unary(op, a, out));
-  if (!lt__ad_should_record(tape, 1, &a)) return LT_OK;
+  if (unary_stops(op) || !lt__ad_should_record(tape, 1, &a)) return LT_OK;
   lt__ad_node *n;
   lt_status st = lt__ad_record(tape, &lt__ad_rule_unary, 1, &a, *out, &n);
   if (st == LT_OK) {
@@ -88,11 +188,72 @@ lt_status lt_ad_unary(lt_tape *tape, lt_unary_op op, const lt_tensor *a, lt_tens
 
 /* ---- binary and trinary ---- */
 
-static double max_grad_p(double p, double q, double g) {
-  return (p > q || isnan(p)) ? g : p == q ? 0.5 * g : 0.0;
+/* d max(p, q)/dp = (1 + sign(p - q))/2 and d/dq = (1 - sign(p - q))/2 (min: signs swapped):
+ * ties split evenly, as PyTorch's maximum/minimum; each is one fused pass after p - q. */
+static lt_status extreme_grads(lt_binary_op op, const lt_tensor *p, const lt_tensor *q,
+                               const lt_tensor *g, bool want_p, bool want_q, lt_tensor **gp,
+                               lt_tensor **gq) {
+  lt_tensor *d = NULL, *half = NULL;
+  double k[3] = {1, -1, 1};
+  lt_status st = lt__ad_ew(LT_BINARY_ADD, 0, p, ID, q, ID, NULL, ID, k, &d);
+  if (st == LT_OK) st = lt_tensor_full(g->storage->ctx, d->dtype, 0, NULL, 0.5, &half);
+  double sgn = op == LT_BINARY_MAX ? 0.5 : -0.5;
+  for (int side = 0; side < 2 && st == LT_OK; side++) {
+    if (!(side == 0 ? want_p : want_q)) continue;
+    double ks[3] = {side == 0 ? sgn : -sgn, 1, 1};
+    st = lt__ad_ew(LT_BINARY_ADD, LT_BINARY_MUL, d, LT_UNARY_SIGN, half, ID, g, ID, ks,
+                   side == 0 ? gp : gq);
+  }
+  lt_tensor_destroy(d);
+  lt_tensor_destroy(half);
+  return st;
 }
-static double min_grad_p(double p, double q, double g) {
-  return (p < q || isnan(p)) ? g : p == q ? 0.5 * g : 0.0;
+
+/* Binary ops whose result carries no gradient (truth values, bits): not recorded at all. */
+static bool binary_stops(lt_binary_op op) {
+  return (op >= LT_BINARY_EQ && op <= LT_BINARY_SHIFT_RIGHT) || op == LT_BINARY_WHERE;
+}
+
+/* z = p - f(p / q) q (fmod: f = trunc, remainder: floor): dz/dp = 1, dz/dq = -f(p / q); the
+ * step function's own derivative is zero. floor_divide: both zero. */
+static lt_status mod_grads(lt_binary_op op, const lt_tensor *p, const lt_tensor *q,
+                           const lt_tensor *g, bool want_p, bool want_q, lt_tensor **gp,
+                           lt_tensor **gq) {
+  lt_status st = LT_OK;
+  if (op == LT_BINARY_FLOOR_DIVIDE) {
+    if (want_p) st = zero_grad_like(g, gp);
+    if (st == LT_OK && want_q) st = zero_grad_like(g, gq);
+    return st;
+  }
+  if (want_p) st = lt__ad_alias(g, gp);
+  if (st == LT_OK && want_q) {
+    lt_tensor *t = NULL;
+    double k[3] = {-1, 1, 1};
+    st = lt__ad_ew(LT_BINARY_DIV, 0, p, ID, q, ID, NULL, ID, NULL, &t);
+    lt_unary_op f = op == LT_BINARY_FMOD ? LT_UNARY_TRUNC : LT_UNARY_FLOOR;
+    if (st == LT_OK) st = lt__ad_ew(LT_BINARY_MUL, 0, t, f, g, ID, NULL, ID, k, gq);
+    lt_tensor_destroy(t);
+  }
+  return st;
+}
+
+/* atan2(p, q): g q / (p^2 + q^2) and -g p / (p^2 + q^2); hypot(p, q) = z: g p / z, g q / z. */
+static lt_status angle_grads(lt_binary_op op, const lt_tensor *p, const lt_tensor *q,
+                             const lt_tensor *g, bool want_p, bool want_q, lt_tensor **gp,
+                             lt_tensor **gq) {
+  lt_tensor *r = NULL;
+  lt_status st =
+      op == LT_BINARY_ATAN2
+          ? lt__ad_ew(LT_BINARY_ADD, 0, p, LT_UNARY_SQUARE, q, LT_UNARY_SQUARE, NULL, ID, NULL, &r)
+          : lt__ad_ew(LT_BINARY_HYPOT, 0, p, ID, q, ID, NULL, ID, NULL, &r);
+  bool atan = op == LT_BINARY_ATAN2;
+  double kp[3] = {1, 1, 1}, kq[3] = {atan ? -1 : 1, 1, 1};
+  if (st == LT_OK && want_p)
+    st = lt__ad_ew(LT_BINARY_MUL, LT_BINARY_DIV, g, ID, atan ? q : p, ID, r, ID, kp, gp);
+  if (st == LT_OK && want_q)
+    st = lt__ad_ew(LT_BINARY_MUL, LT_BINARY_DIV, g, ID, atan ? p : q, ID, r, ID, kq, gq);
+  lt_tensor_destroy(r);
+  return st;
 }
 
 /* Gradients gp, gq of z = p op q from the output gradient g (z given when known, else NULL). */
@@ -138,28 +299,21 @@ static lt_status op_grads(lt_binary_op op, const lt_tensor *p, const lt_tensor *
     return st;
   }
   case LT_BINARY_MIN:
-  case LT_BINARY_MAX: {
-    lt__ad_pointwise_fn f = op == LT_BINARY_MAX ? max_grad_p : min_grad_p;
-    lt_tensor *pb = NULL, *qb = NULL, *gb = NULL;
-    /* ties split evenly, as PyTorch's maximum/minimum: each side gets half */
-    int rank = g->rank;
-    st = lt_view_broadcast_to(p, rank, g->shape, &pb);
-    if (st == LT_OK) st = lt_view_broadcast_to(q, rank, g->shape, &qb);
-    if (st == LT_OK) st = lt__ad_alias(g, &gb);
-    if (st == LT_OK && want_p) st = lt__ad_host_pointwise(pb, qb, gb, f, gp);
-    if (st == LT_OK && want_q) st = lt__ad_host_pointwise(qb, pb, gb, f, gq);
-    lt_tensor_destroy(pb);
-    lt_tensor_destroy(qb);
-    lt_tensor_destroy(gb);
-    return st;
-  }
+  case LT_BINARY_MAX: return extreme_grads(op, p, q, g, want_p, want_q, gp, gq);
+  case LT_BINARY_FLOOR_DIVIDE:
+  case LT_BINARY_REMAINDER:
+  case LT_BINARY_FMOD: return mod_grads(op, p, q, g, want_p, want_q, gp, gq);
+  case LT_BINARY_ATAN2:
+  case LT_BINARY_HYPOT: return angle_grads(op, p, q, g, want_p, want_q, gp, gq);
   default: break;
   }
   return lt__error(LT_ERR_UNSUPPORTED, "autograd: binary op %d has no backward rule yet", (int)op);
 }
 
 /* Whether op's derivative reads its operands (p, q). */
-static bool op_reads(lt_binary_op op) { return op != LT_BINARY_ADD && op != LT_BINARY_SUB; }
+static bool op_reads(lt_binary_op op) {
+  return op != LT_BINARY_ADD && op != LT_BINARY_SUB && op != LT_BINARY_FLOOR_DIVIDE;
+}
 
 /* s*t, or an alias when s == 1. */
 static lt_status scaled(const lt_tensor *t, double s, lt_tensor **out) {
@@ -173,7 +327,7 @@ static lt_status ew_backward(const lt__ad_node *n, const lt_tensor *g, lt_tensor
   const double *s = n->dparam;
   lt_tensor *u = NULL, *v = NULL, *w = NULL, *t = NULL, *gt = NULL, *gw = NULL;
   lt_tensor *gu = NULL, *gv = NULL;
-  bool need_ab = n->needs[0] || n->needs[1];
+  bool need_ab = (n->needs[0] || n->needs[1]) && !binary_stops(op_ab);
   lt_status st = LT_OK;
   /* the operands as the op saw them: s_k * input_k */
   if (n->saved[0]) st = scaled(n->saved[0], s[0], &u);
@@ -208,10 +362,9 @@ lt_status lt_ad_trinary(lt_tape *tape, lt_binary_op op_ab, lt_binary_op op_abc, 
   LT_TRY(lt__check_tensor(a, "lt_ad_trinary: a"));
   LT_TRY(lt__check_tensor(b, "lt_ad_trinary: b"));
   if (c) LT_TRY(lt__check_tensor(c, "lt_ad_trinary: c"));
-  LT_RETURN_IF((unsigned)op_ab > LT_BINARY_POW || (unsigned)op_abc > LT_BINARY_POW,
-               LT_ERR_UNSUPPORTED,
-               "lt_ad_trinary: binary op %d has no backward rule (ADD..POW have)",
-               (unsigned)op_ab > LT_BINARY_POW ? (int)op_ab : (int)op_abc);
+  LT_RETURN_IF((unsigned)op_ab > LT_BINARY_WHERE || (unsigned)op_abc > LT_BINARY_WHERE,
+               LT_ERR_INVALID_ARGUMENT, "lt_ad_trinary: unknown binary op code %d",
+               (unsigned)op_ab > LT_BINARY_WHERE ? (int)op_ab : (int)op_abc);
   double s[3] = {1, 1, 1};
   if (scalars) {
     s[0] = scalars[0];
@@ -221,7 +374,8 @@ lt_status lt_ad_trinary(lt_tape *tape, lt_binary_op op_ab, lt_binary_op op_abc, 
   LT_TRY(lt__ad_ew(op_ab, op_abc, a, ID, b, ID, c, ID, s, out));
   const lt_tensor *ins[3] = {a, b, c};
   int ni = c ? 3 : 2;
-  if (!lt__ad_should_record(tape, ni, ins)) return LT_OK;
+  if ((c ? binary_stops(op_abc) : binary_stops(op_ab)) || !lt__ad_should_record(tape, ni, ins))
+    return LT_OK;
   lt__ad_node *n;
   lt_status st = lt__ad_record(tape, &lt__ad_rule_ew, ni, ins, *out, &n);
   if (st == LT_OK) {
@@ -253,5 +407,7 @@ lt_status lt_ad_trinary(lt_tape *tape, lt_binary_op op_ab, lt_binary_op op_abc, 
 
 lt_status lt_ad_binary(lt_tape *tape, lt_binary_op op, const lt_tensor *a, const lt_tensor *b,
                        lt_tensor **out) {
+  /* the plain call's bool result: not recorded (it carries no gradient) */
+  if ((unsigned)op <= LT_BINARY_WHERE && binary_stops(op)) return lt_binary(op, a, b, out);
   return lt_ad_trinary(tape, op, LT_BINARY_ADD, a, b, NULL, NULL, out);
 }

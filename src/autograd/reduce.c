@@ -1,96 +1,63 @@
 /* Differentiable reductions. SUM and MEAN broadcast the gradient back; SUMSQ scales by 2x.
- * PROD, MIN, MAX and MAXABS need per-slice facts (exclusive products, which elements tie for
- * the extreme): those weights are computed per reduced slice in float64 on the host, exactly,
- * then multiplied by the broadcast gradient. ARGMAX/ARGMIN results stop gradients. */
+ * PROD, MIN, MAX and MAXABS need per-slice facts (products of the others, which elements tie for
+ * the extreme): those come from comparisons, a second reduction and fused elementwise passes on
+ * the device. ARGMAX/ARGMIN results stop gradients. */
 #include "autograd/autograd.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Weights of one reduced slice x[0..len), written over x. */
-typedef void (*slice_fn)(double *x, int64_t len);
+#define ID LT_UNARY_IDENTITY
 
-static void prod_weights(double *x, int64_t len) {
-  /* d prod / d x_i = product of the others: prefix times suffix, exact with zeros */
-  double suffix = 1.0;
-  double *pre = malloc(sizeof(double) * (size_t)(len > 0 ? len : 1));
-  if (pre == NULL) {
-    for (int64_t i = 0; i < len; i++)
-      x[i] = NAN;
-    return;
-  }
-  double p = 1.0;
-  for (int64_t i = 0; i < len; i++) {
-    pre[i] = p;
-    p *= x[i];
-  }
-  for (int64_t i = len - 1; i >= 0; i--) {
-    double xi = x[i];
-    x[i] = pre[i] * suffix;
-    suffix *= xi;
-  }
-  free(pre);
+/* A rank-0 constant of x's dtype on x's context. */
+static lt_status scalar_like(const lt_tensor *x, double v, lt_tensor **out) {
+  return lt_tensor_full(x->storage->ctx, x->dtype, 0, NULL, v, out);
 }
 
-/* Ties of the extreme share the gradient evenly (PyTorch's amax/amin); NaN is the extreme. */
-static void extreme_weights(double *x, int64_t len, int sign, bool absolute) {
-  double best = sign > 0 ? -INFINITY : INFINITY;
-  bool nan = false;
-  for (int64_t i = 0; i < len; i++) {
-    double v = absolute ? fabs(x[i]) : x[i];
-    if (isnan(v))
-      nan = true;
-    else if (sign > 0 ? v > best : v < best)
-      best = v;
-  }
-  int64_t ties = 0;
-  for (int64_t i = 0; i < len; i++) {
-    double v = absolute ? fabs(x[i]) : x[i];
-    ties += nan ? isnan(v) : v == best;
-  }
-  for (int64_t i = 0; i < len; i++) {
-    double v = absolute ? fabs(x[i]) : x[i];
-    bool hit = nan ? isnan(v) : v == best;
-    double s = absolute ? (x[i] < 0 ? -1.0 : x[i] > 0 ? 1.0 : 0.0) : 1.0;
-    x[i] = hit ? s / (double)ties : 0.0;
-  }
+/* min/max/maxabs: g where |x| (or x) equals the slice's extreme, divided by the number of such
+ * ties (PyTorch's amax/amin split), times sign(x) for maxabs. On the device: the extreme is
+ * reduced again (cheaper than saving it), ties are an EQ pass and a count. */
+static lt_status extreme_grad(lt_reduce_op op, const lt_tensor *x, int n_axes, const int *axes,
+                              const lt_tensor *gk, lt_tensor **out) {
+  bool absolute = op == LT_REDUCE_MAXABS;
+  lt_tensor *m = NULL, *eq = NULL, *cnt = NULL, *w = NULL;
+  lt_status st = lt_reduce(op, x, n_axes, axes, true, &m);
+  if (st == LT_OK)
+    st = lt__ad_ew(LT_BINARY_EQ, 0, x, absolute ? LT_UNARY_ABS : ID, m, ID, NULL, ID, NULL, &eq);
+  if (st == LT_OK) st = lt_reduce(LT_REDUCE_SUM, eq, n_axes, axes, true, &cnt);
+  if (st == LT_OK && absolute)
+    st = lt__ad_ew(LT_BINARY_MUL, LT_BINARY_MUL, eq, ID, x, LT_UNARY_SIGN, gk, ID, NULL, &w);
+  else if (st == LT_OK)
+    st = lt__ad_ew(LT_BINARY_MUL, 0, eq, ID, gk, ID, NULL, ID, NULL, &w);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_DIV, 0, w, ID, cnt, ID, NULL, ID, NULL, out);
+  lt_tensor *all[] = {m, eq, cnt, w};
+  for (int i = 0; i < 4; i++)
+    lt_tensor_destroy(all[i]);
+  return st;
 }
-static void max_weights(double *x, int64_t len) { extreme_weights(x, len, 1, false); }
-static void min_weights(double *x, int64_t len) { extreme_weights(x, len, -1, false); }
-static void maxabs_weights(double *x, int64_t len) { extreme_weights(x, len, 1, true); }
 
-/* Weights of x over the axes in `mask`, as a tensor in x's shape and dtype. */
-static lt_status slice_weights(const lt_tensor *x, uint64_t mask, slice_fn f, lt_tensor **out) {
-  int perm[LT_MAX_RANK], inv[LT_MAX_RANK], k = 0;
-  int64_t outer = 1, len = 1, pshape[LT_MAX_RANK];
-  for (int i = 0; i < x->rank; i++)
-    if (!(mask >> i & 1)) perm[k++] = i, outer *= x->shape[i];
-  for (int i = 0; i < x->rank; i++)
-    if (mask >> i & 1) perm[k++] = i, len *= x->shape[i];
-  for (int i = 0; i < x->rank; i++)
-    inv[perm[i]] = i, pshape[i] = x->shape[perm[i]];
-  lt_tensor *pv, *c = NULL, *w = NULL, *wv = NULL;
-  LT_TRY(lt_view_permute(x, perm, &pv));
-  lt_status st = lt_tensor_contiguous(pv, LT_F64, &c);
-  lt_tensor_destroy(pv);
-  LT_TRY(st);
-  size_t bytes = sizeof(double) * (size_t)(x->numel > 0 ? x->numel : 1);
-  double *h = malloc(bytes);
-  if (h == NULL) st = lt__error(LT_ERR_OUT_OF_MEMORY, "autograd: out of memory (reduction)");
-  if (st == LT_OK) st = lt_tensor_to_host(c, h, bytes);
-  if (st == LT_OK) {
-    if (len > 0)
-      for (int64_t o = 0; o < outer; o++)
-        f(h + o * len, len);
-    st = lt_tensor_from_host(x->storage->ctx, LT_F64, x->rank, pshape, NULL, h, &w);
-  }
-  if (st == LT_OK) st = lt_view_permute(w, inv, &wv);
-  if (st == LT_OK) st = lt_tensor_contiguous(wv, x->dtype, out);
-  free(h);
-  lt_tensor_destroy(c);
-  lt_tensor_destroy(w);
-  lt_tensor_destroy(wv);
+/* prod: d/dx_i = product of the others, exact with zeros and without a host pass. With z zeros
+ * in the slice and P the product of its nonzero elements: z = 0 gives P / x_i, z = 1 gives P at
+ * the zero and 0 elsewhere, z > 1 gives 0. */
+static lt_status prod_grad(const lt_tensor *x, int n_axes, const int *axes, const lt_tensor *gk,
+                           lt_tensor **out) {
+  lt_tensor *zero = NULL, *one = NULL, *nz = NULL, *xr = NULL, *p = NULL, *z = NULL;
+  lt_tensor *c0 = NULL, *c1 = NULL, *t1 = NULL, *t2 = NULL;
+  lt_status st = scalar_like(x, 0.0, &zero);
+  if (st == LT_OK) st = scalar_like(x, 1.0, &one);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_EQ, 0, x, ID, zero, ID, NULL, ID, NULL, &nz);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_ADD, 0, x, ID, nz, ID, NULL, ID, NULL, &xr);
+  if (st == LT_OK) st = lt_reduce(LT_REDUCE_PROD, xr, n_axes, axes, true, &p);
+  if (st == LT_OK) st = lt_reduce(LT_REDUCE_SUM, nz, n_axes, axes, true, &z);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_EQ, 0, z, ID, zero, ID, NULL, ID, NULL, &c0);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_EQ, 0, z, ID, one, ID, NULL, ID, NULL, &c1);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_DIV, 0, c0, ID, xr, ID, NULL, ID, NULL, &t1);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_MUL, LT_BINARY_ADD, c1, ID, nz, ID, t1, ID, NULL, &t2);
+  if (st == LT_OK) st = lt__ad_ew(LT_BINARY_MUL, LT_BINARY_MUL, t2, ID, p, ID, gk, ID, NULL, out);
+  lt_tensor *all[] = {zero, one, nz, xr, p, z, c0, c1, t1, t2};
+  for (int i = 0; i < 10; i++)
+    lt_tensor_destroy(all[i]);
   return st;
 }
 
@@ -100,9 +67,10 @@ static lt_status reduce_backward(const lt__ad_node *n, const lt_tensor *g, lt_te
   uint64_t mask = (uint64_t)n->iparam[2];
   const lt__ad_meta *in = &n->in[0];
   int64_t kshape[LT_MAX_RANK], count = 1;
+  int axes[LT_MAX_RANK], n_axes = 0;
   for (int i = 0; i < in->rank; i++) {
     kshape[i] = (mask >> i & 1) ? 1 : in->shape[i];
-    if (mask >> i & 1) count *= in->shape[i];
+    if (mask >> i & 1) count *= in->shape[i], axes[n_axes++] = i;
   }
   lt_tensor *gk;
   LT_TRY(lt_tensor_reshape(g, in->rank, kshape, &gk));
@@ -123,20 +91,10 @@ static lt_status reduce_backward(const lt__ad_node *n, const lt_tensor *g, lt_te
     st = lt__ad_ew(LT_BINARY_MUL, 0, x, LT_UNARY_IDENTITY, gk, LT_UNARY_IDENTITY, NULL,
                    LT_UNARY_IDENTITY, k, &grads[0]);
     break;
-  case LT_REDUCE_PROD:
+  case LT_REDUCE_PROD: st = prod_grad(x, n_axes, axes, gk, &grads[0]); break;
   case LT_REDUCE_MIN:
   case LT_REDUCE_MAX:
-  case LT_REDUCE_MAXABS: {
-    slice_fn f = op == LT_REDUCE_PROD  ? prod_weights
-                 : op == LT_REDUCE_MIN ? min_weights
-                 : op == LT_REDUCE_MAX ? max_weights
-                                       : maxabs_weights;
-    st = slice_weights(x, mask, f, &w);
-    if (st == LT_OK)
-      st = lt__ad_ew(LT_BINARY_MUL, 0, w, LT_UNARY_IDENTITY, gk, LT_UNARY_IDENTITY, NULL,
-                     LT_UNARY_IDENTITY, k, &grads[0]);
-    break;
-  }
+  case LT_REDUCE_MAXABS: st = extreme_grad(op, x, n_axes, axes, gk, &grads[0]); break;
   default: st = lt__error(LT_ERR_INTERNAL, "autograd: reduction %d has no rule", (int)op);
   }
   lt_tensor_destroy(w);

@@ -38,7 +38,7 @@ static void map_insert_raw(int *map, int cap, const lt__ad_var *vars, int v) {
 }
 
 /* Rebuilds the map for the current variables (after growth or after clear). */
-static lt_status map_rebuild(lt_tape *tape, int want) {
+lt_status lt__ad_map_rebuild(lt_tape *tape, int want) {
   int cap = 64;
   while (cap < 2 * want)
     cap *= 2;
@@ -70,7 +70,7 @@ static lt_status add_var(lt_tape *tape, const lt_tensor *t, bool leaf, int node,
     tape->vars = v;
     tape->cap_vars = cap;
   }
-  if (2 * (tape->n_vars + 1) > tape->map_cap) LT_TRY(map_rebuild(tape, tape->n_vars + 1));
+  if (2 * (tape->n_vars + 1) > tape->map_cap) LT_TRY(lt__ad_map_rebuild(tape, tape->n_vars + 1));
   int v = tape->n_vars++;
   lt__ad_var *var = &tape->vars[v];
   memset(var, 0, sizeof *var);
@@ -107,7 +107,7 @@ static void node_release_saved(lt__ad_node *n) {
   n->freed = true;
 }
 
-static void node_free(lt__ad_node *n) {
+void lt__ad_node_free(lt__ad_node *n) {
   if (!n->freed) node_release_saved(n);
   free(n->needs);
   free(n->in_var);
@@ -117,7 +117,7 @@ static void node_free(lt__ad_node *n) {
 lt_status lt_tape_clear(lt_tape *tape) {
   LT_TRY(check_tape(tape, "lt_tape_clear"));
   for (int i = 0; i < tape->n_nodes; i++)
-    node_free(&tape->nodes[i]);
+    lt__ad_node_free(&tape->nodes[i]);
   tape->n_nodes = 0;
   int w = 0;
   for (int v = 0; v < tape->n_vars; v++) {
@@ -129,13 +129,13 @@ lt_status lt_tape_clear(lt_tape *tape) {
     }
   }
   tape->n_vars = w;
-  return map_rebuild(tape, w);
+  return lt__ad_map_rebuild(tape, w);
 }
 
 void lt_tape_destroy(lt_tape *tape) {
   if (!lt__handle_may_destroy(tape, LT__HANDLE_TAPE, "lt_tape_destroy")) return;
   for (int i = 0; i < tape->n_nodes; i++)
-    node_free(&tape->nodes[i]);
+    lt__ad_node_free(&tape->nodes[i]);
   for (int v = 0; v < tape->n_vars; v++)
     lt_tensor_destroy(tape->vars[v].grad);
   free(tape->nodes);
@@ -166,7 +166,7 @@ lt_status lt_tape_requires_grad(lt_tape *tape, const lt_tensor *t, bool requires
       lt_tensor_destroy(tape->vars[v].grad);
       tape->vars[v].grad = NULL;
       tape->vars[v].serial = 0;
-      LT_TRY(map_rebuild(tape, tape->n_vars));
+      LT_TRY(lt__ad_map_rebuild(tape, tape->n_vars));
     }
     return LT_OK;
   }
@@ -311,7 +311,7 @@ lt_status lt__ad_record(lt_tape *tape, const lt__ad_rule *rule, int n, const lt_
   nd->in_var = calloc((size_t)n, sizeof *nd->in_var);
   nd->in = calloc((size_t)n, sizeof *nd->in);
   if (!nd->needs || !nd->in_var || !nd->in) {
-    node_free(nd);
+    lt__ad_node_free(nd);
     return lt__error(LT_ERR_OUT_OF_MEMORY, "autograd: out of memory recording '%s'", rule->name);
   }
   for (int i = 0; i < n; i++) {
@@ -323,7 +323,7 @@ lt_status lt__ad_record(lt_tape *tape, const lt__ad_rule *rule, int n, const lt_
   int v;
   lt_status st = add_var(tape, out, false, tape->n_nodes, &v);
   if (st != LT_OK) {
-    node_free(nd);
+    lt__ad_node_free(nd);
     return st;
   }
   nd->out_var = v;
@@ -335,9 +335,9 @@ lt_status lt__ad_record(lt_tape *tape, const lt__ad_rule *rule, int n, const lt_
 void lt__ad_unrecord_last(lt_tape *tape) {
   lt__ad_node *nd = &tape->nodes[--tape->n_nodes];
   tape->vars[nd->out_var].serial = 0;
-  node_free(nd);
+  lt__ad_node_free(nd);
   tape->n_vars--;
-  (void)map_rebuild(tape, tape->n_vars);
+  (void)lt__ad_map_rebuild(tape, tape->n_vars);
 }
 
 lt_status lt__ad_save(lt__ad_node *node, int k, const lt_tensor *t, const char *what) {
@@ -448,7 +448,8 @@ lt_status lt_tape_backward(lt_tape *tape, const lt_tensor *output, const lt_tens
   int v0 = lt__ad_lookup(tape, output);
   LT_RETURN_IF(v0 < 0, LT_ERR_INVALID_ARGUMENT,
                "lt_tape_backward: output is not tracked by this tape (no input of the ops that "
-               "made it requires a gradient, or they were not recorded)");
+               "made it requires a gradient, they were not recorded, or a backward without "
+               "LT_BACKWARD_RETAIN_GRAPH already freed its graph)");
   lt_tensor *g0 = NULL;
   if (grad_output == NULL) {
     LT_RETURN_IF(output->numel != 1, LT_ERR_INVALID_ARGUMENT,
@@ -485,6 +486,8 @@ lt_status lt_tape_backward(lt_tape *tape, const lt_tensor *output, const lt_tens
   if (st == LT_OK && !(flags & LT_BACKWARD_RETAIN_GRAPH)) {
     for (int i = 0; i < tape->n_nodes; i++)
       if (tape->nodes[i].visited && !tape->nodes[i].freed) node_release_saved(&tape->nodes[i]);
+    /* the walked graph's records go too (other graphs on the tape keep theirs) */
+    st = lt__ad_prune(tape);
   }
   lt_tensor_destroy(g0);
   return st;

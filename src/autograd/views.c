@@ -131,8 +131,10 @@ static lt_status record1(lt_tape *tape, const lt__ad_rule *rule, const lt_tensor
 
 lt_status lt_ad_contiguous(lt_tape *tape, const lt_tensor *a, lt_dtype dtype, lt_tensor **out) {
   LT_TRY(lt_tensor_contiguous(a, dtype, out));
-  bool floating = (*out)->dtype != LT_I64;
-  return record1(tape, floating ? &lt__ad_rule_convert : &lt__ad_rule_stop, a, out, NULL, 0, NULL);
+  lt_dtype d = (*out)->dtype; /* a conversion to integers or bool carries no gradient */
+  bool floating = d == LT_F16 || d == LT_BF16 || d == LT_F32 || d == LT_F64;
+  static const lt__ad_rule to_integer = {"conversion to an integer or bool dtype", NULL};
+  return record1(tape, floating ? &lt__ad_rule_convert : &to_integer, a, out, NULL, 0, NULL);
 }
 lt_status lt_ad_reshape(lt_tape *tape, const lt_tensor *a, int rank, const int64_t *shape,
                         lt_tensor **out) {

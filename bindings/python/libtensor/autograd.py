@@ -8,10 +8,12 @@
     opt = lt.optim.Adam([w], lr=1e-3); opt.step(); opt.zero_grad()
 
 Each Context gets one tape, made when a first tensor on it requires a gradient. While the tape
-records, the one-call operations (ops, einsum, the Tensor operators and views) go through the
-C library's lt_ad_* calls whenever an operand is tracked, and through the plain calls
-otherwise. backward() without retain_graph frees the recorded graph of that context
-(leaves and their gradients stay), which also ends any other graph recorded there.
+records, the one-call operations (ops, einsum, the Tensor operators and views, softmax & co,
+var/std, scans, take, where, clip, concatenate/stack/split) go through the C library's lt_ad_*
+calls whenever an operand is tracked, and through the plain calls otherwise. backward()
+without retain_graph frees the graph it walked, as PyTorch: other graphs recorded on the same
+context keep their history. A tracked Tensor that Python collects is forgotten by the tape
+(lt_tape_forget), so a graph nobody runs backward through is released with its results.
 
 Sits on top of the package: patches the module-level constructor `_new` of ops, einsum and
 tensor, and adds requires_grad / grad / backward / detach to Tensor."""
@@ -25,6 +27,8 @@ from . import _lib, enums
 from .errors import check, raise_status
 from .tensor import Tensor, from_numpy
 from . import ops as _ops_mod  # noqa: F401 (patched below)
+from . import indexing as _indexing_mod
+from .convert import operands
 
 # (the package's names `tensor` and `einsum` are functions: the modules come from sys.modules)
 _tensor_mod = sys.modules[__package__ + ".tensor"]
@@ -95,12 +99,28 @@ _AD = {
     "lt_view_flip": ("lt_ad_flip", (0,), _same),
     "lt_view_diagonal": ("lt_ad_diagonal", (0,), _same),
     "lt_view_as_strided": ("lt_ad_as_strided", (0,), _same),
+    # issue 19: the vocabulary ops
+    "lt_softmax": ("lt_ad_softmax", (0,), _same),
+    "lt_log_softmax": ("lt_ad_log_softmax", (0,), _same),
+    "lt_logsumexp": ("lt_ad_logsumexp", (0,), _same),
+    "lt_var": ("lt_ad_var", (0,), _same),
+    "lt_std": ("lt_ad_std", (0,), _same),
+    "lt_cumsum": ("lt_ad_cumsum", (0,), _same),
+    "lt_cumprod": ("lt_ad_cumprod", (0,), _same),
+    "lt_take": ("lt_ad_take", (0,), _same),
+    "lt_take_along_axis": ("lt_ad_take_along_axis", (0,), _same),
+    "lt_where": ("lt_ad_where", (1, 2), _same),  # the condition never carries a gradient
+    "lt_clip": ("lt_ad_clip", (0, 1, 2), _same),
+    "lt_concatenate": ("lt_ad_concatenate", (), _same),
+    "lt_stack": ("lt_ad_stack", (), _same),
 }
 
 
 def _handles_of(fn_name, positions, args):
     if fn_name == "lt_einsum":
         return [args[2][i] for i in range(args[1])]
+    if fn_name in ("lt_concatenate", "lt_stack"):
+        return [args[1][i] for i in range(args[0])]
     return [args[i] for i in positions]
 
 
@@ -187,10 +207,9 @@ def backward(self, gradient=None, retain_graph=False):
         g = gradient if isinstance(gradient, Tensor) else from_numpy(
             gradient, self.context, self.dtype, copy=True)
     flags = enums.LT_BACKWARD_RETAIN_GRAPH if retain_graph else 0
+    # without retain_graph the C tape frees the walked graph only (other graphs stay)
     check(_lib.fn("lt_tape_backward")(tape.handle, self.handle,
                                       None if g is None else g.handle, flags))
-    if not retain_graph:
-        check(_lib.fn("lt_tape_clear")(tape.handle))
 
 
 def detach(self):
@@ -236,8 +255,66 @@ def tensor(data, dtype=None, device=None, copy=False, requires_grad=False):
     return t
 
 
-for _mod in (_tensor_mod, _ops_mod, _einsum_mod):
+_plain_del = Tensor.__del__
+_forget_fn = _lib.fn("lt_tape_forget")
+
+
+def _del(self):
+    """Tells the context's tape that this handle is gone, so that records only it needed are
+    released (PyTorch frees a graph whose results die)."""
+    h = getattr(self, "_handle", None)
+    if h is not None and _tapes:
+        try:
+            tape = _tapes.get(self.context)
+            if tape is not None and tape.handle is not None:
+                _forget_fn(tape.handle, h)
+        except Exception:  # interpreter shutdown
+            pass
+    _plain_del(self)
+
+
+def _check_inplace(what, *tensors):
+    for t in tensors:
+        tape = _tapes.get(t.context)
+        if tape is not None and _recording and _tracked(tape, t.handle):
+            raise_status("LT_ERR_INVALID_ARGUMENT",
+                         f"libtensor: {what} writes in place, which the tape cannot record for "
+                         f"a tensor that requires a gradient; use the out-of-place "
+                         f"Tensor.{what}(...) instead")
+
+
+def _split_views(ta, axis, points):
+    tape = _tapes.get(ta.context) if _recording else None
+    if tape is None or not _tracked(tape, ta.handle):
+        return _plain_split_views(ta, axis, points)
+    outs = (ctypes.c_void_p * (len(points) + 1))()
+    check(_lib.fn("lt_ad_split")(tape.handle, ta.handle, axis, len(points),
+                                 _lib.int64_array(points), outs))
+    return [Tensor(h, ta.context, ta.readonly) for h in outs]
+
+
+def scatter_add(self, axis, index, src):
+    """Out of place (torch.Tensor.scatter_add / index_add): a copy of self with
+    copy[..., index[j], ...] += src[..., j, ...] along `axis` (a 1-D index, or one shaped like
+    src); differentiable in self and src."""
+    (ts, ti), _ = _indexing_mod._index_operand([src, index])
+    ts = operands([self, ts])[0][1]
+    tape = _tapes.get(self.context) if _recording else None
+    out = ctypes.c_void_p()
+    check(_lib.fn("lt_ad_scatter_add")(None if tape is None else tape.handle, self.handle,
+                                       _lib.as_int(axis, 32, "axis"), ti.handle, ts.handle,
+                                       ctypes.byref(out)))
+    return Tensor(out.value, self.context)
+
+
+_plain_split_views = _indexing_mod._split_views
+_indexing_mod._split_views = _split_views
+_indexing_mod._check_inplace = _check_inplace
+for _mod in (_tensor_mod, _ops_mod, _einsum_mod, _indexing_mod,
+             sys.modules[__package__ + ".stats"]):
     _mod._new = _ad_new
+Tensor.__del__ = _del
+Tensor.scatter_add = scatter_add
 Tensor.requires_grad = property(_get_requires_grad, _set_requires_grad)
 Tensor.requires_grad_ = requires_grad_
 Tensor.grad = property(_get_grad, _set_grad)

@@ -64,8 +64,24 @@ def scatter_add(target, axis, index, src):
     (ts, ti), _ = _index_operand([src, index])
     ts = operands([target, ts])[0][1]
     check_writeable(target)
+    _check_inplace("scatter_add", target, ts)
     check(_lib.fn("lt_scatter_add")(target.handle, _axis(axis), ti.handle, ts.handle))
     return target
+
+
+def _no_check(what, *tensors):
+    pass
+
+
+# autograd (issue 19) replaces these two: in-place writes refuse tensors a tape tracks, and
+# split records its pieces.
+_check_inplace = _no_check
+
+
+def _split_views(ta, axis, points):
+    outs = (ctypes.c_void_p * (len(points) + 1))()
+    check(_lib.fn("lt_split")(ta.handle, axis, len(points), _lib.int64_array(points), outs))
+    return [Tensor(h, ta.context, ta.readonly) for h in outs]
 
 
 def _tensors(arrays, what):
@@ -111,9 +127,7 @@ def split(a, indices_or_sections, axis=0):
         if sections <= 0 or n % sections:
             raise ValueError("libtensor: array split does not result in an equal division")
         points = [i * (n // sections) for i in range(1, sections)]
-    outs = (ctypes.c_void_p * (len(points) + 1))()
-    check(_lib.fn("lt_split")(ta.handle, axis, len(points), _lib.int64_array(points), outs))
-    return [result(Tensor(h, ta.context, ta.readonly), numpy_out) for h in outs]
+    return [result(t, numpy_out) for t in _split_views(ta, axis, points)]
 
 
 def _created(fn_name, device, *args):
