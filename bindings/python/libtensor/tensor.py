@@ -116,6 +116,10 @@ _rank_fn, _shape_fn, _strides_fn, _dtype_fn, _host_ptr_fn = (
                          "lt_tensor_dtype", "lt_tensor_host_pointer"))
 
 
+# Tensor.__del__'s call; _ext replaces it with the C extension's when that is present.
+destroy_handle = _lib.fn("lt_tensor_destroy")
+
+
 class Tensor:
     """A libtensor tensor: storage shared by views, dtype, shape, element strides, context."""
 
@@ -129,7 +133,7 @@ class Tensor:
         h, self._handle = getattr(self, "_handle", None), None
         if h is not None:
             try:
-                _lib.fn("lt_tensor_destroy")(h)
+                destroy_handle(h)
             except Exception:  # interpreter shutdown
                 pass
 

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/* libtensor._fast: one-shot elementwise ops, einsum through cached plans, plan calls. */
+#include "fast.h"
+
+#include <string.h>
+
+#define LT_FAST_MAX_OPERANDS 32
+/* Cached einsum plans: past this many the cache starts over (each holds a few KB). */
+#define LT_FAST_MAX_PLANS 256
+
+/* Tensors for one call's operands; owned ones (wrapped arrays) are destroyed by release(). */
+typedef struct operand_set {
+  lt_tensor *t[LT_FAST_MAX_OPERANDS + 1];
+  int owned[LT_FAST_MAX_OPERANDS + 1];
+  int n, any_tensor;
+} operand_set;
+
+static void operands_release(operand_set *s) {
+  for (int i = 0; i < s->n; i++)
+    if (s->owned[i]) lt__fast.lt_tensor_destroy(s->t[i]);
+  s->n = 0;
+}
+
+static int is_float(lt_dtype d) { return d == LT_F16 || d == LT_F32 || d == LT_F64; }
+
+/* Adds operand `v` on `ctx`. floats_only: NumPy arrays must be float (where the general path
+ * rounds integer results back to integers). Returns 1, LT_FAST_SKIP, or -1 with an exception. */
+static int operands_add(operand_set *s, PyObject *v, lt_context *ctx, int writable,
+                        int floats_only) {
+  int i = s->n;
+  int kind = lt__fast_operand(v, ctx, writable, &s->t[i], &s->owned[i]);
+  if (kind <= 0) return kind;
+  s->n++;
+  if (kind == LT_FAST_TENSOR)
+    s->any_tensor = 1;
+  else if (floats_only && !is_float(lt__fast.lt_tensor_dtype(s->t[i])))
+    return LT_FAST_SKIP;
+  return 1;
+}
+
+/* The context of a call over `args`: the first exact Tensor's, else the CPU context when it is
+ * the default device; NULL when the general path must decide. */
+static lt_context *call_context(PyObject *const *args, int n) {
+  for (int i = 0; i < n; i++)
+    if (Py_TYPE(args[i]) == (PyTypeObject *)lt__fast_state.tensor_type)
+      return lt__fast_tensor_context(args[i]);
+  return lt__fast_default_is_cpu() ? lt__fast_state.cpu : NULL;
+}
+
+static int same_shape(const lt_tensor *a, const lt_tensor *b) {
+  int rank = lt__fast.lt_tensor_rank(a);
+  return rank == lt__fast.lt_tensor_rank(b) &&
+         (rank == 0 || !memcmp(lt__fast.lt_tensor_shape(a), lt__fast.lt_tensor_shape(b),
+                               (size_t)rank * sizeof(int64_t)));
+}
+
+/* The result `r` of a call as the general path delivers it: a NumPy array when no Tensor took
+ * part, else the new handle (the package wraps it in a Tensor); or written into `out` (same
+ * shape; converted to its dtype) and `out` returned. Consumes `r` and the operands. */
+static PyObject *deliver(lt_tensor *r, operand_set *s, PyObject *out, lt_context *ctx) {
+  if (out == Py_None) {
+    int to_numpy = !s->any_tensor;
+    operands_release(s);
+    return to_numpy ? lt__fast_to_numpy(r) : PyLong_FromVoidPtr(r);
+  }
+  lt_tensor *target = NULL;
+  int owned = 0;
+  int kind = lt__fast_operand(out, ctx, 1, &target, &owned);
+  PyObject *ret = Py_NotImplemented; /* other shapes (broadcast into out=) or out kinds */
+  if (kind > 0 && same_shape(r, target)) {
+    lt_status st = lt__fast.lt_tensor_copy_into(target, r);
+    ret = st == LT_OK ? out : lt__fast_raise(st);
+  } else if (kind < 0) {
+    ret = NULL;
+  }
+  if (owned) lt__fast.lt_tensor_destroy(target);
+  lt__fast.lt_tensor_destroy(r);
+  operands_release(s);
+  Py_XINCREF(ret);
+  return ret;
+}
+
+static int int_arg(PyObject *v, int *out) {
+  long x = PyLong_AsLong(v);
+  if (x == -1 && PyErr_Occurred()) return -1;
+  *out = (int)x;
+  return 0;
+}
+
+/* Shared by binary and unary: n_in operands after the op code, then out. */
+static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
+  if (n != n_in + 2) {
+    PyErr_SetString(PyExc_TypeError, "libtensor._fast: wrong argument count");
+    return NULL;
+  }
+  int op;
+  if (int_arg(args[0], &op) < 0) return NULL;
+  lt_context *ctx = lt__fast_bound ? call_context(args + 1, n_in) : NULL;
+  if (ctx == NULL) Py_RETURN_NOTIMPLEMENTED;
+  operand_set s = {.n = 0};
+  for (int i = 0; i < n_in; i++) {
+    int ok = operands_add(&s, args[1 + i], ctx, 0, 0);
+    if (ok <= 0) {
+      operands_release(&s);
+      if (ok < 0) return NULL;
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  }
+  lt_tensor *r = NULL;
+  lt_status st;
+  int64_t work = lt__fast.lt_tensor_numel(s.t[0]);
+  if (n_in == 2 && lt__fast.lt_tensor_numel(s.t[1]) > work) work = lt__fast.lt_tensor_numel(s.t[1]);
+  if (work >= LT_FAST_GIL_ELEMENTS) {
+    Py_BEGIN_ALLOW_THREADS;
+    st = n_in == 2 ? lt__fast.lt_binary((lt_binary_op)op, s.t[0], s.t[1], &r)
+                   : lt__fast.lt_unary((lt_unary_op)op, s.t[0], &r);
+    Py_END_ALLOW_THREADS;
+  } else {
+    st = n_in == 2 ? lt__fast.lt_binary((lt_binary_op)op, s.t[0], s.t[1], &r)
+                   : lt__fast.lt_unary((lt_unary_op)op, s.t[0], &r);
+  }
+  if (st != LT_OK) {
+    operands_release(&s);
+    return lt__fast_raise(st);
+  }
+  return deliver(r, &s, args[n_in + 1], ctx);
+}
+
+PyObject *lt__fast_binary(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  (void)self;
+  return elementwise(args, n, 2);
+}
+
+PyObject *lt__fast_unary(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  (void)self;
+  return elementwise(args, n, 1);
+}
+
+/* ---- einsum: plans cached by (expression, options, dtypes, shapes, strides, out layout) */
+
+static void plan_capsule_free(PyObject *capsule) {
+  lt_plan *p = PyCapsule_GetPointer(capsule, "lt_plan");
+  if (p != NULL && lt__fast_bound) lt__fast.lt_plan_destroy(p);
+}
+
+static size_t layout_bytes(const lt_tensor *t) {
+  return sizeof(int32_t) * 2 + 2 * sizeof(int64_t) * (size_t)lt__fast.lt_tensor_rank(t);
+}
+
+static char *put_layout(char *p, const lt_tensor *t) {
+  int32_t head[2] = {(int32_t)lt__fast.lt_tensor_dtype(t), (int32_t)lt__fast.lt_tensor_rank(t)};
+  size_t row = sizeof(int64_t) * (size_t)head[1];
+  memcpy(p, head, sizeof head);
+  p += sizeof head;
+  memcpy(p, lt__fast.lt_tensor_shape(t), row);
+  memcpy(p + row, lt__fast.lt_tensor_strides(t), row);
+  return p + 2 * row;
+}
+
+/* The key of a plan: everything lt_plan_einsum reads, as bytes. */
+static PyObject *plan_key(const char *expr, size_t len, const void *opts, const operand_set *s,
+                          const lt_tensor *d) {
+  size_t size = len + 1 + sizeof opts + (d ? layout_bytes(d) : 1);
+  for (int i = 0; i < s->n; i++)
+    size += layout_bytes(s->t[i]);
+  PyObject *key = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+  if (key == NULL) return NULL;
+  char *p = PyBytes_AS_STRING(key);
+  memcpy(p, expr, len + 1);
+  p += len + 1;
+  memcpy(p, &opts, sizeof opts);
+  p += sizeof opts;
+  for (int i = 0; i < s->n; i++)
+    p = put_layout(p, s->t[i]);
+  if (d)
+    put_layout(p, d);
+  else
+    *p = '\0';
+  return key;
+}
+
+/* The cached plan for this call, or a new one (cached). NULL with an exception set. */
+static lt_plan *cached_plan(const char *expr, size_t len, const lt_plan_options *opts,
+                            const operand_set *s, const lt_tensor *d) {
+  PyObject *key = plan_key(expr, len, opts, s, d);
+  if (key == NULL) return NULL;
+  PyObject *hit = PyDict_GetItemWithError(lt__fast_state.plans, key);
+  if (hit != NULL) {
+    Py_DECREF(key);
+    return PyCapsule_GetPointer(hit, "lt_plan");
+  }
+  lt_plan *plan = NULL;
+  lt_status st =
+      PyErr_Occurred()
+          ? LT_OK
+          : lt__fast.lt_plan_einsum(expr, s->n, (const lt_tensor *const *)s->t, d, opts, &plan);
+  if (st != LT_OK || plan == NULL) {
+    Py_DECREF(key);
+    if (st != LT_OK) lt__fast_raise(st);
+    return NULL;
+  }
+  PyObject *capsule = PyCapsule_New(plan, "lt_plan", plan_capsule_free);
+  if (capsule == NULL) {
+    lt__fast.lt_plan_destroy(plan);
+    Py_DECREF(key);
+    return NULL;
+  }
+  if (PyDict_Size(lt__fast_state.plans) >= LT_FAST_MAX_PLANS) PyDict_Clear(lt__fast_state.plans);
+  int bad = PyDict_SetItem(lt__fast_state.plans, key, capsule);
+  Py_DECREF(key);
+  Py_DECREF(capsule); /* the dict holds the plan now */
+  return bad ? NULL : plan;
+}
+
+/* Runs `plan` with the GIL released (einsum work dwarfs the release). */
+static lt_status execute(const lt_plan *plan, const operand_set *s, const double *scalars,
+                         int n_scalars, lt_tensor *d) {
+  lt_status st;
+  Py_BEGIN_ALLOW_THREADS;
+  st = lt__fast.lt_plan_execute(plan, (const lt_tensor *const *)s->t, s->n, scalars, n_scalars, d);
+  Py_END_ALLOW_THREADS;
+  return st;
+}
+
+/* einsum(expr, operands, options, out): NumPy float arrays on the default CPU context. */
+PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  (void)self;
+  if (n != 4 || !PyTuple_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "einsum(expr, operands: tuple, options, out)");
+    return NULL;
+  }
+  Py_ssize_t n_ops = PyTuple_GET_SIZE(args[1]), len = 0;
+  if (!lt__fast_bound || !PyUnicode_Check(args[0]) || n_ops < 1 || n_ops > LT_FAST_MAX_OPERANDS ||
+      !lt__fast_default_is_cpu())
+    Py_RETURN_NOTIMPLEMENTED;
+  const char *expr = PyUnicode_AsUTF8AndSize(args[0], &len);
+  if (expr == NULL) return NULL;
+  if (strlen(expr) != (size_t)len)
+    Py_RETURN_NOTIMPLEMENTED; /* an embedded NUL: the general path's message */
+  void *opts = lt__fast_handle(args[2]);
+  if (opts == NULL) return NULL;
+  lt_context *ctx = lt__fast_state.cpu;
+  operand_set s = {.n = 0};
+  for (Py_ssize_t i = 0; i < n_ops; i++) {
+    PyObject *v = PyTuple_GET_ITEM(args[1], i);
+    int ok = Py_TYPE(v) == (PyTypeObject *)lt__fast_state.ndarray_type
+                 ? operands_add(&s, v, ctx, 0, 1)
+                 : LT_FAST_SKIP; /* Tensors: the general path (it keeps their context) */
+    if (ok <= 0) {
+      operands_release(&s);
+      if (ok < 0) return NULL;
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  }
+  PyObject *out = args[3];
+  lt_tensor *d = NULL;
+  int d_owned = 0;
+  if (out != Py_None) {
+    int ok = Py_TYPE(out) == (PyTypeObject *)lt__fast_state.ndarray_type
+                 ? lt__fast_operand(out, ctx, 1, &d, &d_owned)
+                 : LT_FAST_SKIP;
+    if (ok <= 0) {
+      operands_release(&s);
+      if (ok < 0) return NULL;
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  }
+  lt_plan *plan = cached_plan(expr, (size_t)len, opts, &s, d);
+  lt_status st = LT_OK;
+  if (plan != NULL && d == NULL)
+    st = lt__fast.lt_plan_create_output(plan, &d), d_owned = st == LT_OK;
+  if (plan != NULL && st == LT_OK) st = execute(plan, &s, NULL, 0, d);
+  operands_release(&s);
+  PyObject *ret = NULL;
+  if (plan == NULL || st != LT_OK) {
+    if (d_owned) lt__fast.lt_tensor_destroy(d);
+    return plan == NULL ? NULL : lt__fast_raise(st);
+  }
+  if (out == Py_None) return lt__fast_to_numpy(d); /* consumes d */
+  lt__fast.lt_tensor_destroy(d);
+  ret = out;
+  Py_INCREF(ret);
+  return ret;
+}
+
+/* ---- plan calls */
+
+/* Whether `out` has exactly the layout of the plan's own output `tmpl`. */
+static int same_layout(const lt_tensor *out, const lt_tensor *tmpl) {
+  int rank = lt__fast.lt_tensor_rank(tmpl);
+  return lt__fast.lt_tensor_dtype(out) == lt__fast.lt_tensor_dtype(tmpl) && same_shape(out, tmpl) &&
+         (rank == 0 || !memcmp(lt__fast.lt_tensor_strides(out), lt__fast.lt_tensor_strides(tmpl),
+                               (size_t)rank * sizeof(int64_t)));
+}
+
+/* plan_call(plan, context, template, operands, out, alpha, beta). Operands: Tensors of the
+ * plan's context or (on the CPU) NumPy float arrays. out: None, a Tensor, or a NumPy array of
+ * the plan's output layout (template); anything else is the general path's. */
+PyObject *lt__fast_plan_call(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  (void)self;
+  if (n != 7 || !PyTuple_Check(args[3])) {
+    PyErr_SetString(PyExc_TypeError,
+                    "plan_call(plan, context, template, operands: tuple, out, alpha, beta)");
+    return NULL;
+  }
+  Py_ssize_t n_ops = PyTuple_GET_SIZE(args[3]);
+  if (!lt__fast_bound || n_ops > LT_FAST_MAX_OPERANDS) Py_RETURN_NOTIMPLEMENTED;
+  lt_plan *plan = lt__fast_handle(args[0]);
+  lt_context *ctx = plan ? lt__fast_handle(args[1]) : NULL;
+  lt_tensor *tmpl = ctx ? lt__fast_handle(args[2]) : NULL;
+  double scalars[2] = {PyFloat_AsDouble(args[5]), PyFloat_AsDouble(args[6])};
+  if (tmpl == NULL || PyErr_Occurred()) return NULL;
+  PyObject *out = args[4];
+  if (scalars[1] != 0.0 && out == Py_None) Py_RETURN_NOTIMPLEMENTED; /* the general path's error */
+  operand_set s = {.n = 0};
+  lt_tensor *d = NULL;
+  int d_owned = 0, ok = 1;
+  for (Py_ssize_t i = 0; i < n_ops && ok > 0; i++)
+    ok = operands_add(&s, PyTuple_GET_ITEM(args[3], i), ctx, 0, 1);
+  if (ok > 0 && out != Py_None) {
+    ok = lt__fast_operand(out, ctx, 1, &d, &d_owned);
+    if (ok == LT_FAST_ARRAY && !same_layout(d, tmpl))
+      ok = LT_FAST_SKIP; /* the general path copies from the plan's own layout */
+  }
+  if (ok <= 0) {
+    if (d_owned) lt__fast.lt_tensor_destroy(d);
+    operands_release(&s);
+    if (ok < 0) return NULL;
+    Py_RETURN_NOTIMPLEMENTED;
+  }
+  lt_status st = LT_OK;
+  if (d == NULL) st = lt__fast.lt_plan_create_output(plan, &d), d_owned = st == LT_OK;
+  int plain = scalars[0] == 1.0 && scalars[1] == 0.0;
+  if (st == LT_OK) st = execute(plan, &s, plain ? NULL : scalars, plain ? 0 : 2, d);
+  int to_numpy = !s.any_tensor;
+  operands_release(&s);
+  if (st != LT_OK) {
+    if (d_owned) lt__fast.lt_tensor_destroy(d);
+    return lt__fast_raise(st);
+  }
+  if (out == Py_None) return to_numpy ? lt__fast_to_numpy(d) : PyLong_FromVoidPtr(d);
+  if (d_owned) lt__fast.lt_tensor_destroy(d);
+  Py_INCREF(out);
+  return out;
+}
