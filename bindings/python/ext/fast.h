@@ -28,6 +28,11 @@
   X(lt_tensor_numel)                                                                               \
   X(lt_dtype_size)                                                                                 \
   X(lt_tensor_copy_into)                                                                           \
+  X(lt_plan_binary)                                                                                \
+  X(lt_plan_permutation)                                                                           \
+  X(lt_plan_options_create)                                                                        \
+  X(lt_plan_options_set_unary)                                                                     \
+  X(lt_plan_options_destroy)                                                                       \
   X(lt_plan_einsum)                                                                                \
   X(lt_plan_execute)                                                                               \
   X(lt_plan_create_output)                                                                         \
@@ -51,13 +56,30 @@ typedef struct lt_fast_state {
   PyObject *asarray;      /* numpy.asarray */
   PyObject *ndarray_type; /* numpy.ndarray */
   PyObject *plans;        /* einsum plan cache: key bytes -> capsule(lt_plan) */
+  PyObject *dtypes;       /* numpy.dtype per lt_dtype code (None where NumPy has none) */
   PyObject *tapes;        /* autograd's tapes (dict): Tensor operands only while it is empty */
 } lt_fast_state;
 extern lt_fast_state lt__fast_state;
 
+#define LT_FAST_N_DTYPES 14 /* lt_dtype codes 0..LT_BOOL */
+
 /* Above this many elements a call releases the GIL while the library works: below, taking
  * and giving it back would cost more than the call. */
 #define LT_FAST_GIL_ELEMENTS 32768
+
+/* A NumPy array's layout as the library takes it: byte strides, a library dtype. */
+typedef struct lt_fast_array_view {
+  void *data;
+  int ndim, itemsize, dtype;
+  Py_ssize_t shape[LT_MAX_RANK], strides[LT_MAX_RANK];
+} lt_fast_array_view;
+
+/* The layout of exact ndarray `arr` (fast_numpy.c), native byte order and aligned, writable if
+ * asked: LT_FAST_ARRAY, or LT_FAST_SKIP (no exception) when it does not qualify. */
+int lt__fast_numpy_view(PyObject *arr, int writable, lt_fast_array_view *v);
+/* Checks the direct reading of NumPy's fields against the buffer protocol on a writable, 2-D
+ * strided `probe`; 1 when they agree (the fast reading is then used), else 0. */
+int lt__fast_numpy_probe(PyObject *probe);
 
 /* Operand kinds of lt__fast_operand. */
 enum { LT_FAST_SKIP = 0, LT_FAST_ARRAY = 1, LT_FAST_TENSOR = 2 };

@@ -87,56 +87,7 @@ static int int_arg(PyObject *v, int *out) {
   return 0;
 }
 
-/* Shared by binary and unary: n_in operands after the op code, then out. */
-static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
-  if (n != n_in + 2) {
-    PyErr_SetString(PyExc_TypeError, "libtensor._fast: wrong argument count");
-    return NULL;
-  }
-  int op;
-  if (int_arg(args[0], &op) < 0) return NULL;
-  lt_context *ctx = lt__fast_bound ? call_context(args + 1, n_in) : NULL;
-  if (ctx == NULL) Py_RETURN_NOTIMPLEMENTED;
-  operand_set s = {.n = 0};
-  for (int i = 0; i < n_in; i++) {
-    int ok = operands_add(&s, args[1 + i], ctx, 0, 0);
-    if (ok <= 0) {
-      operands_release(&s);
-      if (ok < 0) return NULL;
-      Py_RETURN_NOTIMPLEMENTED;
-    }
-  }
-  lt_tensor *r = NULL;
-  lt_status st;
-  int64_t work = lt__fast.lt_tensor_numel(s.t[0]);
-  if (n_in == 2 && lt__fast.lt_tensor_numel(s.t[1]) > work) work = lt__fast.lt_tensor_numel(s.t[1]);
-  if (work >= LT_FAST_GIL_ELEMENTS) {
-    Py_BEGIN_ALLOW_THREADS;
-    st = n_in == 2 ? lt__fast.lt_binary((lt_binary_op)op, s.t[0], s.t[1], &r)
-                   : lt__fast.lt_unary((lt_unary_op)op, s.t[0], &r);
-    Py_END_ALLOW_THREADS;
-  } else {
-    st = n_in == 2 ? lt__fast.lt_binary((lt_binary_op)op, s.t[0], s.t[1], &r)
-                   : lt__fast.lt_unary((lt_unary_op)op, s.t[0], &r);
-  }
-  if (st != LT_OK) {
-    operands_release(&s);
-    return lt__fast_raise(st);
-  }
-  return deliver(r, &s, args[n_in + 1], ctx);
-}
-
-PyObject *lt__fast_binary(PyObject *self, PyObject *const *args, Py_ssize_t n) {
-  (void)self;
-  return elementwise(args, n, 2);
-}
-
-PyObject *lt__fast_unary(PyObject *self, PyObject *const *args, Py_ssize_t n) {
-  (void)self;
-  return elementwise(args, n, 1);
-}
-
-/* ---- einsum: plans cached by (expression, options, dtypes, shapes, strides, out layout) */
+/* ---- plans cached by (what, options, context, dtypes, shapes, strides, out layout) */
 
 static void plan_capsule_free(PyObject *capsule) {
   lt_plan *p = PyCapsule_GetPointer(capsule, "lt_plan");
@@ -157,19 +108,21 @@ static char *put_layout(char *p, const lt_tensor *t) {
   return p + 2 * row;
 }
 
-/* The key of a plan: everything lt_plan_einsum reads, as bytes. */
-static PyObject *plan_key(const char *expr, size_t len, const void *opts, const operand_set *s,
-                          const lt_tensor *d) {
-  size_t size = len + 1 + sizeof opts + (d ? layout_bytes(d) : 1);
+/* The key of a plan, as bytes: `what` (an einsum expression, or "#b<op>" / "#u<op>" for the
+ * elementwise ops: no expression starts with '#'), then everything the plan constructor reads. */
+static PyObject *plan_key(const char *what, size_t len, const void *opts, const lt_context *ctx,
+                          const operand_set *s, const lt_tensor *d) {
+  size_t size = len + 1 + sizeof opts + sizeof ctx + (d ? layout_bytes(d) : 1);
   for (int i = 0; i < s->n; i++)
     size += layout_bytes(s->t[i]);
   PyObject *key = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
   if (key == NULL) return NULL;
   char *p = PyBytes_AS_STRING(key);
-  memcpy(p, expr, len + 1);
+  memcpy(p, what, len + 1);
   p += len + 1;
   memcpy(p, &opts, sizeof opts);
-  p += sizeof opts;
+  memcpy(p + sizeof opts, &ctx, sizeof ctx);
+  p += sizeof opts + sizeof ctx;
   for (int i = 0; i < s->n; i++)
     p = put_layout(p, s->t[i]);
   if (d)
@@ -179,36 +132,135 @@ static PyObject *plan_key(const char *expr, size_t len, const void *opts, const 
   return key;
 }
 
-/* The cached plan for this call, or a new one (cached). NULL with an exception set. */
-static lt_plan *cached_plan(const char *expr, size_t len, const lt_plan_options *opts,
-                            const operand_set *s, const lt_tensor *d) {
-  PyObject *key = plan_key(expr, len, opts, s, d);
-  if (key == NULL) return NULL;
+/* The cached plan of `key`, or NULL (with an exception set only on a failed lookup). */
+static lt_plan *find_plan(PyObject *key) {
   PyObject *hit = PyDict_GetItemWithError(lt__fast_state.plans, key);
-  if (hit != NULL) {
-    Py_DECREF(key);
-    return PyCapsule_GetPointer(hit, "lt_plan");
-  }
-  lt_plan *plan = NULL;
-  lt_status st =
-      PyErr_Occurred()
-          ? LT_OK
-          : lt__fast.lt_plan_einsum(expr, s->n, (const lt_tensor *const *)s->t, d, opts, &plan);
-  if (st != LT_OK || plan == NULL) {
-    Py_DECREF(key);
-    if (st != LT_OK) lt__fast_raise(st);
-    return NULL;
-  }
+  return hit ? PyCapsule_GetPointer(hit, "lt_plan") : NULL;
+}
+
+/* Caches `plan` under `key` (destroying it when it cannot). 0, or -1 with an exception set. */
+static int store_plan(PyObject *key, lt_plan *plan) {
   PyObject *capsule = PyCapsule_New(plan, "lt_plan", plan_capsule_free);
   if (capsule == NULL) {
     lt__fast.lt_plan_destroy(plan);
-    Py_DECREF(key);
-    return NULL;
+    return -1;
   }
   if (PyDict_Size(lt__fast_state.plans) >= LT_FAST_MAX_PLANS) PyDict_Clear(lt__fast_state.plans);
   int bad = PyDict_SetItem(lt__fast_state.plans, key, capsule);
-  Py_DECREF(key);
   Py_DECREF(capsule); /* the dict holds the plan now */
+  return bad ? -1 : 0;
+}
+
+/* The plan lt_binary / lt_unary build inside (ops/oneshot.c: trailing-aligned modes, default
+ * options), made once for these layouts with the first result `r` as the output template, so
+ * that later calls only execute. NULL when it cannot be made (the calls then stay one-shot). */
+static lt_plan *elementwise_plan(int op, const operand_set *s, const lt_tensor *r) {
+  int rank = lt__fast.lt_tensor_rank(r);
+  int32_t md[LT_MAX_RANK], ma[LT_MAX_RANK], mb[LT_MAX_RANK];
+  for (int i = 0; i < rank; i++)
+    md[i] = i;
+  int32_t *m[2] = {ma, mb};
+  for (int k = 0; k < s->n; k++) {
+    int rk = lt__fast.lt_tensor_rank(s->t[k]);
+    for (int i = 0; i < rk; i++)
+      m[k][i] = rank - rk + i;
+  }
+  lt_plan *plan = NULL;
+  lt_status st;
+  if (s->n == 2) {
+    st = lt__fast.lt_plan_binary(s->t[0], ma, s->t[1], mb, (lt_binary_op)op, r, md, NULL, &plan);
+  } else {
+    lt_plan_options *opts = NULL;
+    st = lt__fast.lt_plan_options_create(&opts);
+    if (st == LT_OK) st = lt__fast.lt_plan_options_set_unary(opts, 0, (lt_unary_op)op);
+    if (st == LT_OK) st = lt__fast.lt_plan_permutation(s->t[0], ma, r, md, opts, &plan);
+    lt__fast.lt_plan_options_destroy(opts);
+  }
+  return st == LT_OK ? plan : NULL;
+}
+
+/* Shared by binary and unary: n_in operands after the op code, then out. */
+static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
+  if (n != n_in + 2) {
+    PyErr_SetString(PyExc_TypeError, "libtensor._fast: wrong argument count");
+    return NULL;
+  }
+  int op;
+  if (int_arg(args[0], &op) < 0) return NULL;
+  lt_context *ctx = lt__fast_bound ? call_context(args + 1, n_in) : NULL;
+  if (ctx == NULL) Py_RETURN_NOTIMPLEMENTED;
+  operand_set s = {.n = 0};
+  for (int i = 0; i < n_in; i++) {
+    int ok = operands_add(&s, args[1 + i], ctx, 0, 0);
+    if (ok <= 0) {
+      operands_release(&s);
+      if (ok < 0) return NULL;
+      Py_RETURN_NOTIMPLEMENTED;
+    }
+  }
+  char what[2 + sizeof op + 1] = {'#', n_in == 2 ? 'b' : 'u'}; /* no snprintf: it is slow */
+  memcpy(what + 2, &op, sizeof op);
+  PyObject *key = plan_key(what, sizeof what - 1, NULL, ctx, &s, NULL);
+  lt_plan *plan = key ? find_plan(key) : NULL;
+  if (PyErr_Occurred()) {
+    Py_XDECREF(key);
+    operands_release(&s);
+    return NULL;
+  }
+  int64_t work = lt__fast.lt_tensor_numel(s.t[0]);
+  if (n_in == 2 && lt__fast.lt_tensor_numel(s.t[1]) > work) work = lt__fast.lt_tensor_numel(s.t[1]);
+  PyThreadState *unlocked = work >= LT_FAST_GIL_ELEMENTS ? PyEval_SaveThread() : NULL;
+  lt_tensor *r = NULL;
+  lt_status st;
+  lt_plan *fresh = NULL; /* made by this call, to be cached */
+  if (plan != NULL) {
+    st = lt__fast.lt_plan_create_output(plan, &r);
+    if (st == LT_OK)
+      st = lt__fast.lt_plan_execute(plan, (const lt_tensor *const *)s.t, s.n, NULL, 0, r);
+  } else {
+    st = n_in == 2 ? lt__fast.lt_binary((lt_binary_op)op, s.t[0], s.t[1], &r)
+                   : lt__fast.lt_unary((lt_unary_op)op, s.t[0], &r);
+    if (st == LT_OK) fresh = elementwise_plan(op, &s, r);
+  }
+  if (unlocked) PyEval_RestoreThread(unlocked);
+  int bad = fresh != NULL && store_plan(key, fresh) < 0;
+  Py_DECREF(key);
+  if (st != LT_OK || bad) {
+    lt__fast.lt_tensor_destroy(r);
+    operands_release(&s);
+    return bad ? NULL : lt__fast_raise(st);
+  }
+  return deliver(r, &s, args[n_in + 1], ctx);
+}
+
+PyObject *lt__fast_binary(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  (void)self;
+  return elementwise(args, n, 2);
+}
+
+PyObject *lt__fast_unary(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  (void)self;
+  return elementwise(args, n, 1);
+}
+
+/* The cached einsum plan for this call, or a new one (cached). NULL with an exception set. */
+static lt_plan *cached_plan(const char *expr, size_t len, const lt_plan_options *opts,
+                            const operand_set *s, const lt_tensor *d) {
+  PyObject *key = plan_key(expr, len, opts, lt__fast_state.cpu, s, d);
+  lt_plan *plan = key ? find_plan(key) : NULL;
+  if (plan != NULL || PyErr_Occurred()) {
+    Py_XDECREF(key);
+    return plan;
+  }
+  lt_status st =
+      lt__fast.lt_plan_einsum(expr, s->n, (const lt_tensor *const *)s->t, d, opts, &plan);
+  if (st != LT_OK) {
+    Py_DECREF(key);
+    lt__fast_raise(st);
+    return NULL;
+  }
+  int bad = store_plan(key, plan);
+  Py_DECREF(key);
   return bad ? NULL : plan;
 }
 

@@ -9,44 +9,7 @@ lt_fast_api lt__fast;
 int lt__fast_bound;
 lt_fast_state lt__fast_state;
 
-/* ---- NumPy arrays in: the buffer protocol, no Python-level attribute or dict work */
-
-/* The library dtype of a buffer format ("f", "<d", "=q", ...) of `itemsize` bytes, or -1.
- * A non-native byte order is refused (the general path converts it). */
-static int dtype_of_format(const char *fmt, Py_ssize_t itemsize) {
-  if (fmt == NULL) return -1;
-  if (*fmt == '@' || *fmt == '=' || *fmt == '<')
-    fmt++; /* x86 and every platform the library targets are little-endian */
-  if (fmt[0] == '\0' || fmt[1] != '\0') return -1;
-  char kind;
-  switch (fmt[0]) {
-  case 'e':
-  case 'f':
-  case 'd': kind = 'f'; break;
-  case 'b':
-  case 'h':
-  case 'i':
-  case 'l':
-  case 'q': kind = 'i'; break;
-  case 'B':
-  case 'H':
-  case 'I':
-  case 'L':
-  case 'Q': kind = 'u'; break;
-  case '?': kind = 'b'; break;
-  default: return -1;
-  }
-  static const struct {
-    char kind;
-    int size;
-    lt_dtype dtype;
-  } table[] = {{'f', 2, LT_F16}, {'f', 4, LT_F32}, {'f', 8, LT_F64}, {'i', 1, LT_I8},
-               {'i', 2, LT_I16}, {'i', 4, LT_I32}, {'i', 8, LT_I64}, {'u', 1, LT_U8},
-               {'u', 2, LT_U16}, {'u', 4, LT_U32}, {'u', 8, LT_U64}, {'b', 1, LT_BOOL}};
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    if (table[i].kind == kind && table[i].size == itemsize) return (int)table[i].dtype;
-  return -1;
-}
+/* ---- NumPy arrays in (layouts read by fast_numpy.c) */
 
 /* The library drops a wrapped array: its reference goes, under the GIL whoever holds it. */
 static void release_array(void *data, void *user) {
@@ -59,36 +22,26 @@ static void release_array(void *data, void *user) {
 
 int lt__fast_wrap_array(PyObject *arr, int writable, lt_tensor **out) {
   if (Py_TYPE(arr) != (PyTypeObject *)lt__fast_state.ndarray_type) return LT_FAST_SKIP;
-  Py_buffer view;
-  if (PyObject_GetBuffer(arr, &view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) != 0) {
-    PyErr_Clear(); /* read-only for out=, or no buffer: the general path says why */
+  lt_fast_array_view v;
+  if (lt__fast_numpy_view(arr, writable, &v) != LT_FAST_ARRAY ||
+      (uintptr_t)v.data % (uintptr_t)v.itemsize)
     return LT_FAST_SKIP;
-  }
-  int kind = LT_FAST_SKIP;
-  int dtype = dtype_of_format(view.format, view.itemsize);
   int64_t shape[LT_MAX_RANK], strides[LT_MAX_RANK];
-  if (dtype < 0 || view.ndim > LT_MAX_RANK || (uintptr_t)view.buf % (uintptr_t)view.itemsize)
-    goto done;
-  for (int i = 0; i < view.ndim; i++) {
-    if (view.strides[i] % view.itemsize)
-      goto done; /* partial-element strides (a field of a record): copied by the general path */
-    shape[i] = view.shape[i];
-    strides[i] = view.strides[i] / view.itemsize;
+  for (int i = 0; i < v.ndim; i++) {
+    if (v.strides[i] % v.itemsize)
+      return LT_FAST_SKIP; /* partial-element strides (a record's field): the general path */
+    shape[i] = v.shape[i];
+    strides[i] = v.strides[i] / v.itemsize;
   }
-  Py_INCREF(arr); /* the release callback's */
-  lt_status st = lt__fast.lt_tensor_wrap_host(lt__fast_state.cpu, (lt_dtype)dtype, view.ndim, shape,
-                                              strides, view.buf, release_array, arr, out);
+  Py_INCREF(arr); /* the release callback's: it keeps the memory while the library uses it */
+  lt_status st = lt__fast.lt_tensor_wrap_host(lt__fast_state.cpu, (lt_dtype)v.dtype, v.ndim, shape,
+                                              strides, v.data, release_array, arr, out);
   if (st != LT_OK) {
     Py_DECREF(arr); /* on failure the library never calls release */
-    PyBuffer_Release(&view);
     lt__fast_raise(st);
     return -1;
   }
-  kind = LT_FAST_ARRAY;
-done:
-  /* The reference keeps the memory: NumPy never frees or resizes a referenced array's data. */
-  PyBuffer_Release(&view);
-  return kind;
+  return LT_FAST_ARRAY;
 }
 
 static PyObject *str_handle, *str_context, *str_readonly;
@@ -168,7 +121,7 @@ typedef struct {
   PyObject *descr;
 } array_interface;
 
-enum { NPY_ALIGNED = 0x100, NPY_NOTSWAPPED = 0x200, NPY_WRITEABLE = 0x400 };
+enum { NPY_ALIGNED = 0x100, NPY_NOTSWAPPED = 0x200, NPY_WRITEABLE = 0x400, NPY_HAS_DESCR = 0x800 };
 
 typedef struct {
   PyObject_HEAD lt_tensor *t;
@@ -228,9 +181,12 @@ PyObject *lt__fast_to_numpy(lt_tensor *t) {
               : (dtype == LT_F16 || dtype == LT_F32 || dtype == LT_F64)                   ? 'f'
               : (dtype == LT_U8 || dtype == LT_U16 || dtype == LT_U32 || dtype == LT_U64) ? 'u'
                                                                                           : 'i';
+  /* The dtype object itself: else NumPy formats and parses a type string for every array. */
+  PyObject *descr =
+      (int)dtype < LT_FAST_N_DTYPES ? PyTuple_GET_ITEM(lt__fast_state.dtypes, dtype) : Py_None;
+  int flags = NPY_ALIGNED | NPY_NOTSWAPPED | NPY_WRITEABLE | (descr != Py_None ? NPY_HAS_DESCR : 0);
   b->iface = (array_interface){
-      2,       rank,           kind, size, NPY_ALIGNED | NPY_NOTSWAPPED | NPY_WRITEABLE,
-      b->dims, b->dims + rank, data, NULL};
+      2, rank, kind, size, flags, b->dims, b->dims + rank, data, descr != Py_None ? descr : NULL};
   PyObject *arr = PyObject_CallOneArg(lt__fast_state.asarray, (PyObject *)b);
   Py_DECREF(b); /* the array holds it as its base */
   if (arr == NULL || rank != 0) return arr;
@@ -247,9 +203,10 @@ static void drop(PyObject **p) { Py_CLEAR(*p); }
 
 static PyObject *fast_bind(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   (void)self;
-  if (n != 6 || !PyDict_Check(args[0])) {
-    PyErr_SetString(PyExc_TypeError,
-                    "bind(functions: dict, cpu_context: int, check, Tensor, asarray, ndarray)");
+  if (n != 8 || !PyDict_Check(args[0]) || !PyTuple_Check(args[7]) ||
+      PyTuple_GET_SIZE(args[7]) != LT_FAST_N_DTYPES) {
+    PyErr_SetString(PyExc_TypeError, "bind(functions: dict, cpu_context: int, check, Tensor, "
+                                     "asarray, ndarray, probe, dtypes: tuple)");
     return NULL;
   }
   lt_fast_api api;
@@ -279,6 +236,9 @@ static PyObject *fast_bind(PyObject *self, PyObject *const *args, Py_ssize_t n) 
     Py_XSETREF(*slots[i], args[2 + i]);
   }
   Py_XSETREF(lt__fast_state.plans, plans);
+  Py_INCREF(args[7]);
+  Py_XSETREF(lt__fast_state.dtypes, args[7]);
+  lt__fast_numpy_probe(args[6]);
   lt__fast_bound = 1;
   Py_RETURN_NONE;
 }
@@ -338,6 +298,7 @@ static void fast_free(void *module) {
   drop(&lt__fast_state.asarray);
   drop(&lt__fast_state.ndarray_type);
   drop(&lt__fast_state.tapes);
+  drop(&lt__fast_state.dtypes);
 }
 
 static struct PyModuleDef fast_module = {PyModuleDef_HEAD_INIT,

@@ -20,13 +20,15 @@ import numpy as np
 from . import _lib
 from .context import context
 from .errors import check
-from .tensor import Tensor
+from .tensor import _LT_TO_NP, Tensor
 
 # Every function the extension calls (fast.h: LT_FAST_FUNCS).
 _FUNCS = ("lt_binary", "lt_unary", "lt_tensor_wrap_host", "lt_tensor_destroy",
           "lt_tensor_host_pointer", "lt_tensor_rank", "lt_tensor_shape", "lt_tensor_strides",
           "lt_tensor_dtype", "lt_tensor_numel", "lt_dtype_size", "lt_tensor_copy_into",
-          "lt_plan_einsum", "lt_plan_execute", "lt_plan_create_output", "lt_plan_destroy")
+          "lt_plan_binary", "lt_plan_permutation", "lt_plan_options_create",
+          "lt_plan_options_set_unary", "lt_plan_options_destroy", "lt_plan_einsum",
+          "lt_plan_execute", "lt_plan_create_output", "lt_plan_destroy")
 
 
 def disabled():
@@ -63,7 +65,12 @@ def _bind():
         return None
     functions = {name: ctypes.cast(getattr(_lib.lib, name), ctypes.c_void_p).value
                  for name in _FUNCS}
-    module.bind(functions, context("cpu").handle, check, Tensor, np.asarray, np.ndarray)
+    # A strided, offset probe: the extension checks its direct reading of NumPy's array fields
+    # against the buffer protocol on it (and keeps to the buffer protocol if they differ).
+    probe = np.zeros((5, 6), np.float32)[::2, :0:-1]
+    dtypes = tuple(_LT_TO_NP.get(code) for code in range(14))
+    module.bind(functions, context("cpu").handle, check, Tensor, np.asarray, np.ndarray, probe,
+                dtypes)
     # Tensor.__del__'s call, without ctypes (the package's name `tensor` is a function).
     sys.modules[Tensor.__module__].destroy_handle = module.destroy
     return module
