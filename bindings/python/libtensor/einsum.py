@@ -226,7 +226,8 @@ class EinsumPlan:
 
     def __call__(self, *arrays, out=None, alpha=1.0, beta=0.0):
         """Runs the plan: out = alpha * einsum(arrays) + beta * out."""
-        if _FAST is not None:  # one C call; NotImplemented: what it leaves to the code below
+        if _FAST is not None and len(arrays) == self.n_inputs:
+            # One C call; NotImplemented: what it leaves to the code below.
             r = _FAST.plan_call(self.handle, self._context_handle, self._template.handle, arrays,
                                 out, alpha, beta)
             if r is not NotImplemented:
