@@ -45,3 +45,14 @@ def median_seconds(fn, reps, min_time=0.0):
             fn()
         samples.append((time.perf_counter() - start) / inner)
     return statistics.median(samples)
+
+
+def median_group_seconds(fns, reps, min_time=0.0):
+    """Medians of every fn in `fns` over `reps` samples each, the fns taking turns within each
+    round (median_pair_seconds for any number of sides)."""
+    inners = [_loops_for(fn, min_time) for fn in fns]
+    samples = [[] for _ in fns]
+    for _ in range(reps):
+        for fn, inner, out in zip(fns, inners, samples):
+            out.append(_sample(fn, inner))
+    return [statistics.median(s) for s in samples]

@@ -186,6 +186,8 @@ def test_lifetimes(rng):
     for _ in range(50):
         lt.add(a, a)
         lt.einsum("ij,jk->ik", a, a)
+    assert sys.getrefcount(a) <= before + 1  # the wrap cache's, at most
+    lt.convert.clear_wrap_cache()
     assert sys.getrefcount(a) == before  # no reference kept by a call or a cached plan
     r = lt.multiply(a, 2.0 * np.ones_like(a))
     want = 2.0 * a
@@ -324,3 +326,50 @@ def test_ctypes_only_in_a_subprocess():
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+@needs_ext
+def test_wrap_cache_follows_arrays(rng):
+    lt.convert.clear_wrap_cache()
+    a, b = random_array(rng, (4, 6)), random_array(rng, (4, 6))
+    assert_close(lt.add(a, b), a + b)
+    a[...] = 2.0  # same object, new values: no stale copy
+    assert_close(lt.add(a, b), 2.0 + b)
+    a.shape = (6, 4)  # same object, new shape: not the cached wrapper
+    with pytest.raises(lt.ShapeMismatchError):
+        lt.add(a, b)
+    assert_close(lt.add(a, b.reshape(6, 4)), 2.0 + b.reshape(6, 4))
+    out = np.empty((6, 4))
+    for _ in range(2):  # out= through the cache too
+        assert lt.multiply(a, 3.0 * np.ones((6, 4)), out=out) is out
+        assert_close(out, np.full((6, 4), 6.0))
+    # Many arrays share few slots: an operand never evicts another of the same call.
+    arrays = [random_array(rng, (3,)) for _ in range(300)]
+    for x, y in zip(arrays, arrays[1:]):
+        assert_close(lt.subtract(x, y), x - y)
+    lt.convert.clear_wrap_cache()
+
+
+@needs_ext
+def test_threads_share_the_caches(rng):
+    import threading
+    arrays = [random_array(rng, (5, 5)) for _ in range(200)]
+    errors = []
+
+    def work(k):
+        try:
+            for i in range(300):
+                x, y = arrays[(7 * i + k) % 200], arrays[(11 * i + 3 * k) % 200]
+                np.testing.assert_array_equal(lt.add(x, y), x + y)
+                if i % 50 == 0:
+                    gc.collect()
+                    lt.convert.clear_wrap_cache()
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]

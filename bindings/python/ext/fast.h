@@ -89,10 +89,25 @@ enum { LT_FAST_SKIP = 0, LT_FAST_ARRAY = 1, LT_FAST_TENSOR = 2 };
  * Returns LT_FAST_ARRAY with *out set, LT_FAST_SKIP when the array does not qualify, -1 with
  * a Python exception set. The tensor holds a reference to the array until its release. */
 int lt__fast_wrap_array(PyObject *arr, int writable, lt_tensor **out);
-/* An operand as a tensor: an exact ndarray (wrapped, *owned = 1) or an exact Tensor of context
- * `ctx` (its handle, *owned = 0; writable asks for a Tensor that is not read-only). Returns the
- * kind, LT_FAST_SKIP, or -1 with an exception set. */
-int lt__fast_operand(PyObject *v, lt_context *ctx, int writable, lt_tensor **out, int *owned);
+/* What a caller does with an operand's tensor when done: nothing (a Tensor's handle),
+ * destroy it (a fresh wrapper), or hand it back to the wrap cache (slot index added). */
+enum { LT_FAST_OWNED_NONE = 0, LT_FAST_OWNED_DESTROY = 1, LT_FAST_OWNED_CACHED = 2 };
+/* The same through the cache of small operands (fast_wraps.c); *owned as above. */
+int lt__fast_wrap_cached(PyObject *arr, int writable, lt_tensor **out, int *owned);
+/* Hands a cached tensor back (any other `owned` value: nothing). */
+void lt__fast_wrap_done(int owned);
+/* Empties the cache of small operands (dropping the references it holds). */
+void lt__fast_clear_wraps(void);
+/* Done with an operand's tensor, as `owned` says. */
+void lt__fast_release(lt_tensor *t, int owned);
+
+/* Flags of lt__fast_operand. */
+enum { LT_FAST_WRITABLE = 1, LT_FAST_CACHED = 2 };
+/* An operand as a tensor: an exact ndarray (wrapped; through the cache with LT_FAST_CACHED) or
+ * an exact Tensor of context `ctx` (its handle, *owned = 0; LT_FAST_WRITABLE asks for a Tensor
+ * that is not read-only, and a writable array). Returns the kind, LT_FAST_SKIP, or -1 with an
+ * exception set. *owned: the caller destroys *out. */
+int lt__fast_operand(PyObject *v, lt_context *ctx, int flags, lt_tensor **out, int *owned);
 /* The context handle of an exact Tensor `v`, or NULL (no exception) when it has none. */
 lt_context *lt__fast_tensor_context(PyObject *v);
 /* The library's failure `st` as the binding's exception (through errors.check); returns NULL. */

@@ -8,16 +8,17 @@
 /* Cached einsum plans: past this many the cache starts over (each holds a few KB). */
 #define LT_FAST_MAX_PLANS 256
 
-/* Tensors for one call's operands; owned ones (wrapped arrays) are destroyed by release(). */
+/* Tensors for one call's operands, released (lt__fast_release) by operands_release. */
 typedef struct operand_set {
   lt_tensor *t[LT_FAST_MAX_OPERANDS + 1];
   int owned[LT_FAST_MAX_OPERANDS + 1];
   int n, any_tensor;
+  int any_cached; /* a tensor of the wrap cache: the GIL stays held while it is in use */
 } operand_set;
 
 static void operands_release(operand_set *s) {
   for (int i = 0; i < s->n; i++)
-    if (s->owned[i]) lt__fast.lt_tensor_destroy(s->t[i]);
+    lt__fast_release(s->t[i], s->owned[i]);
   s->n = 0;
 }
 
@@ -25,12 +26,12 @@ static int is_float(lt_dtype d) { return d == LT_F16 || d == LT_F32 || d == LT_F
 
 /* Adds operand `v` on `ctx`. floats_only: NumPy arrays must be float (where the general path
  * rounds integer results back to integers). Returns 1, LT_FAST_SKIP, or -1 with an exception. */
-static int operands_add(operand_set *s, PyObject *v, lt_context *ctx, int writable,
-                        int floats_only) {
+static int operands_add(operand_set *s, PyObject *v, lt_context *ctx, int flags, int floats_only) {
   int i = s->n;
-  int kind = lt__fast_operand(v, ctx, writable, &s->t[i], &s->owned[i]);
+  int kind = lt__fast_operand(v, ctx, flags, &s->t[i], &s->owned[i]);
   if (kind <= 0) return kind;
   s->n++;
+  if (s->owned[i] >= LT_FAST_OWNED_CACHED) s->any_cached = 1;
   if (kind == LT_FAST_TENSOR)
     s->any_tensor = 1;
   else if (floats_only && !is_float(lt__fast.lt_tensor_dtype(s->t[i])))
@@ -65,7 +66,7 @@ static PyObject *deliver(lt_tensor *r, operand_set *s, PyObject *out, lt_context
   }
   lt_tensor *target = NULL;
   int owned = 0;
-  int kind = lt__fast_operand(out, ctx, 1, &target, &owned);
+  int kind = lt__fast_operand(out, ctx, LT_FAST_WRITABLE | LT_FAST_CACHED, &target, &owned);
   PyObject *ret = Py_NotImplemented; /* other shapes (broadcast into out=) or out kinds */
   if (kind > 0 && same_shape(r, target)) {
     lt_status st = lt__fast.lt_tensor_copy_into(target, r);
@@ -73,7 +74,7 @@ static PyObject *deliver(lt_tensor *r, operand_set *s, PyObject *out, lt_context
   } else if (kind < 0) {
     ret = NULL;
   }
-  if (owned) lt__fast.lt_tensor_destroy(target);
+  lt__fast_release(target, owned);
   lt__fast.lt_tensor_destroy(r);
   operands_release(s);
   Py_XINCREF(ret);
@@ -191,7 +192,7 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   if (ctx == NULL) Py_RETURN_NOTIMPLEMENTED;
   operand_set s = {.n = 0};
   for (int i = 0; i < n_in; i++) {
-    int ok = operands_add(&s, args[1 + i], ctx, 0, 0);
+    int ok = operands_add(&s, args[1 + i], ctx, LT_FAST_CACHED, 0);
     if (ok <= 0) {
       operands_release(&s);
       if (ok < 0) return NULL;
@@ -209,7 +210,8 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   }
   int64_t work = lt__fast.lt_tensor_numel(s.t[0]);
   if (n_in == 2 && lt__fast.lt_tensor_numel(s.t[1]) > work) work = lt__fast.lt_tensor_numel(s.t[1]);
-  PyThreadState *unlocked = work >= LT_FAST_GIL_ELEMENTS ? PyEval_SaveThread() : NULL;
+  PyThreadState *unlocked =
+      work >= LT_FAST_GIL_ELEMENTS && !s.any_cached ? PyEval_SaveThread() : NULL;
   lt_tensor *r = NULL;
   lt_status st;
   lt_plan *fresh = NULL; /* made by this call, to be cached */
@@ -309,7 +311,7 @@ PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   int d_owned = 0;
   if (out != Py_None) {
     int ok = Py_TYPE(out) == (PyTypeObject *)lt__fast_state.ndarray_type
-                 ? lt__fast_operand(out, ctx, 1, &d, &d_owned)
+                 ? lt__fast_operand(out, ctx, LT_FAST_WRITABLE, &d, &d_owned)
                  : LT_FAST_SKIP;
     if (ok <= 0) {
       operands_release(&s);
@@ -370,7 +372,7 @@ PyObject *lt__fast_plan_call(PyObject *self, PyObject *const *args, Py_ssize_t n
   for (Py_ssize_t i = 0; i < n_ops && ok > 0; i++)
     ok = operands_add(&s, PyTuple_GET_ITEM(args[3], i), ctx, 0, 1);
   if (ok > 0 && out != Py_None) {
-    ok = lt__fast_operand(out, ctx, 1, &d, &d_owned);
+    ok = lt__fast_operand(out, ctx, LT_FAST_WRITABLE, &d, &d_owned);
     if (ok == LT_FAST_ARRAY && !same_layout(d, tmpl))
       ok = LT_FAST_SKIP; /* the general path copies from the plan's own layout */
   }

@@ -9,41 +9,6 @@ lt_fast_api lt__fast;
 int lt__fast_bound;
 lt_fast_state lt__fast_state;
 
-/* ---- NumPy arrays in (layouts read by fast_numpy.c) */
-
-/* The library drops a wrapped array: its reference goes, under the GIL whoever holds it. */
-static void release_array(void *data, void *user) {
-  (void)data;
-  if (!Py_IsInitialized()) return; /* interpreter shutdown: nothing left to release into */
-  PyGILState_STATE g = PyGILState_Ensure();
-  Py_DECREF((PyObject *)user);
-  PyGILState_Release(g);
-}
-
-int lt__fast_wrap_array(PyObject *arr, int writable, lt_tensor **out) {
-  if (Py_TYPE(arr) != (PyTypeObject *)lt__fast_state.ndarray_type) return LT_FAST_SKIP;
-  lt_fast_array_view v;
-  if (lt__fast_numpy_view(arr, writable, &v) != LT_FAST_ARRAY ||
-      (uintptr_t)v.data % (uintptr_t)v.itemsize)
-    return LT_FAST_SKIP;
-  int64_t shape[LT_MAX_RANK], strides[LT_MAX_RANK];
-  for (int i = 0; i < v.ndim; i++) {
-    if (v.strides[i] % v.itemsize)
-      return LT_FAST_SKIP; /* partial-element strides (a record's field): the general path */
-    shape[i] = v.shape[i];
-    strides[i] = v.strides[i] / v.itemsize;
-  }
-  Py_INCREF(arr); /* the release callback's: it keeps the memory while the library uses it */
-  lt_status st = lt__fast.lt_tensor_wrap_host(lt__fast_state.cpu, (lt_dtype)v.dtype, v.ndim, shape,
-                                              strides, v.data, release_array, arr, out);
-  if (st != LT_OK) {
-    Py_DECREF(arr); /* on failure the library never calls release */
-    lt__fast_raise(st);
-    return -1;
-  }
-  return LT_FAST_ARRAY;
-}
-
 static PyObject *str_handle, *str_context, *str_readonly;
 
 lt_context *lt__fast_tensor_context(PyObject *v) {
@@ -56,7 +21,15 @@ lt_context *lt__fast_tensor_context(PyObject *v) {
   return cp;
 }
 
-int lt__fast_operand(PyObject *v, lt_context *ctx, int writable, lt_tensor **out, int *owned) {
+void lt__fast_release(lt_tensor *t, int owned) {
+  if (owned == LT_FAST_OWNED_DESTROY)
+    lt__fast.lt_tensor_destroy(t);
+  else
+    lt__fast_wrap_done(owned);
+}
+
+int lt__fast_operand(PyObject *v, lt_context *ctx, int flags, lt_tensor **out, int *owned) {
+  int writable = flags & LT_FAST_WRITABLE;
   *owned = 0;
   if (Py_TYPE(v) == (PyTypeObject *)lt__fast_state.tensor_type) {
     PyObject *tapes = lt__fast_state.tapes; /* a tape records through the Python path only */
@@ -82,8 +55,9 @@ int lt__fast_operand(PyObject *v, lt_context *ctx, int writable, lt_tensor **out
     return LT_FAST_TENSOR;
   }
   if (ctx != lt__fast_state.cpu) return LT_FAST_SKIP;
+  if (flags & LT_FAST_CACHED) return lt__fast_wrap_cached(v, writable, out, owned);
   int kind = lt__fast_wrap_array(v, writable, out);
-  *owned = kind == LT_FAST_ARRAY;
+  *owned = kind == LT_FAST_ARRAY ? LT_FAST_OWNED_DESTROY : LT_FAST_OWNED_NONE;
   return kind;
 }
 
@@ -264,6 +238,12 @@ static PyObject *fast_clear_plans(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+static PyObject *fast_clear_wraps(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  lt__fast_clear_wraps();
+  Py_RETURN_NONE;
+}
+
 static PyObject *fast_cached_plans(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
   return PyLong_FromSsize_t(lt__fast_state.plans ? PyDict_Size(lt__fast_state.plans) : 0);
@@ -286,11 +266,14 @@ static PyMethodDef fast_methods[] = {
     {"watch_tapes", fast_watch_tapes, METH_O,
      "watch_tapes(dict): Tensor operands take the C paths only while it is empty"},
     {"clear_plans", fast_clear_plans, METH_NOARGS, "drops the cached einsum plans"},
-    {"cached_plans", fast_cached_plans, METH_NOARGS, "number of cached einsum plans"},
+    {"cached_plans", fast_cached_plans, METH_NOARGS, "number of cached plans"},
+    {"clear_wraps", fast_clear_wraps, METH_NOARGS,
+     "drops the cached wrappers of small NumPy operands (and their references)"},
     {NULL, NULL, 0, NULL}};
 
 static void fast_free(void *module) {
   (void)module;
+  lt__fast_clear_wraps();
   lt__fast_bound = 0;
   drop(&lt__fast_state.plans);
   drop(&lt__fast_state.check);
