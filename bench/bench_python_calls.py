@@ -14,9 +14,11 @@ binding pays). Each libtensor case runs twice: through the C extension libtensor
 extension is absent. Medians of LT_BENCH_REPS samples (default 7), each at least 20 ms; all
 sides of a case take turns within each round, after a 0.2 s pause. Ratios are lt / NumPy; aims
 (issue 20, 64 x 64): lt.add <= 3x np.add, lt.einsum <= 1.5x a @ a, a plan call <= 2 us.
-PyTorch columns read "-" where torch is not importable (e.g. Debian's python3)."""
-import ctypes
+PyTorch columns read "-" where torch is not importable (e.g. Debian's python3). The row "plan
+call - C-loop execute" is the plan call minus the same lt_plan_execute timed in a C loop by the
+extension (its NumPy column shows that floor): the binding's own cost per plan call."""
 import os
+import statistics
 import sys
 import time
 
@@ -24,6 +26,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_timing  # noqa: E402
 from bench_timing import median_group_seconds  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bindings",
@@ -41,6 +44,7 @@ MIN_TIME = 0.02
 SIZES = [int(s) for s in os.environ.get("LT_BENCH_SIZES", "8,64,1024").split(",")]
 _MODULES = [sys.modules["libtensor.ops"], sys.modules["libtensor.einsum"]]
 FAST = lt._ext.FAST
+CPU = bench_timing.CLOCK is time.process_time  # LT_BENCH_CLOCK=cpu (see bench_timing)
 
 
 def ctypes_only(fn):
@@ -64,7 +68,7 @@ def main():
     print(f"libtensor {lt.__version__} ({lt.library_path}), C extension "
           f"{'on' if FAST else 'absent'}; NumPy {np.__version__}; PyTorch "
           f"{torch.__version__ if torch else 'absent'}; {os.cpu_count()} CPUs; median of {REPS}; "
-          f"load average {os.getloadavg()[0]:.1f}")
+          f"{'CPU' if CPU else 'wall'} time; load average {os.getloadavg()[0]:.1f}")
     head = (f"{'n':>5} {'case':26} {'lt us':>9} {'ctypes us':>9} {'NumPy us':>9} "
             f"{'torch us':>9} {'lt/NumPy':>8}")
     print(head)
@@ -97,6 +101,20 @@ def main():
             other = got[-1] if peer else None
             print(f"{n:>5} {name:26} {us(mine):>9} {us(slow):>9} {us(theirs):>9} "
                   f"{us(other):>9} {mine / theirs:8.2f}", flush=True)
+        if FAST:
+            # The plan call against the library's own lt_plan_execute run in a C loop: what
+            # the binding adds per call (the aim's 2 us), whatever the plan itself costs.
+            time.sleep(0.2)
+            loops = max(1, int(MIN_TIME / max(FAST.time_plan(plan.handle, (t.handle, tb.handle),
+                                                             to.handle, 1, CPU), 1e-7)))
+            calls, floors = [], []
+            for _ in range(REPS):
+                calls.append(median_group_seconds([lambda: plan(t, tb, out=to)], 1, MIN_TIME)[0])
+                floors.append(FAST.time_plan(plan.handle, (t.handle, tb.handle), to.handle,
+                                             loops, CPU))
+            call, floor = statistics.median(calls), statistics.median(floors)
+            print(f"{n:>5} {'plan call - C-loop execute':26} {us(call - floor):>9} "
+                  f"{'':>9} {us(floor):>9} {'':>9} {'(floor)':>8}", flush=True)
 
 
 if __name__ == "__main__":

@@ -126,5 +126,6 @@ PyObject *lt__fast_binary(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_unary(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_plan_call(PyObject *self, PyObject *const *args, Py_ssize_t n);
+PyObject *lt__fast_time_plan(PyObject *self, PyObject *const *args, Py_ssize_t n);
 
 #endif

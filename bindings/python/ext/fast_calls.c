@@ -3,6 +3,7 @@
 #include "fast.h"
 
 #include <string.h>
+#include <time.h>
 
 #define LT_FAST_MAX_OPERANDS 32
 /* Cached einsum plans: past this many the cache starts over (each holds a few KB). */
@@ -266,12 +267,20 @@ static lt_plan *cached_plan(const char *expr, size_t len, const lt_plan_options 
   return bad ? NULL : plan;
 }
 
-/* Runs `plan` with the GIL released (einsum work dwarfs the release). */
+/* Runs `plan`, with the GIL released unless the call is small (then taking and giving back
+ * the GIL would cost more than other threads gain) or a tensor of the wrap cache takes part
+ * (fast_wraps.c: another thread could evict it). */
 static lt_status execute(const lt_plan *plan, const operand_set *s, const double *scalars,
                          int n_scalars, lt_tensor *d) {
+  const lt_tensor *const *in = (const lt_tensor *const *)s->t;
+  int64_t work = lt__fast.lt_tensor_numel(d);
+  for (int i = 0; i < s->n; i++)
+    work += lt__fast.lt_tensor_numel(s->t[i]);
+  if (s->any_cached || work < LT_FAST_GIL_ELEMENTS / 4)
+    return lt__fast.lt_plan_execute(plan, in, s->n, scalars, n_scalars, d);
   lt_status st;
   Py_BEGIN_ALLOW_THREADS;
-  st = lt__fast.lt_plan_execute(plan, (const lt_tensor *const *)s->t, s->n, scalars, n_scalars, d);
+  st = lt__fast.lt_plan_execute(plan, in, s->n, scalars, n_scalars, d);
   Py_END_ALLOW_THREADS;
   return st;
 }
@@ -298,7 +307,7 @@ PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   for (Py_ssize_t i = 0; i < n_ops; i++) {
     PyObject *v = PyTuple_GET_ITEM(args[1], i);
     int ok = Py_TYPE(v) == (PyTypeObject *)lt__fast_state.ndarray_type
-                 ? operands_add(&s, v, ctx, 0, 1)
+                 ? operands_add(&s, v, ctx, LT_FAST_CACHED, 1)
                  : LT_FAST_SKIP; /* Tensors: the general path (it keeps their context) */
     if (ok <= 0) {
       operands_release(&s);
@@ -370,7 +379,7 @@ PyObject *lt__fast_plan_call(PyObject *self, PyObject *const *args, Py_ssize_t n
   lt_tensor *d = NULL;
   int d_owned = 0, ok = 1;
   for (Py_ssize_t i = 0; i < n_ops && ok > 0; i++)
-    ok = operands_add(&s, PyTuple_GET_ITEM(args[3], i), ctx, 0, 1);
+    ok = operands_add(&s, PyTuple_GET_ITEM(args[3], i), ctx, LT_FAST_CACHED, 1);
   if (ok > 0 && out != Py_None) {
     ok = lt__fast_operand(out, ctx, LT_FAST_WRITABLE, &d, &d_owned);
     if (ok == LT_FAST_ARRAY && !same_layout(d, tmpl))
@@ -396,4 +405,36 @@ PyObject *lt__fast_plan_call(PyObject *self, PyObject *const *args, Py_ssize_t n
   if (d_owned) lt__fast.lt_tensor_destroy(d);
   Py_INCREF(out);
   return out;
+}
+
+/* time_plan(plan, handles: tuple, out, n, cpu): seconds per lt_plan_execute of `plan` over
+ * tensor handles, run n times in a C loop: the library's own floor, for bench_python_calls.py
+ * (cpu: the process's CPU time, else the monotonic clock, as bench_timing.CLOCK). */
+PyObject *lt__fast_time_plan(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  (void)self;
+  if (n != 5 || !PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) > LT_FAST_MAX_OPERANDS) {
+    PyErr_SetString(PyExc_TypeError, "time_plan(plan, handles: tuple, out, n, cpu)");
+    return NULL;
+  }
+  lt_tensor *in[LT_FAST_MAX_OPERANDS];
+  int n_in = (int)PyTuple_GET_SIZE(args[1]);
+  for (int i = 0; i < n_in; i++)
+    if ((in[i] = lt__fast_handle(PyTuple_GET_ITEM(args[1], i))) == NULL) return NULL;
+  lt_plan *plan = lt__fast_handle(args[0]);
+  lt_tensor *d = plan ? lt__fast_handle(args[2]) : NULL;
+  long reps = d ? PyLong_AsLong(args[3]) : -1;
+  if (reps < 1 || !lt__fast_bound) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "time_plan: n >= 1, after bind()");
+    return NULL;
+  }
+  clockid_t clock = PyObject_IsTrue(args[4]) ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
+  struct timespec t0, t1;
+  lt_status st = LT_OK;
+  clock_gettime(clock, &t0);
+  for (long r = 0; r < reps && st == LT_OK; r++)
+    st = lt__fast.lt_plan_execute(plan, (const lt_tensor *const *)in, n_in, NULL, 0, d);
+  clock_gettime(clock, &t1);
+  if (st != LT_OK) return lt__fast_raise(st);
+  double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  return PyFloat_FromDouble(seconds / (double)reps);
 }

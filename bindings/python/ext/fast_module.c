@@ -262,6 +262,8 @@ static PyMethodDef fast_methods[] = {
      "einsum(expr, operands, options, out): a cached plan run on NumPy arrays, or NotImplemented"},
     {"plan_call", LT_FAST_FASTCALL(lt__fast_plan_call), METH_FASTCALL,
      "plan_call(plan, context, template, operands, out, alpha, beta): run, or NotImplemented"},
+    {"time_plan", LT_FAST_FASTCALL(lt__fast_time_plan), METH_FASTCALL,
+     "time_plan(plan, handles, out, n, cpu): seconds per lt_plan_execute in a C loop (benchmarks)"},
     {"destroy", fast_destroy, METH_O, "destroy(handle): lt_tensor_destroy"},
     {"watch_tapes", fast_watch_tapes, METH_O,
      "watch_tapes(dict): Tensor operands take the C paths only while it is empty"},

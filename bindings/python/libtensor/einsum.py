@@ -3,6 +3,7 @@
 Operands as in ops (see convert): Tensors of one call share one context, nothing is moved
 implicitly. Also installs Tensor's @ operator."""
 import ctypes
+import functools
 import operator
 import re
 import string
@@ -201,7 +202,9 @@ class EinsumPlan:
         check(_lib.fn("lt_plan_create_output")(self.handle, ctypes.byref(template)))
         # Kept: the extension compares out= arrays with it (the plan's own output layout).
         self._template = template = Tensor(template.value, self.context)
-        self._context_handle = self.context.handle
+        # The extension's call with this plan's handles bound (one C call per plan call).
+        self._fast_call = None if _FAST is None else functools.partial(
+            _FAST.plan_call, self.handle, self.context.handle, template.handle)
         self.shape, self.dtype = template.shape, template.dtype
 
     def __del__(self):
@@ -226,10 +229,9 @@ class EinsumPlan:
 
     def __call__(self, *arrays, out=None, alpha=1.0, beta=0.0):
         """Runs the plan: out = alpha * einsum(arrays) + beta * out."""
-        if _FAST is not None and len(arrays) == self.n_inputs:
+        if self._fast_call is not None and len(arrays) == self.n_inputs:
             # One C call; NotImplemented: what it leaves to the code below.
-            r = _FAST.plan_call(self.handle, self._context_handle, self._template.handle, arrays,
-                                out, alpha, beta)
+            r = self._fast_call(arrays, out, alpha, beta)
             if r is not NotImplemented:
                 return r if type(r) is not int else Tensor(r, self.context)
         # Lean path: Tensors of this context in and out, no scalars to pass: one C call.
