@@ -373,3 +373,26 @@ def test_threads_share_the_caches(rng):
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+@needs_ext
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "negative", "broadcast"])
+def test_einsum_tensor_operands(rng, layout, no_tapes):
+    for expr, shapes in EXPRS[:8]:
+        arrays = [random_array(rng, s, np.float32, layout) for s in shapes]
+        tensors = [lt.tensor(a) for a in arrays]
+        fast, slow = both(lambda: lt.einsum(expr, *tensors))
+        assert isinstance(fast, lt.Tensor)
+        assert_same(fast, slow)
+        assert_close(fast.numpy(), np.einsum(expr, *arrays), np.float32, n=30)
+        mixed = [tensors[0]] + arrays[1:]  # a Tensor among arrays: a Tensor result
+        assert_same(*both(lambda: lt.einsum(expr, *mixed)))
+        out = lt.empty(np.einsum(expr, *arrays).shape, "float32")
+        assert lt.einsum(expr, *tensors, out=out) is out
+        assert_close(out.numpy(), np.einsum(expr, *arrays), np.float32, n=30)
+    a = lt.tensor(random_array(rng, (3, 4)))
+    assert_same(*both(lambda: a @ a.T))
+    assert_same(*both(lambda: a @ a))  # extents differ
+    other = lt.Context("cpu")
+    assert_same(*both(lambda: lt.einsum("ij,jk", a, lt.tensor(np.ones((4, 2)), device=other))))
+    other.close()

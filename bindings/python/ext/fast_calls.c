@@ -248,8 +248,8 @@ PyObject *lt__fast_unary(PyObject *self, PyObject *const *args, Py_ssize_t n) {
 
 /* The cached einsum plan for this call, or a new one (cached). NULL with an exception set. */
 static lt_plan *cached_plan(const char *expr, size_t len, const lt_plan_options *opts,
-                            const operand_set *s, const lt_tensor *d) {
-  PyObject *key = plan_key(expr, len, opts, lt__fast_state.cpu, s, d);
+                            const lt_context *ctx, const operand_set *s, const lt_tensor *d) {
+  PyObject *key = plan_key(expr, len, opts, ctx, s, d);
   lt_plan *plan = key ? find_plan(key) : NULL;
   if (plan != NULL || PyErr_Occurred()) {
     Py_XDECREF(key);
@@ -285,7 +285,8 @@ static lt_status execute(const lt_plan *plan, const operand_set *s, const double
   return st;
 }
 
-/* einsum(expr, operands, options, out): NumPy float arrays on the default CPU context. */
+/* einsum(expr, operands, options, out): NumPy float arrays on the default CPU context, and
+ * Tensors (the result is then the new handle; out= a Tensor or an array). */
 PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   (void)self;
   if (n != 4 || !PyTuple_Check(args[1])) {
@@ -293,57 +294,46 @@ PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n) {
     return NULL;
   }
   Py_ssize_t n_ops = PyTuple_GET_SIZE(args[1]), len = 0;
-  if (!lt__fast_bound || !PyUnicode_Check(args[0]) || n_ops < 1 || n_ops > LT_FAST_MAX_OPERANDS ||
-      !lt__fast_default_is_cpu())
+  if (!lt__fast_bound || !PyUnicode_Check(args[0]) || n_ops < 1 || n_ops > LT_FAST_MAX_OPERANDS)
     Py_RETURN_NOTIMPLEMENTED;
+  lt_context *ctx = call_context(PySequence_Fast_ITEMS(args[1]), (int)n_ops);
+  if (ctx == NULL) Py_RETURN_NOTIMPLEMENTED;
   const char *expr = PyUnicode_AsUTF8AndSize(args[0], &len);
   if (expr == NULL) return NULL;
   if (strlen(expr) != (size_t)len)
     Py_RETURN_NOTIMPLEMENTED; /* an embedded NUL: the general path's message */
   void *opts = lt__fast_handle(args[2]);
   if (opts == NULL) return NULL;
-  lt_context *ctx = lt__fast_state.cpu;
   operand_set s = {.n = 0};
-  for (Py_ssize_t i = 0; i < n_ops; i++) {
-    PyObject *v = PyTuple_GET_ITEM(args[1], i);
-    int ok = Py_TYPE(v) == (PyTypeObject *)lt__fast_state.ndarray_type
-                 ? operands_add(&s, v, ctx, LT_FAST_CACHED, 1)
-                 : LT_FAST_SKIP; /* Tensors: the general path (it keeps their context) */
-    if (ok <= 0) {
-      operands_release(&s);
-      if (ok < 0) return NULL;
-      Py_RETURN_NOTIMPLEMENTED;
-    }
-  }
   PyObject *out = args[3];
   lt_tensor *d = NULL;
-  int d_owned = 0;
-  if (out != Py_None) {
-    int ok = Py_TYPE(out) == (PyTypeObject *)lt__fast_state.ndarray_type
-                 ? lt__fast_operand(out, ctx, LT_FAST_WRITABLE, &d, &d_owned)
-                 : LT_FAST_SKIP;
-    if (ok <= 0) {
-      operands_release(&s);
-      if (ok < 0) return NULL;
-      Py_RETURN_NOTIMPLEMENTED;
-    }
+  int d_owned = LT_FAST_OWNED_NONE, ok = 1;
+  for (Py_ssize_t i = 0; i < n_ops && ok > 0; i++)
+    ok = operands_add(&s, PyTuple_GET_ITEM(args[1], i), ctx, LT_FAST_CACHED, 1);
+  if (ok > 0 && out != Py_None) ok = lt__fast_operand(out, ctx, LT_FAST_WRITABLE, &d, &d_owned);
+  if (ok <= 0) {
+    operands_release(&s);
+    if (ok < 0) return NULL;
+    Py_RETURN_NOTIMPLEMENTED;
   }
-  lt_plan *plan = cached_plan(expr, (size_t)len, opts, &s, d);
+  lt_plan *plan = cached_plan(expr, (size_t)len, opts, ctx, &s, d);
   lt_status st = LT_OK;
-  if (plan != NULL && d == NULL)
-    st = lt__fast.lt_plan_create_output(plan, &d), d_owned = st == LT_OK;
+  if (plan != NULL && d == NULL) {
+    st = lt__fast.lt_plan_create_output(plan, &d);
+    d_owned = st == LT_OK ? LT_FAST_OWNED_DESTROY : LT_FAST_OWNED_NONE;
+  }
   if (plan != NULL && st == LT_OK) st = execute(plan, &s, NULL, 0, d);
+  int to_numpy = !s.any_tensor;
   operands_release(&s);
-  PyObject *ret = NULL;
   if (plan == NULL || st != LT_OK) {
-    if (d_owned) lt__fast.lt_tensor_destroy(d);
+    lt__fast_release(d, d_owned);
     return plan == NULL ? NULL : lt__fast_raise(st);
   }
-  if (out == Py_None) return lt__fast_to_numpy(d); /* consumes d */
-  lt__fast.lt_tensor_destroy(d);
-  ret = out;
-  Py_INCREF(ret);
-  return ret;
+  if (out == Py_None) /* consumes d */
+    return to_numpy ? lt__fast_to_numpy(d) : PyLong_FromVoidPtr(d);
+  lt__fast_release(d, d_owned);
+  Py_INCREF(out);
+  return out;
 }
 
 /* ---- plan calls */

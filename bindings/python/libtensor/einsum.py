@@ -155,11 +155,13 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
         expr, arrays = parsed[0], tuple(parsed[1])
     if _FAST is not None and device is None and dtype is None and type(expr) is str and \
             (optimize == "auto" or isinstance(optimize, (str, bool))):
-        # The C extension: a plan cached by layouts, run on NumPy float arrays in one call.
+        # The C extension: a plan cached by layouts, run in one call (NumPy float arrays,
+        # Tensors).
         opts = _AUTO.handle if optimize == "auto" else _options(optimize).handle
         r = _FAST.einsum(expr, arrays, opts, out)
         if r is not NotImplemented:
-            return r
+            return r if type(r) is not int else \
+                Tensor(r, next(a for a in arrays if isinstance(a, Tensor)).context)
     if _is_explicit_path(optimize):
         steps = _check_path(optimize, len(arrays))
         if _path_pairs(steps) is None:  # a one-operand step: NumPy's, followed step by step
