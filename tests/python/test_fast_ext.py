@@ -21,6 +21,7 @@ EXT = lt._ext.FAST
 OPS = sys.modules["libtensor.ops"]
 EINSUM = sys.modules["libtensor.einsum"]
 AUTOGRAD = sys.modules["libtensor.autograd"]
+TENSOR = sys.modules["libtensor.tensor"]
 needs_ext = pytest.mark.skipif(EXT is None, reason="libtensor._fast is not active (not built, "
                                "or LT_PY_NO_EXT is set): the ctypes path alone is tested")
 
@@ -28,12 +29,12 @@ needs_ext = pytest.mark.skipif(EXT is None, reason="libtensor._fast is not activ
 @contextlib.contextmanager
 def ctypes_only():
     """The package's Python (ctypes) paths, as without the extension."""
-    saved = OPS._FAST, EINSUM._FAST
-    OPS._FAST = EINSUM._FAST = None
+    saved = OPS._FAST, EINSUM._FAST, TENSOR.fast_wrap
+    OPS._FAST = EINSUM._FAST = TENSOR.fast_wrap = None
     try:
         yield
     finally:
-        OPS._FAST, EINSUM._FAST = saved
+        OPS._FAST, EINSUM._FAST, TENSOR.fast_wrap = saved
 
 
 @pytest.fixture
@@ -396,3 +397,36 @@ def test_einsum_tensor_operands(rng, layout, no_tapes):
     other = lt.Context("cpu")
     assert_same(*both(lambda: lt.einsum("ij,jk", a, lt.tensor(np.ones((4, 2)), device=other))))
     other.close()
+
+
+@needs_ext
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_tensor_creation_same_as_ctypes(rng, layout):
+    for dtype in DTYPES + [np.bool_]:
+        a = random_array(rng, (3, 4), dtype, layout)
+        fast, slow = both(lambda: lt.tensor(a))
+        assert_same(fast, slow)
+        assert fast.readonly == slow.readonly == (not a.flags.writeable)
+        assert fast.strides == slow.strides and fast.context is slow.context
+        assert np.shares_memory(fast.numpy(), a)  # zero-copy
+    frozen = random_array(rng, (2, 2))
+    frozen.flags.writeable = False
+    t = lt.tensor(frozen)
+    assert t.readonly and not t.numpy().flags.writeable
+    with pytest.raises(ValueError):
+        t += 1
+    swapped = random_array(rng, (3,)).astype(">f8")  # converted: the general path
+    assert_same(*both(lambda: lt.tensor(swapped)))
+    del t
+    gc.collect()
+    held = lt.held_count()
+    a = random_array(rng, (4,))
+    t = lt.tensor(a)
+    assert lt.held_count() == held + 1
+    del a
+    gc.collect()
+    t[1] = 7.0
+    assert t.numpy()[1] == 7.0  # the array lives on inside the tensor
+    del t
+    gc.collect()
+    assert lt.held_count() == held

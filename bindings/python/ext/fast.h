@@ -96,6 +96,8 @@ enum { LT_FAST_OWNED_NONE = 0, LT_FAST_OWNED_DESTROY = 1, LT_FAST_OWNED_CACHED =
 int lt__fast_wrap_cached(PyObject *arr, int writable, lt_tensor **out, int *owned);
 /* Hands a cached tensor back (any other `owned` value: nothing). */
 void lt__fast_wrap_done(int owned);
+/* Arrays the library holds through this module now (cached or not). */
+Py_ssize_t lt__fast_live_arrays(void);
 /* Empties the cache of small operands (dropping the references it holds). */
 void lt__fast_clear_wraps(void);
 /* Done with an operand's tensor, as `owned` says. */
@@ -126,6 +128,7 @@ PyObject *lt__fast_binary(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_unary(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_plan_call(PyObject *self, PyObject *const *args, Py_ssize_t n);
+PyObject *lt__fast_wrap(PyObject *self, PyObject *arr);
 PyObject *lt__fast_time_plan(PyObject *self, PyObject *const *args, Py_ssize_t n);
 
 #endif

@@ -189,6 +189,10 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   }
   int op;
   if (int_arg(args[0], &op) < 0) return NULL;
+  for (int i = 0; i < n_in; i++) /* scalars and other objects: before anything is cached */
+    if (Py_TYPE(args[1 + i]) != (PyTypeObject *)lt__fast_state.ndarray_type &&
+        Py_TYPE(args[1 + i]) != (PyTypeObject *)lt__fast_state.tensor_type)
+      Py_RETURN_NOTIMPLEMENTED;
   lt_context *ctx = lt__fast_bound ? call_context(args + 1, n_in) : NULL;
   if (ctx == NULL) Py_RETURN_NOTIMPLEMENTED;
   operand_set s = {.n = 0};

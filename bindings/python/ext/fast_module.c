@@ -224,6 +224,11 @@ static PyObject *fast_watch_tapes(PyObject *self, PyObject *tapes) {
   Py_RETURN_NONE;
 }
 
+static PyObject *fast_held(PyObject *self, PyObject *unused) {
+  (void)self, (void)unused;
+  return PyLong_FromSsize_t(lt__fast_live_arrays());
+}
+
 static PyObject *fast_destroy(PyObject *self, PyObject *arg) {
   (void)self;
   void *h = PyLong_AsVoidPtr(arg);
@@ -265,6 +270,9 @@ static PyMethodDef fast_methods[] = {
     {"time_plan", LT_FAST_FASTCALL(lt__fast_time_plan), METH_FASTCALL,
      "time_plan(plan, handles, out, n, cpu): seconds per lt_plan_execute in a C loop (benchmarks)"},
     {"destroy", fast_destroy, METH_O, "destroy(handle): lt_tensor_destroy"},
+    {"wrap", lt__fast_wrap, METH_O,
+     "wrap(array): (handle, readonly) of a zero-copy tensor over it, or NotImplemented"},
+    {"held", fast_held, METH_NOARGS, "arrays the library holds through this module"},
     {"watch_tapes", fast_watch_tapes, METH_O,
      "watch_tapes(dict): Tensor operands take the C paths only while it is empty"},
     {"clear_plans", fast_clear_plans, METH_NOARGS, "drops the cached einsum plans"},

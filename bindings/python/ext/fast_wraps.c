@@ -14,14 +14,20 @@
 #define LT_FAST_WRAP_SLOTS 64
 #define LT_FAST_WRAP_MAX_BYTES 65536
 
+/* Arrays the library holds through this module (libtensor.held_count() adds them). */
+static Py_ssize_t live_arrays;
+
 /* The library drops a wrapped array: its reference goes, under the GIL whoever holds it. */
 static void release_array(void *data, void *user) {
   (void)data;
   if (!Py_IsInitialized()) return; /* interpreter shutdown: nothing left to release into */
   PyGILState_STATE g = PyGILState_Ensure();
+  live_arrays--;
   Py_DECREF((PyObject *)user);
   PyGILState_Release(g);
 }
+
+Py_ssize_t lt__fast_live_arrays(void) { return live_arrays; }
 
 /* The view as the library's element strides; 0 when a stride is no whole element or the data
  * is misaligned (the general path copies those). */
@@ -46,6 +52,7 @@ static int wrap_view(PyObject *arr, const lt_fast_array_view *v, lt_tensor **out
     lt__fast_raise(st);
     return -1;
   }
+  live_arrays++;
   return LT_FAST_ARRAY;
 }
 
@@ -122,4 +129,29 @@ int lt__fast_wrap_cached(PyObject *arr, int writable, lt_tensor **out, int *owne
 void lt__fast_clear_wraps(void) {
   for (int i = 0; i < LT_FAST_WRAP_SLOTS; i++)
     if (slots[i].busy == 0) slot_clear(&slots[i]);
+}
+
+/* wrap(array): (handle, readonly) of a new tensor over a NumPy array on the CPU context (the
+ * caller owns the handle), for lt.tensor / from_numpy; NotImplemented for what the general
+ * path must do (another default device, a dtype or layout the library cannot wrap). */
+PyObject *lt__fast_wrap(PyObject *self, PyObject *arr) {
+  (void)self;
+  lt_fast_array_view v;
+  if (!lt__fast_bound || !lt__fast_default_is_cpu() ||
+      Py_TYPE(arr) != (PyTypeObject *)lt__fast_state.ndarray_type)
+    Py_RETURN_NOTIMPLEMENTED;
+  int readonly = 0;
+  if (lt__fast_numpy_view(arr, 1, &v) != LT_FAST_ARRAY) {
+    readonly = 1;
+    if (lt__fast_numpy_view(arr, 0, &v) != LT_FAST_ARRAY) Py_RETURN_NOTIMPLEMENTED;
+  }
+  lt_tensor *t = NULL;
+  int kind = wrap_view(arr, &v, &t);
+  if (kind < 0) return NULL;
+  if (kind == LT_FAST_SKIP) Py_RETURN_NOTIMPLEMENTED;
+  PyObject *h = PyLong_FromVoidPtr(t);
+  PyObject *r = h ? PyTuple_Pack(2, h, readonly ? Py_True : Py_False) : NULL;
+  Py_XDECREF(h);
+  if (r == NULL) lt__fast.lt_tensor_destroy(t);
+  return r;
 }

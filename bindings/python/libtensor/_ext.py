@@ -72,7 +72,10 @@ def _bind():
     module.bind(functions, context("cpu").handle, check, Tensor, np.asarray, np.ndarray, probe,
                 dtypes)
     # Tensor.__del__'s call, without ctypes (the package's name `tensor` is a function).
-    sys.modules[Tensor.__module__].destroy_handle = module.destroy
+    tensor_module = sys.modules[Tensor.__module__]
+    tensor_module.destroy_handle = module.destroy
+    tensor_module.fast_wrap, tensor_module.fast_held = module.wrap, module.held
+    tensor_module.fast_cpu = context("cpu")
     return module
 
 
