@@ -403,12 +403,12 @@ def test_einsum_tensor_operands(rng, layout, no_tapes):
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_tensor_creation_same_as_ctypes(rng, layout):
     for dtype in DTYPES + [np.bool_]:
-        a = random_array(rng, (3, 4), dtype, layout)
-        fast, slow = both(lambda: lt.tensor(a))
+        arr = random_array(rng, (3, 4), dtype, layout)
+        fast, slow = both(lambda: lt.tensor(arr))
         assert_same(fast, slow)
-        assert fast.readonly == slow.readonly == (not a.flags.writeable)
+        assert fast.readonly == slow.readonly == (not arr.flags.writeable)
         assert fast.strides == slow.strides and fast.context is slow.context
-        assert np.shares_memory(fast.numpy(), a)  # zero-copy
+        assert np.shares_memory(fast.numpy(), arr)  # zero-copy
     frozen = random_array(rng, (2, 2))
     frozen.flags.writeable = False
     t = lt.tensor(frozen)

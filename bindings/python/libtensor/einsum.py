@@ -173,10 +173,11 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
     if out is not None:
         target = _wrap_out(out, ctx)
         if target is not None:
-            check(_lib.fn("lt_einsum_into")(_lib.cstr(expr, "einsum expression"), len(tensors), handles, opts.handle,
-                                            target.handle))
+            check(_lib.fn("lt_einsum_into")(_lib.cstr(expr, "einsum expression"), len(tensors),
+                                            handles, opts.handle, target.handle))
             return out
-    t = _new("lt_einsum", ctx, _lib.cstr(expr, "einsum expression"), len(tensors), handles, opts.handle)
+    t = _new("lt_einsum", ctx, _lib.cstr(expr, "einsum expression"), len(tensors), handles,
+             opts.handle)
     if out is None:
         return _to_numpy(t, arrays, dtype) if numpy_out else t
     np.copyto(out, np.asarray(_to_numpy(t, arrays, dtype)), casting="unsafe")
