@@ -430,3 +430,28 @@ def test_tensor_creation_same_as_ctypes(rng, layout):
     del t
     gc.collect()
     assert lt.held_count() == held
+
+
+@needs_ext
+def test_out_written_by_the_plan_and_overlaps(rng, no_tapes):
+    a, b = random_array(rng, (6, 5)), random_array(rng, (5,))
+    for _ in range(3):  # the first call makes the plan into out=, the next ones run it
+        o = np.empty((6, 5))
+        assert lt.multiply(a, b, out=o) is o
+        np.testing.assert_array_equal(o, a * b)
+    x = a.copy()
+    for _ in range(3):  # exactly in place: one of the inputs
+        lt.add(x, b, out=x)
+    assert_close(x, a + 3 * b)
+    for _ in range(3):  # out= overlapping an input partly: as NumPy, from the old values
+        y, z = a.copy(), a.copy()
+        lt.subtract(y[:-1], b, out=y[1:])
+        np.subtract(z[:-1], b, out=z[1:])
+        np.testing.assert_array_equal(y, z)
+    t = lt.tensor(a.copy())
+    for _ in range(3):
+        t += lt.tensor(b)  # Tensor in place
+    assert_close(t.numpy(), a + 3 * b)
+    f32 = np.empty((6, 5), np.float32)  # another dtype: converted, as the ctypes path does
+    fast, slow = both(lambda: lt.add(a, b, out=f32).copy())
+    assert_same(fast, slow)

@@ -56,30 +56,13 @@ static int same_shape(const lt_tensor *a, const lt_tensor *b) {
                                (size_t)rank * sizeof(int64_t)));
 }
 
-/* The result `r` of a call as the general path delivers it: a NumPy array when no Tensor took
- * part, else the new handle (the package wraps it in a Tensor); or written into `out` (same
- * shape; converted to its dtype) and `out` returned. Consumes `r` and the operands. */
-static PyObject *deliver(lt_tensor *r, operand_set *s, PyObject *out, lt_context *ctx) {
-  if (out == Py_None) {
-    int to_numpy = !s->any_tensor;
-    operands_release(s);
-    return to_numpy ? lt__fast_to_numpy(r) : PyLong_FromVoidPtr(r);
-  }
-  lt_tensor *target = NULL;
-  int owned = 0;
-  int kind = lt__fast_operand(out, ctx, LT_FAST_WRITABLE | LT_FAST_CACHED, &target, &owned);
-  PyObject *ret = Py_NotImplemented; /* other shapes (broadcast into out=) or out kinds */
-  if (kind > 0 && same_shape(r, target)) {
-    lt_status st = lt__fast.lt_tensor_copy_into(target, r);
-    ret = st == LT_OK ? out : lt__fast_raise(st);
-  } else if (kind < 0) {
-    ret = NULL;
-  }
-  lt__fast_release(target, owned);
-  lt__fast.lt_tensor_destroy(r);
+/* The new result `r` of a call as the general path delivers it: a NumPy array when no Tensor
+ * took part, else the new handle (the package wraps it in a Tensor). Consumes `r` and the
+ * operands. */
+static PyObject *deliver(lt_tensor *r, operand_set *s) {
+  int to_numpy = !s->any_tensor;
   operands_release(s);
-  Py_XINCREF(ret);
-  return ret;
+  return to_numpy ? lt__fast_to_numpy(r) : PyLong_FromVoidPtr(r);
 }
 
 static int int_arg(PyObject *v, int *out) {
@@ -196,20 +179,26 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   lt_context *ctx = lt__fast_bound ? call_context(args + 1, n_in) : NULL;
   if (ctx == NULL) Py_RETURN_NOTIMPLEMENTED;
   operand_set s = {.n = 0};
-  for (int i = 0; i < n_in; i++) {
-    int ok = operands_add(&s, args[1 + i], ctx, LT_FAST_CACHED, 0);
-    if (ok <= 0) {
-      operands_release(&s);
-      if (ok < 0) return NULL;
-      Py_RETURN_NOTIMPLEMENTED;
-    }
+  PyObject *out = args[n_in + 1];
+  lt_tensor *target = NULL; /* out=, written straight by the plan when its layout allows */
+  int ok = 1, t_owned = LT_FAST_OWNED_NONE;
+  for (int i = 0; i < n_in && ok > 0; i++)
+    ok = operands_add(&s, args[1 + i], ctx, LT_FAST_CACHED, 0);
+  if (ok > 0 && out != Py_None)
+    ok = lt__fast_operand(out, ctx, LT_FAST_WRITABLE | LT_FAST_CACHED, &target, &t_owned);
+  if (ok <= 0) {
+    operands_release(&s);
+    if (ok < 0) return NULL;
+    Py_RETURN_NOTIMPLEMENTED;
   }
+  if (t_owned >= LT_FAST_OWNED_CACHED) s.any_cached = 1;
   char what[2 + sizeof op + 1] = {'#', n_in == 2 ? 'b' : 'u'}; /* no snprintf: it is slow */
   memcpy(what + 2, &op, sizeof op);
-  PyObject *key = plan_key(what, sizeof what - 1, NULL, ctx, &s, NULL);
+  PyObject *key = plan_key(what, sizeof what - 1, NULL, ctx, &s, target);
   lt_plan *plan = key ? find_plan(key) : NULL;
   if (PyErr_Occurred()) {
     Py_XDECREF(key);
+    lt__fast_release(target, t_owned);
     operands_release(&s);
     return NULL;
   }
@@ -217,27 +206,48 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   if (n_in == 2 && lt__fast.lt_tensor_numel(s.t[1]) > work) work = lt__fast.lt_tensor_numel(s.t[1]);
   PyThreadState *unlocked =
       work >= LT_FAST_GIL_ELEMENTS && !s.any_cached ? PyEval_SaveThread() : NULL;
-  lt_tensor *r = NULL;
-  lt_status st;
+  const lt_tensor *const *in = (const lt_tensor *const *)s.t;
+  lt_tensor *r = NULL; /* a new result (no out=, or out= through a temporary) */
+  lt_status st = LT_OK;
   lt_plan *fresh = NULL; /* made by this call, to be cached */
-  if (plan != NULL) {
+  int direct = 0;
+  if (plan != NULL && target != NULL) {
+    st = lt__fast.lt_plan_execute(plan, in, s.n, NULL, 0, target);
+    direct = st != LT_ERR_ALIASING; /* out= overlapping an input: through a temporary */
+  } else if (plan != NULL) {
     st = lt__fast.lt_plan_create_output(plan, &r);
-    if (st == LT_OK)
-      st = lt__fast.lt_plan_execute(plan, (const lt_tensor *const *)s.t, s.n, NULL, 0, r);
-  } else {
+    if (st == LT_OK) st = lt__fast.lt_plan_execute(plan, in, s.n, NULL, 0, r);
+  }
+  if (plan == NULL || (target != NULL && !direct)) {
     st = n_in == 2 ? lt__fast.lt_binary((lt_binary_op)op, s.t[0], s.t[1], &r)
                    : lt__fast.lt_unary((lt_unary_op)op, s.t[0], &r);
-    if (st == LT_OK) fresh = elementwise_plan(op, &s, r);
+    /* The plan for later calls; into out= only for its dtype and shape (else a conversion or
+     * broadcast follows, through the temporary each time). */
+    if (st == LT_OK && plan == NULL &&
+        (target == NULL || (lt__fast.lt_tensor_dtype(r) == lt__fast.lt_tensor_dtype(target) &&
+                            same_shape(r, target))))
+      fresh = elementwise_plan(op, &s, target ? target : r);
   }
   if (unlocked) PyEval_RestoreThread(unlocked);
   int bad = fresh != NULL && store_plan(key, fresh) < 0;
   Py_DECREF(key);
+  PyObject *ret = out;
   if (st != LT_OK || bad) {
-    lt__fast.lt_tensor_destroy(r);
-    operands_release(&s);
-    return bad ? NULL : lt__fast_raise(st);
+    ret = bad ? NULL : lt__fast_raise(st);
+  } else if (target != NULL && r != NULL) { /* out= through the temporary r */
+    if (!same_shape(r, target)) {
+      ret = Py_NotImplemented; /* broadcast into out=: the general path */
+    } else if ((st = lt__fast.lt_tensor_copy_into(target, r)) != LT_OK) {
+      ret = lt__fast_raise(st);
+    }
+  } else if (target == NULL) {
+    return deliver(r, &s); /* consumes r and the operands */
   }
-  return deliver(r, &s, args[n_in + 1], ctx);
+  lt__fast.lt_tensor_destroy(r);
+  lt__fast_release(target, t_owned);
+  operands_release(&s);
+  Py_XINCREF(ret);
+  return ret;
 }
 
 PyObject *lt__fast_binary(PyObject *self, PyObject *const *args, Py_ssize_t n) {
