@@ -54,6 +54,7 @@ typedef struct lt_fast_state {
   PyObject *check;        /* errors.check(status): raises the binding's exception for a status */
   PyObject *tensor_type;  /* libtensor.Tensor (exact type only: subclasses take the general path) */
   PyObject *asarray;      /* numpy.asarray */
+  PyObject *empty;        /* numpy.empty */
   PyObject *ndarray_type; /* numpy.ndarray */
   PyObject *plans;        /* einsum plan cache: key bytes -> capsule(lt_plan) */
   PyObject *dtypes;       /* numpy.dtype per lt_dtype code (None where NumPy has none) */
@@ -117,6 +118,9 @@ PyObject *lt__fast_raise(lt_status st);
 /* A NumPy array over the result tensor `t` (ownership moves to the array; a 0-d result comes
  * back as a NumPy scalar, as the general path returns it). NULL with an exception set. */
 PyObject *lt__fast_to_numpy(lt_tensor *t);
+/* A NumPy result of rank `rank` as the general path returns it (a 0-d one as a NumPy scalar);
+ * consumes `arr`. */
+PyObject *lt__fast_numpy_result(PyObject *arr, int rank);
 /* Nonzero when the default device ($LT_DEVICE) is the CPU, the only one NumPy data is
  * wrapped on. */
 int lt__fast_default_is_cpu(void);

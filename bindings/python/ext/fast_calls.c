@@ -74,8 +74,12 @@ static int int_arg(PyObject *v, int *out) {
 
 /* ---- plans cached by (what, options, context, dtypes, shapes, strides, out layout) */
 
+/* A cached plan is a capsule; its context, when set, holds numpy.empty's arguments (shape,
+ * dtype) for the plan's result, so that NumPy allocates it (cheaper than a library tensor seen
+ * through a NumPy array). */
 static void plan_capsule_free(PyObject *capsule) {
   lt_plan *p = PyCapsule_GetPointer(capsule, "lt_plan");
+  Py_XDECREF((PyObject *)PyCapsule_GetContext(capsule));
   if (p != NULL && lt__fast_bound) lt__fast.lt_plan_destroy(p);
 }
 
@@ -117,19 +121,24 @@ static PyObject *plan_key(const char *what, size_t len, const void *opts, const 
   return key;
 }
 
-/* The cached plan of `key`, or NULL (with an exception set only on a failed lookup). */
-static lt_plan *find_plan(PyObject *key) {
+/* The cached plan of `key` (and its numpy.empty arguments, borrowed, or NULL), or NULL (with an
+ * exception set only on a failed lookup). */
+static lt_plan *find_plan(PyObject *key, PyObject **empty_args) {
   PyObject *hit = PyDict_GetItemWithError(lt__fast_state.plans, key);
+  if (empty_args) *empty_args = hit ? PyCapsule_GetContext(hit) : NULL;
   return hit ? PyCapsule_GetPointer(hit, "lt_plan") : NULL;
 }
 
-/* Caches `plan` under `key` (destroying it when it cannot). 0, or -1 with an exception set. */
-static int store_plan(PyObject *key, lt_plan *plan) {
+/* Caches `plan` under `key` with numpy.empty's arguments for its result (or NULL), destroying
+ * it when it cannot. 0, or -1 with an exception set. */
+static int store_plan(PyObject *key, lt_plan *plan, PyObject *empty_args) {
   PyObject *capsule = PyCapsule_New(plan, "lt_plan", plan_capsule_free);
   if (capsule == NULL) {
     lt__fast.lt_plan_destroy(plan);
     return -1;
   }
+  Py_XINCREF(empty_args);
+  PyCapsule_SetContext(capsule, empty_args);
   if (PyDict_Size(lt__fast_state.plans) >= LT_FAST_MAX_PLANS) PyDict_Clear(lt__fast_state.plans);
   int bad = PyDict_SetItem(lt__fast_state.plans, key, capsule);
   Py_DECREF(capsule); /* the dict holds the plan now */
@@ -165,6 +174,26 @@ static lt_plan *elementwise_plan(int op, const operand_set *s, const lt_tensor *
 }
 
 /* Shared by binary and unary: n_in operands after the op code, then out. */
+/* numpy.empty's arguments for results like `r` (a new reference; NULL, with no exception, for
+ * dtypes NumPy lacks or when it cannot be made). */
+static PyObject *empty_args_of(const lt_tensor *r) {
+  int rank = lt__fast.lt_tensor_rank(r), dtype = (int)lt__fast.lt_tensor_dtype(r);
+  PyObject *descr =
+      dtype < LT_FAST_N_DTYPES ? PyTuple_GET_ITEM(lt__fast_state.dtypes, dtype) : NULL;
+  PyObject *shape = descr && descr != Py_None ? PyTuple_New(rank) : NULL;
+  for (int i = 0; shape && i < rank; i++) {
+    PyObject *e = PyLong_FromLongLong((long long)lt__fast.lt_tensor_shape(r)[i]);
+    if (e == NULL)
+      Py_CLEAR(shape);
+    else
+      PyTuple_SET_ITEM(shape, i, e);
+  }
+  PyObject *args = shape ? PyTuple_Pack(2, shape, descr) : NULL;
+  Py_XDECREF(shape);
+  PyErr_Clear();
+  return args;
+}
+
 static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   if (n != n_in + 2) {
     PyErr_SetString(PyExc_TypeError, "libtensor._fast: wrong argument count");
@@ -195,9 +224,18 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   char what[2 + sizeof op + 1] = {'#', n_in == 2 ? 'b' : 'u'}; /* no snprintf: it is slow */
   memcpy(what + 2, &op, sizeof op);
   PyObject *key = plan_key(what, sizeof what - 1, NULL, ctx, &s, target);
-  lt_plan *plan = key ? find_plan(key) : NULL;
+  PyObject *empty_args = NULL;
+  lt_plan *plan = key ? find_plan(key, &empty_args) : NULL;
+  PyObject *made = NULL; /* a NumPy result allocated by NumPy, and its tensor */
+  lt_tensor *made_t = NULL;
+  int made_failed = 0;
+  if (plan != NULL && target == NULL && !s.any_tensor && empty_args != NULL) {
+    made = PyObject_Call(lt__fast_state.empty, empty_args, NULL);
+    if (made != NULL && lt__fast_wrap_array(made, 1, &made_t) != LT_FAST_ARRAY) Py_CLEAR(made);
+  }
   if (PyErr_Occurred()) {
     Py_XDECREF(key);
+    Py_XDECREF(made);
     lt__fast_release(target, t_owned);
     operands_release(&s);
     return NULL;
@@ -214,6 +252,13 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   if (plan != NULL && target != NULL) {
     st = lt__fast.lt_plan_execute(plan, in, s.n, NULL, 0, target);
     direct = st != LT_ERR_ALIASING; /* out= overlapping an input: through a temporary */
+  } else if (made_t != NULL) {
+    st = lt__fast.lt_plan_execute(plan, in, s.n, NULL, 0, made_t);
+    if (st != LT_OK) { /* NumPy's strides differ from the plan's (size 0): the plan's output */
+      made_failed = 1;
+      st = lt__fast.lt_plan_create_output(plan, &r);
+      if (st == LT_OK) st = lt__fast.lt_plan_execute(plan, in, s.n, NULL, 0, r);
+    }
   } else if (plan != NULL) {
     st = lt__fast.lt_plan_create_output(plan, &r);
     if (st == LT_OK) st = lt__fast.lt_plan_execute(plan, in, s.n, NULL, 0, r);
@@ -229,9 +274,17 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
       fresh = elementwise_plan(op, &s, target ? target : r);
   }
   if (unlocked) PyEval_RestoreThread(unlocked);
-  int bad = fresh != NULL && store_plan(key, fresh) < 0;
+  PyObject *fresh_args = fresh != NULL && target == NULL ? empty_args_of(r) : NULL;
+  int bad = fresh != NULL && store_plan(key, fresh, fresh_args) < 0;
+  Py_XDECREF(fresh_args);
   Py_DECREF(key);
+  lt__fast.lt_tensor_destroy(made_t);
   PyObject *ret = out;
+  if (made != NULL && st == LT_OK && !made_failed) {
+    operands_release(&s);
+    return lt__fast_numpy_result(made, (int)PyTuple_GET_SIZE(PyTuple_GET_ITEM(empty_args, 0)));
+  }
+  Py_XDECREF(made);
   if (st != LT_OK || bad) {
     ret = bad ? NULL : lt__fast_raise(st);
   } else if (target != NULL && r != NULL) { /* out= through the temporary r */
@@ -264,7 +317,7 @@ PyObject *lt__fast_unary(PyObject *self, PyObject *const *args, Py_ssize_t n) {
 static lt_plan *cached_plan(const char *expr, size_t len, const lt_plan_options *opts,
                             const lt_context *ctx, const operand_set *s, const lt_tensor *d) {
   PyObject *key = plan_key(expr, len, opts, ctx, s, d);
-  lt_plan *plan = key ? find_plan(key) : NULL;
+  lt_plan *plan = key ? find_plan(key, NULL) : NULL;
   if (plan != NULL || PyErr_Occurred()) {
     Py_XDECREF(key);
     return plan;
@@ -276,7 +329,7 @@ static lt_plan *cached_plan(const char *expr, size_t len, const lt_plan_options 
     lt__fast_raise(st);
     return NULL;
   }
-  int bad = store_plan(key, plan);
+  int bad = store_plan(key, plan, NULL);
   Py_DECREF(key);
   return bad ? NULL : plan;
 }

@@ -163,7 +163,11 @@ PyObject *lt__fast_to_numpy(lt_tensor *t) {
       2, rank, kind, size, flags, b->dims, b->dims + rank, data, descr != Py_None ? descr : NULL};
   PyObject *arr = PyObject_CallOneArg(lt__fast_state.asarray, (PyObject *)b);
   Py_DECREF(b); /* the array holds it as its base */
-  if (arr == NULL || rank != 0) return arr;
+  return arr ? lt__fast_numpy_result(arr, rank) : NULL;
+}
+
+PyObject *lt__fast_numpy_result(PyObject *arr, int rank) {
+  if (rank != 0) return arr;
   PyObject *empty = PyTuple_New(0); /* arr[()]: a 0-d result as a NumPy scalar */
   PyObject *scalar = empty ? PyObject_GetItem(arr, empty) : NULL;
   Py_XDECREF(empty);
@@ -209,6 +213,14 @@ static PyObject *fast_bind(PyObject *self, PyObject *const *args, Py_ssize_t n) 
     Py_INCREF(args[2 + i]);
     Py_XSETREF(*slots[i], args[2 + i]);
   }
+  PyObject *numpy = PyImport_ImportModule("numpy");
+  PyObject *empty = numpy ? PyObject_GetAttrString(numpy, "empty") : NULL;
+  Py_XDECREF(numpy);
+  if (empty == NULL) {
+    Py_DECREF(plans);
+    return NULL;
+  }
+  Py_XSETREF(lt__fast_state.empty, empty);
   Py_XSETREF(lt__fast_state.plans, plans);
   Py_INCREF(args[7]);
   Py_XSETREF(lt__fast_state.dtypes, args[7]);
@@ -292,6 +304,7 @@ static void fast_free(void *module) {
   drop(&lt__fast_state.ndarray_type);
   drop(&lt__fast_state.tapes);
   drop(&lt__fast_state.dtypes);
+  drop(&lt__fast_state.empty);
 }
 
 static struct PyModuleDef fast_module = {PyModuleDef_HEAD_INIT,
