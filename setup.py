@@ -6,11 +6,13 @@ Environment knobs:
                                       the build tree's library; the packaging is what it tests)
   LT_CMAKE_ARGS="-DLT_WITH_OPENBLAS=OFF ..."  extra CMake arguments
 """
+import importlib.machinery
 import os
 import re
 import shlex
 import shutil
 import subprocess
+import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
@@ -35,6 +37,9 @@ class BuildWithLibrary(build_py):
         prebuilt = os.environ.get("LT_PREBUILT_LIB")
         if prebuilt:
             shutil.copyfile(os.path.realpath(prebuilt), target)
+            # The C extension built beside it (build/python/libtensor), when there is one.
+            self._bundle_extension(os.path.join(os.path.dirname(os.path.realpath(prebuilt)),
+                                                "..", "python", "libtensor"))
             return
         build = os.path.join(os.path.abspath(self.get_finalized_command("build").build_temp),
                              "cmake")
@@ -46,6 +51,19 @@ class BuildWithLibrary(build_py):
         subprocess.check_call(["cmake", "--build", build, "--target", "tensor", "-j",
                                str(os.cpu_count() or 2)])
         shutil.copyfile(os.path.realpath(os.path.join(build, "src", "libtensor.so")), target)
+        # The optional C extension (issue 20 A), built for this Python when its headers are
+        # there; without it the package runs on ctypes alone.
+        if subprocess.call(["cmake", "-S", ROOT, "-B", build,
+                            f"-DPython3_EXECUTABLE={sys.executable}"]) == 0 and \
+                subprocess.call(["cmake", "--build", build, "--target", "lt_python_fast"]) == 0:
+            self._bundle_extension(os.path.join(build, "python", "libtensor"))
+
+    def _bundle_extension(self, folder):
+        suffixes = importlib.machinery.EXTENSION_SUFFIXES
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if name.startswith("_fast.") and any(name.endswith(s) for s in suffixes):
+                shutil.copyfile(os.path.join(folder, name),
+                                os.path.join(self.build_lib, "libtensor", name))
 
 
 class BinaryDistribution(Distribution):

@@ -1,22 +1,29 @@
-"""Timing shared by the Python benchmarks: one definition of a median sample."""
+"""Timing shared by the Python benchmarks: one definition of a median sample.
+
+LT_BENCH_CLOCK=cpu times with the process's CPU time instead of the wall clock: on a machine
+shared by many jobs (load average far above the core count) wall times mostly measure the
+waiting for a core; CPU time measures the work (single-threaded calls only)."""
+import os
 import statistics
 import time
+
+CLOCK = time.process_time if os.environ.get("LT_BENCH_CLOCK") == "cpu" else time.perf_counter
 
 
 def _loops_for(fn, min_time):
     """Calls of fn per sample so that a sample lasts at least min_time (after a warm-up)."""
     fn()
-    start = time.perf_counter()
+    start = CLOCK()
     fn()
-    once = max(time.perf_counter() - start, 1e-7)
+    once = max(CLOCK() - start, 1e-7)
     return max(1, int(min_time / once))
 
 
 def _sample(fn, inner):
-    start = time.perf_counter()
+    start = CLOCK()
     for _ in range(inner):
         fn()
-    return (time.perf_counter() - start) / inner
+    return (CLOCK() - start) / inner
 
 
 def median_pair_seconds(fn_a, fn_b, reps, min_time=0.0):
@@ -34,14 +41,25 @@ def median_seconds(fn, reps, min_time=0.0):
     """Median wall time of fn() over `reps` samples, after one warm-up call (page faults, plan
     caches, thread pools); each sample loops fn enough times to last at least min_time."""
     fn()
-    start = time.perf_counter()
+    start = CLOCK()
     fn()
-    once = max(time.perf_counter() - start, 1e-7)
+    once = max(CLOCK() - start, 1e-7)
     inner = max(1, int(min_time / once))
     samples = []
     for _ in range(reps):
-        start = time.perf_counter()
+        start = CLOCK()
         for _ in range(inner):
             fn()
-        samples.append((time.perf_counter() - start) / inner)
+        samples.append((CLOCK() - start) / inner)
     return statistics.median(samples)
+
+
+def median_group_seconds(fns, reps, min_time=0.0):
+    """Medians of every fn in `fns` over `reps` samples each, the fns taking turns within each
+    round (median_pair_seconds for any number of sides)."""
+    inners = [_loops_for(fn, min_time) for fn in fns]
+    samples = [[] for _ in fns]
+    for _ in range(reps):
+        for fn, inner, out in zip(fns, inners, samples):
+            out.append(_sample(fn, inner))
+    return [statistics.median(s) for s in samples]

@@ -49,6 +49,10 @@ endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/bindings/python/libtensor
   DESTINATION "\${LT_PY_DEST}"
   PATTERN __pycache__ EXCLUDE PATTERN *.pyc EXCLUDE)
+# The binding's optional C extension (issue 20 A) goes inside the package.
+if(TARGET lt_python_fast)
+  install(TARGETS lt_python_fast LIBRARY DESTINATION "\${LT_PY_DEST}/libtensor")
+endif()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 set(CPACK_PACKAGE_NAME libtensor)

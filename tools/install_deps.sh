@@ -11,6 +11,8 @@ pkgs="$pkgs doxygen python3-venv python3-setuptools python3-wheel python3-pip"
 pkgs="$pkgs libhdf5-dev python3-h5py"
 # libtensor_mpi (optional at build time: LT_WITH_MPI) and mpirun for its tests (issue 24).
 pkgs="$pkgs libopenmpi-dev openmpi-bin"
+# The Python binding's optional C extension, libtensor._fast (issue 20 A).
+pkgs="$pkgs python3-dev"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -57,10 +57,12 @@ def test_pip_install_into_fresh_venv(tmp_path):
              "a = np.arange(6.0).reshape(2, 3)\n"
              "assert (lt.add(a, a) == 2 * a).all()\n"
              "assert (np.from_dlpack(lt.from_dlpack(a)) == a).all()\n"
-             "print(lt.library_path, lt.__file__, lt.__version__)\n")
+             "print(lt.library_path, lt.__file__, lt.__version__, lt._ext.active())\n")
     ran = _run([py, "-c", check], env=env, cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr[-2000:]
-    lib, pkg, version = ran.stdout.split()
+    lib, pkg, version, fast = ran.stdout.split()
+    # Issue 20 A: the C extension is bundled when this build has one (the ctypes path else).
+    assert fast == str(lt._ext.active()), ran.stdout
     site = str(venv)
     assert lib.startswith(site) and pkg.startswith(site), ran.stdout  # the bundled copy
     assert os.path.dirname(lib) == os.path.dirname(pkg)

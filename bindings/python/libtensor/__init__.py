@@ -35,6 +35,11 @@ from . import h5  # HDF5 files: lt.h5.File (h5.py)
 # requires_grad=.
 from .autograd import no_grad, is_grad_enabled, tensor  # noqa: F811
 from . import optim
+# Issue 20 A: the C extension (libtensor._fast, optional) leaves Tensor operands to the Python
+# paths while a gradient tape exists, so that autograd records them.
+from . import _ext
+from . import autograd as _autograd
+_ext.watch_tapes(getattr(_autograd, "_tapes", None))
 
 __version__ = _lib.fn("lt_version")().decode()
 library_path = _lib.path

@@ -292,7 +292,8 @@ UNBOUND = {
     "lt_set_last_error": "LibtensorError",
     # paths (issue 22): array-of-pairs parameters; the Python einsum_path/explicit-path front
     # end (branch python) binds these with its own argument handling.
-    "lt_plan_options_set_explicit_path": "einsum(optimize=[pairs]) (branch python)",
+    "lt_plan_options_set_explicit_path": "einsum(optimize=['einsum_path', ...]): einsum.py "
+                                         "binds it (int64_t (*)[2] pairs)",
     "lt_plan_options_set_path_seed": "default seed",
     "lt_plan_einsum_slicing": "lt_plan_describe",
     "lt_einsum_find_path": "einsum_path (branch python)",

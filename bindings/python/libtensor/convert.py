@@ -15,6 +15,7 @@ import ctypes
 import numpy as np
 
 from . import _lib
+from ._ext import FAST
 from .context import context
 from .errors import check, raise_status
 from .tensor import Tensor, check_writeable, from_numpy
@@ -97,8 +98,11 @@ def _wrap(v, ctx):
 
 
 def clear_wrap_cache():
-    """Drops the cached wrappers of NumPy operands (and the references they hold)."""
+    """Drops the cached wrappers of NumPy operands (and the references they hold), the C
+    extension's as well."""
     _WRAP_CACHE.clear()
+    if FAST is not None:
+        FAST.clear_wraps()
 
 
 def operands(values, device=None, where=None):

@@ -3,6 +3,7 @@
 Operands as in ops (see convert): Tensors of one call share one context, nothing is moved
 implicitly. Also installs Tensor's @ operator."""
 import ctypes
+import functools
 import operator
 import re
 import string
@@ -10,6 +11,7 @@ import string
 import numpy as np
 
 from . import _lib, enums
+from ._ext import FAST as _FAST
 from .context import context
 from .convert import deliver, operands, require_context, result
 from .errors import InvalidArgumentError, check
@@ -26,8 +28,15 @@ class _Options:
 
     def __init__(self, optimize="auto", dtype=None, memory_limit=None):
         key = optimize.lower() if isinstance(optimize, str) else optimize
-        if isinstance(key, (list, tuple)) and key and key[0] == "einsum_path":
-            key = "none"  # an explicit path: run step by step by einsum (see _explicit_path)
+        pairs = None
+        if _is_explicit_path(key):
+            # An explicit path (validated by _check_path) as the library's pairs.
+            pairs = _path_pairs([list(step) for step in key[1:]])
+            if pairs is None:
+                raise InvalidArgumentError("libtensor: an explicit path with a one-operand "
+                                           "step among several operands runs in einsum only",
+                                           _EINVAL)
+            key = "auto"
         if key not in _PATHS:
             raise InvalidArgumentError(f"libtensor: optimize={optimize!r}: expected 'auto', "
                                        "'greedy', 'optimal', 'none', True or False",
@@ -36,6 +45,9 @@ class _Options:
         check(_lib.fn("lt_plan_options_create")(ctypes.byref(out)))
         self.handle = out.value
         check(_lib.fn("lt_plan_options_set_path")(self.handle, _PATHS[key]))
+        if pairs is not None:
+            flat = _lib.int64_array([i for pair in pairs for i in pair])
+            check(_set_explicit_path(self.handle, len(pairs), flat))
         if dtype is not None:
             check(_lib.fn("lt_plan_options_set_output_dtype")(self.handle, lt_dtype(dtype)))
         if memory_limit:
@@ -50,8 +62,35 @@ class _Options:
                 pass
 
 
+# lt_plan_options_set_explicit_path(opts, n_pairs, const int64_t (*pairs)[2]): the pairs
+# pass as a flat int64 array (the header parser of test_abi does not read array pointers, so
+# this one is bound here; _lib.UNBOUND lists it).
+_set_explicit_path = _lib.lib.lt_plan_options_set_explicit_path
+_set_explicit_path.restype = _lib.status
+_set_explicit_path.argtypes = [_lib.handle, ctypes.c_int64, _lib.c_int64_p]
+
 _options_cache = {}
 _execute = _lib.fn("lt_plan_execute")
+
+
+def _path_pairs(steps):
+    """NumPy path steps as the library's pairs: a step of k positions becomes k - 1 pairs (the
+    first two, then each further position with the previous pair's result, which sits at the
+    end of the list), so the operand list after it is NumPy's: the rest in order, then the
+    result. None for a step of one position among several operands (no pair expresses it)."""
+    pairs, left = [], sum(len(s) - 1 for s in steps) + 1
+    for step in steps:
+        if len(step) == 1:
+            if left > 1:
+                return None
+            continue
+        pos = sorted(step)
+        pairs.append((pos[0], pos[1]))
+        left -= 1
+        for k, p in enumerate(pos[2:]):
+            pairs.append((p - (k + 2), left - 1))  # k + 2 positions below p have left
+            left -= 1
+    return pairs
 
 
 def _options(optimize="auto", dtype=None, memory_limit=None):
@@ -113,9 +152,20 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
         if parsed[0] is None:  # more than 52 distinct labels: integer-label einsum
             return _einsum_modes(*parsed[1:], device=device, optimize=optimize, out=out,
                                  dtype=dtype)
-        expr, arrays = parsed
+        expr, arrays = parsed[0], tuple(parsed[1])
+    if _FAST is not None and device is None and dtype is None and type(expr) is str and \
+            (optimize == "auto" or isinstance(optimize, (str, bool))):
+        # The C extension: a plan cached by layouts, run in one call (NumPy float arrays,
+        # Tensors).
+        opts = _AUTO.handle if optimize == "auto" else _options(optimize).handle
+        r = _FAST.einsum(expr, arrays, opts, out)
+        if r is not NotImplemented:
+            return r if type(r) is not int else \
+                Tensor(r, next(a for a in arrays if isinstance(a, Tensor)).context)
     if _is_explicit_path(optimize):
-        return _explicit_path(expr, arrays, optimize, device, out, dtype)
+        steps = _check_path(optimize, len(arrays))
+        if _path_pairs(steps) is None:  # a one-operand step: NumPy's, followed step by step
+            return _explicit_path(expr, arrays, optimize, device, out, dtype)
     tensors, numpy_out = operands(arrays, device)
     ctx = tensors[0].context if tensors else context(device)
     opts = _options(optimize, dtype)
@@ -123,10 +173,11 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
     if out is not None:
         target = _wrap_out(out, ctx)
         if target is not None:
-            check(_lib.fn("lt_einsum_into")(_lib.cstr(expr, "einsum expression"), len(tensors), handles, opts.handle,
-                                            target.handle))
+            check(_lib.fn("lt_einsum_into")(_lib.cstr(expr, "einsum expression"), len(tensors),
+                                            handles, opts.handle, target.handle))
             return out
-    t = _new("lt_einsum", ctx, _lib.cstr(expr, "einsum expression"), len(tensors), handles, opts.handle)
+    t = _new("lt_einsum", ctx, _lib.cstr(expr, "einsum expression"), len(tensors), handles,
+             opts.handle)
     if out is None:
         return _to_numpy(t, arrays, dtype) if numpy_out else t
     np.copyto(out, np.asarray(_to_numpy(t, arrays, dtype)), casting="unsafe")
@@ -152,7 +203,11 @@ class EinsumPlan:
         self.handle = out.value
         template = ctypes.c_void_p()
         check(_lib.fn("lt_plan_create_output")(self.handle, ctypes.byref(template)))
-        template = Tensor(template.value, self.context)
+        # Kept: the extension compares out= arrays with it (the plan's own output layout).
+        self._template = template = Tensor(template.value, self.context)
+        # The extension's call with this plan's handles bound (one C call per plan call).
+        self._fast_call = None if _FAST is None else functools.partial(
+            _FAST.plan_call, self.handle, self.context.handle, template.handle)
         self.shape, self.dtype = template.shape, template.dtype
 
     def __del__(self):
@@ -177,6 +232,11 @@ class EinsumPlan:
 
     def __call__(self, *arrays, out=None, alpha=1.0, beta=0.0):
         """Runs the plan: out = alpha * einsum(arrays) + beta * out."""
+        if self._fast_call is not None and len(arrays) == self.n_inputs:
+            # One C call; NotImplemented: what it leaves to the code below.
+            r = self._fast_call(arrays, out, alpha, beta)
+            if r is not NotImplemented:
+                return r if type(r) is not int else Tensor(r, self.context)
         # Lean path: Tensors of this context in and out, no scalars to pass: one C call.
         if type(out) is Tensor and out.context is self.context and not out.readonly and \
                 alpha == 1.0 and beta == 0.0 and len(arrays) == self.n_inputs and \
@@ -326,6 +386,8 @@ def _sublists(first, rest, need_letters=False):
 
 
 def _einsum_modes(arrays, modes, out_modes, device=None, optimize="auto", out=None, dtype=None):
+    if _is_explicit_path(optimize):
+        _check_path(optimize, len(arrays))  # NumPy's errors before the library's
     tensors, numpy_out = operands(arrays, device)
     for i, (t, m) in enumerate(zip(tensors, modes)):
         if len(m) != t.ndim:
@@ -488,5 +550,8 @@ def _plan_path(plan, n):
         current = [c for i, c in enumerate(current) if i not in picked] + [res]
     return path
 
+
+# The default options, made once (the extension's einsum path passes their handle).
+_AUTO = _options("auto")
 
 __all__ = ["einsum", "einsum_path", "matmul", "plan_einsum", "EinsumPlan"]

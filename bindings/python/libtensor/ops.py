@@ -10,6 +10,7 @@ Tensor among the inputs it is a Tensor on that tensor's context. Tensors on diff
 moves (see convert). Also installs Tensor's arithmetic operators."""
 
 from . import _lib, enums
+from ._ext import FAST as _FAST
 from .convert import deliver, operands, result
 from .errors import InvalidArgumentError, OutOfRangeError
 from .tensor import Tensor, _new, check_writeable
@@ -49,16 +50,29 @@ _REDUCE = {"sum": enums.LT_REDUCE_SUM, "prod": enums.LT_REDUCE_PROD,
            "sumsq": enums.LT_REDUCE_SUMSQ, "maxabs": enums.LT_REDUCE_MAXABS}
 
 
+def _new_result(handle, a, b):
+    """A Tensor for the extension's new result handle, on the context of the first Tensor."""
+    return Tensor(handle, (a if isinstance(a, Tensor) else b).context)
+
+
 # Every operation takes out= (a Tensor, or a NumPy array): the result is written into it
 # (converted to its dtype; elementwise results broadcast to its shape, as in NumPy) and it is
 # returned. With out= on a CPU NumPy array or any Tensor the write goes into its own storage.
 def _binary(name, a, b, out=None):
+    if _FAST is not None:  # the C extension's one call; NotImplemented: what it leaves to us
+        r = _FAST.binary(_BINARY[name], a, b, out)
+        if r is not NotImplemented:
+            return r if type(r) is not int else _new_result(r, a, b)
     (ta, tb), numpy_out = operands([a, b])
     t = _new("lt_binary", ta.context, _BINARY[name], ta.handle, tb.handle)
     return deliver(t, out, numpy_out, broadcast=True)
 
 
 def _unary(name, a, out=None):
+    if _FAST is not None:
+        r = _FAST.unary(_UNARY[name], a, out)
+        if r is not NotImplemented:
+            return r if type(r) is not int else Tensor(r, a.context)
     (ta,), numpy_out = operands([a])
     return deliver(_new("lt_unary", ta.context, _UNARY[name], ta.handle), out, numpy_out, True)
 

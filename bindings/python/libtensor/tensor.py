@@ -89,7 +89,7 @@ def _release(data, user):
 
 def held_count():
     """Number of NumPy arrays currently kept alive for the library (for leak tests)."""
-    return len(_held)
+    return len(_held) + (fast_held() if fast_held is not None else 0)
 
 
 def _new(fn_name, ctx, *args, readonly=False):
@@ -116,6 +116,13 @@ _rank_fn, _shape_fn, _strides_fn, _dtype_fn, _host_ptr_fn = (
                          "lt_tensor_dtype", "lt_tensor_host_pointer"))
 
 
+# Tensor.__del__'s call; _ext replaces it with the C extension's when that is present.
+destroy_handle = _lib.fn("lt_tensor_destroy")
+# Set by _ext when the C extension is present: its wrap(array) -> (handle, readonly) |
+# NotImplemented, its count of the arrays it holds, and the shared CPU context.
+fast_wrap = fast_held = fast_cpu = None
+
+
 class Tensor:
     """A libtensor tensor: storage shared by views, dtype, shape, element strides, context."""
 
@@ -129,7 +136,7 @@ class Tensor:
         h, self._handle = getattr(self, "_handle", None), None
         if h is not None:
             try:
-                _lib.fn("lt_tensor_destroy")(h)
+                destroy_handle(h)
             except Exception:  # interpreter shutdown
                 pass
 
@@ -446,6 +453,10 @@ def from_numpy(arr, device=None, dtype=None, copy=False):
     """A Tensor over a NumPy array: zero-copy on a CPU context when the dtype is supported and
     the strides are whole elements (the array is kept alive while the library uses it), else a
     copy. `dtype` converts (e.g. "bfloat16", always a copy)."""
+    if fast_wrap is not None and device is None and dtype is None and not copy:
+        r = fast_wrap(arr)  # one C call (the extension checks the default device is the CPU)
+        if r is not NotImplemented:
+            return Tensor(r[0], fast_cpu, r[1])
     ctx = context(device)
     arr = np.asarray(arr)
     target = None if dtype is None else lt_dtype(dtype)
