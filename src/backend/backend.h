@@ -56,11 +56,25 @@ typedef struct lt__reduce_step {
   lt_dtype compute;
 } lt__reduce_step;
 
-/* One matrix of a GEMM: element (r, c) at mem[offset + r*rs + c*cs]; batch strides separate. */
+/* Most modes one GEMM row or column group may scatter over (lt__gemm_group). */
+#define LT__GEMM_GROUP_MODES 8
+
+/* A GEMM row (or column) index spanning several tensor modes whose strides do not nest into
+ * one: index r's offset is the sum of its digits in `extent` (outermost first) times `stride`.
+ * n == 0: a single stride (the matrix's rs or cs) instead. */
+typedef struct lt__gemm_group {
+  int n;
+  int64_t extent[LT__GEMM_GROUP_MODES], stride[LT__GEMM_GROUP_MODES];
+} lt__gemm_group;
+
+/* One matrix of a GEMM: element (r, c) at mem[offset + r*rs + c*cs], or through the scattered
+ * groups `rows` / `cols` where their n > 0 (only for a backend whose gemm_takes_any_strides
+ * said yes); batch strides separate. */
 typedef struct lt__matrix {
   void *mem;
   int64_t offset;
   int64_t rs, cs;
+  lt__gemm_group rows, cols;
   int64_t batch_strides[LT_MAX_RANK];
 } lt__matrix;
 

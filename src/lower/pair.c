@@ -261,11 +261,41 @@ static bool collapse(const lt__mview *v, const group *g, const int64_t *extent, 
  * than computing into workspace and permuting), and an input must have one short stride (a
  * stepped slice, a reversal): packing gathers along it, and gathering over two long strides
  * misses the cache on every element, slower than the permutation engine's tiled copy. */
-static bool as_matrix(const lt__pair *p, const lt__mview *v, const group *r, const group *c,
-                      int64_t *rs, int64_t *cs) {
+static void scatter_group(const lt__mview *v, const group *g, const int64_t *extent,
+                          lt__gemm_group *out) {
+  out->n = g->n;
+  for (int i = 0; i < g->n; i++)
+    out->extent[i] = extent[g->mode[i]], out->stride[i] = lt__mview_stride(v, g->mode[i]);
+}
+
+/* A group that does not collapse is scattered (gr / gc get its modes) where the backend packs
+ * any strides: its packing gathers through an offset list and C's tiles are written in place
+ * wherever their rows and columns step evenly, so no permutation of A, B or C is needed. The
+ * same short-stride rules hold, on the groups' innermost strides. */
+static bool as_scattered(const lt__pair *p, const lt__mview *v, const group *r, const group *c,
+                         int64_t *rs, int64_t *cs, lt__gemm_group *gr, lt__gemm_group *gc) {
   bool is_output = v == &p->d;
   int64_t sr, sc;
-  if (!collapse(v, r, p->extent, &sr) || !collapse(v, c, p->extent, &sc)) return false;
+  bool r_one = collapse(v, r, p->extent, &sr), c_one = collapse(v, c, p->extent, &sc);
+  if (!p->gemm_any_strides || r->n > LT__GEMM_GROUP_MODES || c->n > LT__GEMM_GROUP_MODES)
+    return false;
+  if (!r_one) sr = lt__mview_stride(v, r->mode[r->n - 1]);
+  if (!c_one) sc = lt__mview_stride(v, c->mode[c->n - 1]);
+  if (is_output ? sr != 1 && sc != 1 : llabs(sr) > NEAR_STRIDE && llabs(sc) > NEAR_STRIDE)
+    return false;
+  if (!r_one) scatter_group(v, r, p->extent, gr);
+  if (!c_one) scatter_group(v, c, p->extent, gc);
+  *rs = sr, *cs = sc;
+  return true;
+}
+
+static bool as_matrix_of(const lt__pair *p, const lt__mview *v, const group *r, const group *c,
+                         int64_t *rs, int64_t *cs, lt__gemm_group *gr, lt__gemm_group *gc) {
+  bool is_output = v == &p->d;
+  int64_t sr, sc;
+  gr->n = gc->n = 0;
+  if (!collapse(v, r, p->extent, &sr) || !collapse(v, c, p->extent, &sc))
+    return as_scattered(p, v, r, c, rs, cs, gr, gc);
   int64_t rows = r->size, cols = c->size;
   bool blas_ints = sr <= p->caps->gemm_index_max && sc <= p->caps->gemm_index_max;
   if (rows == 1 && cols == 1)
@@ -286,6 +316,12 @@ static bool as_matrix(const lt__pair *p, const lt__mview *v, const group *r, con
   return true;
 }
 
+static bool as_matrix(const lt__pair *p, const lt__mview *v, const group *r, const group *c,
+                      int64_t *rs, int64_t *cs) {
+  lt__gemm_group gr, gc;
+  return as_matrix_of(p, v, r, c, rs, cs, &gr, &gc);
+}
+
 /* True when (rs, cs) has no unit stride: the backend gathers or scatters it element-wise. */
 static bool strided_matrix(int64_t rs, int64_t cs) { return rs != 1 && cs != 1; }
 
@@ -300,8 +336,8 @@ static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mv
                               lt__matrix *mat, lt__bufref *buf, bool *packed) {
   lt__mview use = *v;
   int64_t rs, cs;
-  *packed =
-      v->dtype != p->compute || unary != LT_UNARY_IDENTITY || !as_matrix(p, v, r, c, &rs, &cs);
+  *packed = v->dtype != p->compute || unary != LT_UNARY_IDENTITY ||
+            !as_matrix_of(p, v, r, c, &rs, &cs, &mat->rows, &mat->cols);
   if (*packed) {
     /* Batch modes the operand lacks (free modes promoted to the batch) stay out: its batch
      * stride for them is 0. */
@@ -312,7 +348,7 @@ static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mv
     concat(modes, &n, r);
     concat(modes, &n, c);
     LT_TRY(pack(prog, p->extent, v, unary, n, modes, p->compute, &use));
-    as_matrix(p, &use, r, c, &rs, &cs);
+    as_matrix_of(p, &use, r, c, &rs, &cs, &mat->rows, &mat->cols);
   }
   mat->offset = use.offset;
   mat->rs = rs;
@@ -375,15 +411,16 @@ static void configure(const lt__pair *p, gemm_cfg *cfg) {
   double copies = 0;
   double a_elems = (double)operand_elems(p, &p->a, &cfg->bt, &cfg->m, &cfg->k);
   double b_elems = (double)operand_elems(p, &p->b, &cfg->bt, &cfg->k, &cfg->n);
+  lt__gemm_group gr, gc;
   if (p->a.dtype != p->compute || p->unary[0] != LT_UNARY_IDENTITY ||
-      !as_matrix(p, &p->a, &cfg->m, &cfg->k, &rs, &cs))
+      !as_matrix_of(p, &p->a, &cfg->m, &cfg->k, &rs, &cs, &gr, &gc))
     copies += a_elems;
-  else if (strided_matrix(rs, cs))
+  else if (strided_matrix(rs, cs) || gr.n || gc.n)
     copies += 0.5 * a_elems;
   if (p->b.dtype != p->compute || p->unary[1] != LT_UNARY_IDENTITY ||
-      !as_matrix(p, &p->b, &cfg->k, &cfg->n, &rs, &cs))
+      !as_matrix_of(p, &p->b, &cfg->k, &cfg->n, &rs, &cs, &gr, &gc))
     copies += b_elems;
-  else if (strided_matrix(rs, cs))
+  else if (strided_matrix(rs, cs) || gr.n || gc.n)
     copies += 0.5 * b_elems;
   double d_elems = (double)(cfg->bt.size * cfg->m.size * cfg->n.size);
   if (!cfg->d_direct && !d_ws) copies += 2.0 * d_elems;
@@ -430,11 +467,11 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
   choose_config(p, bt0, m0, n0, k0, &cfg);
   group *bt = &cfg.bt, *m = &cfg.m, *n = &cfg.n, *k = &cfg.k;
   bool d_direct = cfg.d_direct;
-  if (d_direct) as_matrix(p, &p->d, m, n, &rs, &cs);
-
-  lt__step *s;
   lt__gemm_step g;
   memset(&g, 0, sizeof g);
+  if (d_direct) as_matrix_of(p, &p->d, m, n, &rs, &cs, &g.c.rows, &g.c.cols);
+
+  lt__step *s;
   lt__bufref ba, bb;
   bool pa, pb;
   LT_TRY(gemm_operand(prog, p, &p->a, p->unary[0], bt, m, k, &g.a, &ba, &pa));
