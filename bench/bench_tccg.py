@@ -16,6 +16,9 @@ threads (default: libtensor's own count).
 
     OMP_WAIT_POLICY=passive LIBTENSOR_PATH=build/src/libtensor.so \\
         /work/venv-bench/bin/python bench/bench_tccg.py
+
+LT_BENCH_BASELINE=<another libtensor.so> adds that build as one more runner (not a peer) and
+prints our ratio to it per case and in geometric mean.
 """
 import math
 import os
@@ -29,6 +32,32 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bindings",
                                 "python"))
 import libtensor as lt  # noqa: E402
+
+
+def _load_baseline(path):
+    """A second copy of the binding over another build of the library (LT_BENCH_BASELINE), so
+    that two builds are compared in one process, alternately, under the same load."""
+    if not path:
+        return None
+    import importlib
+    saved = {k: v for k, v in sys.modules.items() if k == "libtensor" or k.startswith("libtensor.")}
+    for k in saved:
+        del sys.modules[k]
+    old_env = os.environ.get("LIBTENSOR_PATH")
+    os.environ["LIBTENSOR_PATH"] = path
+    try:
+        return importlib.import_module("libtensor")
+    finally:
+        for k in [k for k in sys.modules if k == "libtensor" or k.startswith("libtensor.")]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+        if old_env is None:
+            del os.environ["LIBTENSOR_PATH"]
+        else:
+            os.environ["LIBTENSOR_PATH"] = old_env
+
+
+BASE = _load_baseline(os.environ.get("LT_BENCH_BASELINE"))
 
 REPS = int(os.environ.get("LT_BENCH_REPS", 5))
 GFLOP = float(os.environ.get("LT_BENCH_GFLOP", 2.0))
@@ -182,6 +211,10 @@ def run_case(idx, spec, sizes, dtype, peers, roof):
     tA, tB, tC = lt.from_numpy(A), lt.from_numpy(B), lt.from_numpy(C)
     plan = lt.plan_einsum(expr, tA, tB)
     runners = {"libtensor": lambda: plan(tA, tB, out=tC)}
+    if BASE is not None:
+        bA, bB, bC = BASE.from_numpy(A), BASE.from_numpy(B), BASE.from_numpy(np.empty_like(C))
+        bplan = BASE.plan_einsum(expr, bA, bB)
+        runners["baseline"] = lambda: bplan(bA, bB, out=bC)
     for p in peers.names:
         runners[p] = peers.einsum(p, expr, A, B, C)
     for p in peers.names:
@@ -198,11 +231,15 @@ def run_case(idx, spec, sizes, dtype, peers, roof):
     t_roof = max(flops / (roof[0] * rate_scale), nbytes / roof[1])
     ours = rate["libtensor"]
     row = dict(gemm=ours / best_gemm, peer=ours / best_peer, roof=t_roof / t["libtensor"])
+    base_txt = ""
+    if BASE is not None:
+        row["base"] = ours / rate["baseline"]
+        base_txt = f" /base {row['base']:4.2f}"
     peers_txt = " ".join(f"{p} {rate[p]:6.1f}" for p in peers.names)
     gemm_txt = " ".join(f"{p[5:]} {rate[p]:6.1f}" for p in rate if p.startswith("gemm:"))
     print(f"{idx:2d} {spec:17s} {np.dtype(dtype).name:7s} m={m:<8d} n={n:<6d} k={k:<5d} "
           f"ours {ours:6.1f} | {peers_txt} | gemm {gemm_txt} | /gemm {row['gemm']:4.2f} "
-          f"/peer {row['peer']:4.2f} /roof {row['roof']:4.2f} err {err:.1e}", flush=True)
+          f"/peer {row['peer']:4.2f} /roof {row['roof']:4.2f}{base_txt} err {err:.1e}", flush=True)
     if os.environ.get("LT_BENCH_DESC"):
         print("   ", plan.describe())
     return row
@@ -218,11 +255,17 @@ def summary(name, rows):
     print(f"{name}: geomean /best-gemm {geomean(g):.2f} (aim >= 1.0), /best-peer geomean "
           f"{geomean(p):.2f} min {min(p):.2f} ({below} of {len(p)} below 1.0; aim none), "
           f"roofline median {statistics.median(f):.2f} (aim >= 0.6)")
+    if rows and "base" in rows[0]:
+        b = [r["base"] for r in rows]
+        print(f"{name}: against the baseline build: geomean {geomean(b):.2f}, min {min(b):.2f}")
 
 
 def main():
     threads = int(os.environ.get("LT_BENCH_THREADS", 0)) or lt.context().num_threads
     lt.context().num_threads = threads
+    if BASE is not None:
+        BASE.context().num_threads = threads
+        print(f"baseline build {os.environ['LT_BENCH_BASELINE']} runs beside this one")
     peers = Peers(threads)
     print(f"numpy {np.__version__}, {threads} threads each, medians of {REPS} rounds, "
           f"~{GFLOP} GFLOP per case, {PAUSE} s pauses; load average {os.getloadavg()}")

@@ -388,6 +388,31 @@ static int64_t operand_elems(const lt__pair *p, const lt__mview *v, const group 
   return n;
 }
 
+/* The modelled GEMM rate of cfg: the measured one of its k class and engine (an operand
+ * without a BLAS layout goes to the engine that takes any strides), lowered for extents that
+ * waste the register tile (k's own waste is in the small-k rate where that was measured). */
+static double gemm_rate(const lt__pair *p, const gemm_cfg *cfg) {
+  int64_t rs, cs;
+  lt__gemm_group gr, gc;
+  bool blas = true;
+  const lt__mview *v[3] = {&p->a, &p->b, &p->d};
+  const group *rows[3] = {&cfg->m, &cfg->k, &cfg->m}, *cols[3] = {&cfg->k, &cfg->n, &cfg->n};
+  for (int i = 0; i < 3 && blas; i++) {
+    if (i == 2 && !cfg->d_direct) break;
+    if (as_matrix_of(p, v[i], rows[i], cols[i], &rs, &cs, &gr, &gc) &&
+        (strided_matrix(rs, cs) || gr.n || gc.n))
+      blas = false;
+  }
+  bool small_k = cfg->k.size <= LT__CAPS_SMALL_K && p->caps->small_k_gemm_share > 0;
+  double share = small_k
+                     ? (blas ? p->caps->small_k_gemm_share : p->caps->strided_small_k_gemm_share)
+                     : (blas ? 1.0 : p->caps->strided_gemm_share);
+  if (share <= 0) share = 1.0;
+  double eff = dim_efficiency(cfg->m.size) * dim_efficiency(cfg->n.size) *
+               (small_k ? 1.0 : dim_efficiency(cfg->k.size));
+  return p->caps->gemm_flops * share * eff;
+}
+
 /* Orders the groups of cfg and prices it: packing, unpacking, GEMM efficiency, calls. */
 static void configure(const lt__pair *p, gemm_cfg *cfg) {
   int64_t rs, cs;
@@ -426,9 +451,7 @@ static void configure(const lt__pair *p, gemm_cfg *cfg) {
   if (!cfg->d_direct && !d_ws) copies += 2.0 * d_elems;
   double flops =
       2.0 * (double)cfg->bt.size * (double)cfg->m.size * (double)cfg->n.size * (double)cfg->k.size;
-  double eff =
-      dim_efficiency(cfg->m.size) * dim_efficiency(cfg->n.size) * dim_efficiency(cfg->k.size);
-  cfg->cost = copies * p->caps->copy_seconds + flops / (p->caps->gemm_flops * eff) +
+  cfg->cost = copies * p->caps->copy_seconds + flops / gemm_rate(p, cfg) +
               (double)cfg->bt.size * p->caps->call_seconds;
 }
 
