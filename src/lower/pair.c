@@ -49,7 +49,7 @@ bool lt__mview_has(const lt__mview *v, int32_t mode) {
   return false;
 }
 
-static void operand_over(const lt__mview *v, int rank, const int32_t *modes, lt__operand *op) {
+void lt__pair_operand_over(const lt__mview *v, int rank, const int32_t *modes, lt__operand *op) {
   op->mem = NULL;
   op->offset = v->offset;
   op->dtype = v->dtype;
@@ -85,8 +85,8 @@ static lt_status pack(lt__program *prog, const int64_t *extent, const lt__mview 
   for (int i = 0; i < rank; i++)
     m->shape[i] = extent[modes[i]];
   m->n_in = 1;
-  operand_over(src, rank, modes, &m->in[0]);
-  operand_over(out, rank, modes, &m->out);
+  lt__pair_operand_over(src, rank, modes, &m->in[0]);
+  lt__pair_operand_over(out, rank, modes, &m->out);
   m->unary[0] = unary;
   m->compute = dtype;
   s->buf[0] = src->buf;
@@ -117,10 +117,10 @@ static lt_status reduce_private(lt__program *prog, lt__pair *p, lt__mview *v,
   r->red_rank = nr;
   for (int i = 0; i < nr; i++)
     r->red_shape[i] = p->extent[red[i]];
-  operand_over(v, nk, keep, &r->in);
+  lt__pair_operand_over(v, nk, keep, &r->in);
   for (int i = 0; i < nr; i++)
     r->in_red_strides[i] = lt__mview_stride(v, red[i]);
-  operand_over(&out, nk, keep, &r->out);
+  lt__pair_operand_over(&out, nk, keep, &r->out);
   r->unary = *unary;
   r->op = LT_REDUCE_SUM;
   r->compute = p->compute;
@@ -134,10 +134,10 @@ static lt_status reduce_private(lt__program *prog, lt__pair *p, lt__mview *v,
 }
 
 /* Output of the final map: D = in0 [* in1] + beta*C, with C = D itself when there is none. */
-static void add_beta_term(const lt__pair *p, lt__step *s, int slot) {
+void lt__pair_add_beta_term(const lt__pair *p, lt__step *s, int slot) {
   lt__map_step *m = &s->u.map;
   const lt__mview *c = p->has_c ? &p->c : &p->d;
-  operand_over(c, p->d.rank, p->d.mode, &m->in[slot]);
+  lt__pair_operand_over(c, p->d.rank, p->d.mode, &m->in[slot]);
   m->unary[slot] = p->has_c ? p->unary[2] : LT_UNARY_IDENTITY;
   s->buf[slot] = c->buf;
   s->scalar[slot] = p->beta;
@@ -149,82 +149,17 @@ static void add_beta_term(const lt__pair *p, lt__step *s, int slot) {
   s->drop_last_if_beta_zero = p->beta == LT__SCALAR_BETA;
 }
 
-static lt__step *map_into_d(lt__program *prog, const lt__pair *p) {
+lt__step *lt__pair_map_into_d(lt__program *prog, const lt__pair *p) {
   lt__step *s = lt__program_add(prog, LT__STEP_MAP);
   if (s == NULL) return NULL;
   lt__map_step *m = &s->u.map;
   m->rank = p->d.rank;
   for (int i = 0; i < p->d.rank; i++)
     m->shape[i] = p->extent[p->d.mode[i]];
-  operand_over(&p->d, p->d.rank, p->d.mode, &m->out);
+  lt__pair_operand_over(&p->d, p->d.rank, p->d.mode, &m->out);
   s->buf[3] = p->d.buf;
   m->compute = p->compute;
   return s;
-}
-
-/* Some contracted mode has extent 0: D = beta*C. */
-static lt_status lower_fill(lt__program *prog, const lt__pair *p) {
-  lt__step *s = map_into_d(prog, p);
-  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-  if (p->beta == LT__SCALAR_ZERO) {
-    s->scalar[0] = LT__SCALAR_ZERO;
-    return LT_OK;
-  }
-  add_beta_term(p, s, 0);
-  return LT_OK;
-}
-
-/* No contracted mode: D = alpha*A*B + beta*C elementwise (outer and Hadamard products). */
-static lt_status lower_elementwise(lt__program *prog, const lt__pair *p) {
-  lt__step *s = map_into_d(prog, p);
-  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-  lt__map_step *m = &s->u.map;
-  operand_over(&p->a, p->d.rank, p->d.mode, &m->in[0]);
-  operand_over(&p->b, p->d.rank, p->d.mode, &m->in[1]);
-  m->unary[0] = p->unary[0];
-  m->unary[1] = p->unary[1];
-  m->op_ab = LT_BINARY_MUL;
-  m->n_in = 2;
-  s->buf[0] = p->a.buf;
-  s->buf[1] = p->b.buf;
-  s->scalar[0] = p->alpha;
-  s->scalar[1] = LT__SCALAR_ONE;
-  if (p->beta != LT__SCALAR_ZERO) add_beta_term(p, s, 2);
-  return LT_OK;
-}
-
-static lt_status lower_direct(lt__program *prog, const lt__pair *p, const group *k) {
-  lt__step *s = lt__program_add(prog, LT__STEP_CONTRACT);
-  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-  lt__contract_step *c = &s->u.contract;
-  int32_t modes[2 * LT_MAX_RANK];
-  int r = 0;
-  for (int i = 0; i < p->d.rank; i++)
-    modes[r++] = p->d.mode[i];
-  for (int i = 0; i < k->n; i++)
-    modes[r++] = k->mode[i];
-  LT_RETURN_IF(r > LT_MAX_RANK, LT_ERR_UNSUPPORTED,
-               "contraction: %d output and contracted modes exceed the rank limit %d", r,
-               LT_MAX_RANK);
-  c->rank = r;
-  c->out_rank = p->d.rank;
-  for (int i = 0; i < r; i++)
-    c->shape[i] = p->extent[modes[i]];
-  operand_over(&p->a, r, modes, &c->a);
-  operand_over(&p->b, r, modes, &c->b);
-  operand_over(&p->d, p->d.rank, p->d.mode, &c->out);
-  c->compute = p->compute;
-  s->buf[0] = p->a.buf;
-  s->buf[1] = p->b.buf;
-  s->buf[2] = p->d.buf;
-  if (p->has_c) {
-    operand_over(&p->c, p->d.rank, p->d.mode, &c->c);
-    c->has_c = true;
-    s->buf[3] = p->c.buf;
-  }
-  s->scalar[0] = p->alpha;
-  s->scalar[1] = p->beta;
-  return LT_OK;
 }
 
 /* ---- GEMM ---- */
@@ -523,9 +458,9 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
     beta = LT__SCALAR_ZERO;
   } else if (p->has_c && p->beta != LT__SCALAR_ZERO) {
     /* D = C first, so that BLAS can add beta*D in place. */
-    s = map_into_d(prog, p);
+    s = lt__pair_map_into_d(prog, p);
     if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-    operand_over(&p->c, p->d.rank, p->d.mode, &s->u.map.in[0]);
+    lt__pair_operand_over(&p->c, p->d.rank, p->d.mode, &s->u.map.in[0]);
     s->u.map.unary[0] = p->unary[2];
     s->u.map.n_in = 1;
     s->buf[0] = p->c.buf;
@@ -558,13 +493,13 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
     p->d = out;
     return LT_OK;
   }
-  s = map_into_d(prog, p);
+  s = lt__pair_map_into_d(prog, p);
   if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-  operand_over(&out, p->d.rank, p->d.mode, &s->u.map.in[0]);
+  lt__pair_operand_over(&out, p->d.rank, p->d.mode, &s->u.map.in[0]);
   s->u.map.n_in = 1;
   s->buf[0] = out.buf;
   s->scalar[0] = LT__SCALAR_ONE;
-  if (p->beta != LT__SCALAR_ZERO) add_beta_term(p, s, 1);
+  if (p->beta != LT__SCALAR_ZERO) lt__pair_add_beta_term(p, s, 1);
   return LT_OK;
 }
 
@@ -624,11 +559,11 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
     if (allocate_d) LT_TRY(alloc_d(prog, p));
     if (any_zero) {
       *how = LT__HOW_FILL;
-      return lower_fill(prog, p);
+      return lt__pair_lower_fill(prog, p);
     }
     if (k.n == 0) {
       *how = LT__HOW_ELEMENTWISE;
-      return lower_elementwise(prog, p);
+      return lt__pair_lower_elementwise(prog, p);
     }
     if (ctx->backend->contract) {
       *how = LT__HOW_DIRECT;
@@ -642,7 +577,7 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
         lt__mview c = p->c;
         LT_TRY(pack(prog, p->extent, &c, p->unary[2], c.rank, c.mode, p->compute, &p->c));
       }
-      return lower_direct(prog, p, &k);
+      return lt__pair_lower_direct(prog, p, k.n, k.mode);
     }
     return lt__error(LT_ERR_UNSUPPORTED,
                      "contraction: a dimension exceeds the BLAS integer range and the backend "
