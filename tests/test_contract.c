@@ -79,16 +79,14 @@ static double *transformed(const double *v, int64_t n, lt_unary_op op) {
   return out;
 }
 
-static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype, bool with_c,
-                     double alpha, double beta) {
+static void run_case_layouts(lt_context *ctx, const contraction_case *c, lt_dtype dtype,
+                             bool with_c, lt_test_layout la, lt_test_layout lb, lt_test_layout ld,
+                             double alpha, double beta) {
   int64_t sa[16], sb[16], sd[16];
   int ia[16], ib[16], id[16];
   shape_of(c, c->na, c->ma, sa, ia);
   shape_of(c, c->nb, c->mb, sb, ib);
   shape_of(c, c->nd, c->md, sd, id);
-  lt_test_layout la = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_COUNT - 1);
-  lt_test_layout lb = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_COUNT - 1);
-  lt_test_layout ld = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_BROADCAST - 1);
   lt_tensor *a = lt_test_random_tensor(ctx, dtype, c->na, sa, la);
   lt_tensor *b = lt_test_random_tensor(ctx, dtype, c->nb, sb, lb);
   lt_tensor *cc =
@@ -149,6 +147,15 @@ static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype,
   lt_tensor_destroy(a);
   lt_tensor_destroy(b);
   lt_tensor_destroy(cc);
+}
+
+/* run_case_layouts with random layout families for A, B and the output. */
+static void run_case(lt_context *ctx, const contraction_case *c, lt_dtype dtype, bool with_c,
+                     double alpha, double beta) {
+  lt_test_layout la = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_COUNT - 1);
+  lt_test_layout lb = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_COUNT - 1);
+  lt_test_layout ld = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_BROADCAST - 1);
+  run_case_layouts(ctx, c, dtype, with_c, la, lb, ld, alpha, beta);
 }
 
 static void random_contractions_on(lt_context *ctx) {
@@ -229,6 +236,71 @@ static void test_gemm_blocking(void **state) {
     }
     lt_context_destroy(ctx);
   }
+}
+
+/* Contractions whose GEMM row, column or k group spans modes that do not nest into one stride
+ * (TCCG shapes): where the CPU's packed kernels run (AVX2, AVX-512) they pack through offset
+ * lists and write C tiles in place or, where a tile crosses a mode boundary, element-wise.
+ * Odd extents put edge tiles and boundary-crossing tiles everywhere; every layout family of A
+ * and B and every output family; each instruction-set level the CPU has (LT_CPU_ISA is read
+ * when a context opens), and the other devices once. */
+typedef struct scatter_spec {
+  const char *spec;  /* C-A-B */
+  int64_t extent[8]; /* by letter */
+} scatter_spec;
+
+static void case_of_spec(const scatter_spec *sp, contraction_case *c) {
+  int part = 0, *count[3] = {&c->nd, &c->na, &c->nb};
+  int32_t *modes[3] = {c->md, c->ma, c->mb};
+  c->na = c->nb = c->nd = c->n_labels = 0;
+  for (const char *ch = sp->spec; *ch; ch++) {
+    if (*ch == '-') {
+      part++;
+      continue;
+    }
+    int id = *ch - 'a';
+    modes[part][(*count[part])++] = 100 + 7 * id;
+    if (id + 1 > c->n_labels) c->n_labels = id + 1;
+  }
+  for (int i = 0; i < c->n_labels; i++)
+    c->extent[i] = sp->extent[i];
+}
+
+static void scattered_groups_on(lt_context *ctx) {
+  static const scatter_spec specs[] = {
+      {"abcd-dbea-ec", {13, 5, 17, 9, 6}},     {"abcdef-dega-gfbc", {5, 3, 7, 4, 6, 3, 5}},
+      {"abcd-aecf-bfde", {5, 6, 7, 3, 9, 4}},  {"abc-adc-db", {9, 21, 5, 19}},
+      {"abcde-efbad-cf", {3, 5, 17, 4, 3, 6}}, {"ab-cad-dcb", {33, 17, 5, 7}},
+  };
+  int combos = lt_test_instrumented() ? 1 : 5;
+  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+    contraction_case c;
+    case_of_spec(&specs[i], &c);
+    for (int x = 0; x < combos; x++) {
+      lt_test_layout la = (lt_test_layout)((x + (int)i) % LT_LAYOUT_COUNT);
+      lt_test_layout lb = (lt_test_layout)((2 * x + 1) % LT_LAYOUT_COUNT);
+      lt_test_layout ld = (lt_test_layout)(x % LT_LAYOUT_BROADCAST);
+      run_case_layouts(ctx, &c, x % 2 ? LT_F64 : LT_F32, x == 2, la, lb, ld, 1.25,
+                       x >= 3 ? -0.5 : 0.0);
+    }
+  }
+}
+
+static void test_scattered_groups(void **state) {
+  (void)state;
+  lt_test_rng_reset(lt_test_seed() + 3);
+  if (!getenv("LT_CPU_ISA")) { /* the default run covers every level; variants only their own */
+    static const char *levels[] = {"avx2", "baseline"};
+    for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+      setenv("LT_CPU_ISA", levels[l], 1);
+      lt_context *ctx;
+      LT_CHECK(lt_context_create("cpu", &ctx));
+      scattered_groups_on(ctx);
+      lt_context_destroy(ctx);
+      unsetenv("LT_CPU_ISA");
+    }
+  }
+  lt_test_on_each_device(scattered_groups_on);
 }
 
 /* LT_CPU_ISA is read once, when a context opens: contexts made after it is set plan and run
@@ -377,6 +449,7 @@ int main(void) {
       cmocka_unit_test(test_random_contractions),
       cmocka_unit_test(test_matmul_layouts),
       cmocka_unit_test(test_gemm_blocking),
+      cmocka_unit_test(test_scattered_groups),
       cmocka_unit_test(test_isa_switch_new_context),
       cmocka_unit_test(test_invalid),
       cmocka_unit_test(test_aliasing),

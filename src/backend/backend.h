@@ -56,11 +56,25 @@ typedef struct lt__reduce_step {
   lt_dtype compute;
 } lt__reduce_step;
 
-/* One matrix of a GEMM: element (r, c) at mem[offset + r*rs + c*cs]; batch strides separate. */
+/* Most modes one GEMM row or column group may scatter over (lt__gemm_group). */
+#define LT__GEMM_GROUP_MODES 8
+
+/* A GEMM row (or column) index spanning several tensor modes whose strides do not nest into
+ * one: index r's offset is the sum of its digits in `extent` (outermost first) times `stride`.
+ * n == 0: a single stride (the matrix's rs or cs) instead. */
+typedef struct lt__gemm_group {
+  int n;
+  int64_t extent[LT__GEMM_GROUP_MODES], stride[LT__GEMM_GROUP_MODES];
+} lt__gemm_group;
+
+/* One matrix of a GEMM: element (r, c) at mem[offset + r*rs + c*cs], or through the scattered
+ * groups `rows` / `cols` where their n > 0 (only for a backend whose gemm_takes_any_strides
+ * said yes); batch strides separate. */
 typedef struct lt__matrix {
   void *mem;
   int64_t offset;
   int64_t rs, cs;
+  lt__gemm_group rows, cols;
   int64_t batch_strides[LT_MAX_RANK];
 } lt__matrix;
 
@@ -132,10 +146,10 @@ typedef struct lt__row_step {
 
 /* Distributions of a random fill, numbered as LT_RNG_* in kernels/philox.h. */
 typedef enum lt__rng_dist {
-  LT__RNG_UNIFORM = 0,   /* a + (b - a) * u, u in [0, 1) */
-  LT__RNG_NORMAL = 1,    /* a + b * z */
-  LT__RNG_INTEGERS = 2,  /* low + [0, range) */
-  LT__RNG_BERNOULLI = 3  /* 1 with probability threshold / 2^32, else 0 */
+  LT__RNG_UNIFORM = 0,  /* a + (b - a) * u, u in [0, 1) */
+  LT__RNG_NORMAL = 1,   /* a + b * z */
+  LT__RNG_INTEGERS = 2, /* low + [0, range) */
+  LT__RNG_BERNOULLI = 3 /* 1 with probability threshold / 2^32, else 0 */
 } lt__rng_dist;
 
 /* Random fill of out over `shape`: element i (row-major over shape) takes the value
@@ -161,13 +175,21 @@ typedef struct lt__backend_caps {
   double direct_max_flops;
   /* Largest m, n, k and leading dimension one GEMM step may have. */
   int64_t gemm_index_max;
-  double gemm_flops;   /* large-GEMM rate, flop/s */
+  double gemm_flops; /* large-GEMM rate, flop/s */
+  /* The rates, as fractions of gemm_flops, of a GEMM whose operands have no BLAS layout (the
+   * engine that takes any strides runs it), and of GEMMs with k <= LT__CAPS_SMALL_K on a BLAS
+   * layout and on any strides; 0: as gemm_flops (unmeasured). Engines differ most there:
+   * BLAS blocking is built for large k. */
+  double strided_gemm_share, small_k_gemm_share, strided_small_k_gemm_share;
   double copy_seconds; /* per element copied by a permuting map */
   double call_seconds; /* per GEMM call */
   /* Memory handles are host pointers: host memory can be wrapped, pointed into, and compared
    * by address across storages (core asks this instead of naming a device). */
   bool host_memory;
 } lt__backend_caps;
+
+/* Largest k priced with the small-k GEMM rates. */
+#define LT__CAPS_SMALL_K 32
 
 /* The cost figures lower/pair.c applied to every backend before they became caps, shared by
  * the backends until each measures its own (changing them changes plans). */

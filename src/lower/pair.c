@@ -49,7 +49,7 @@ bool lt__mview_has(const lt__mview *v, int32_t mode) {
   return false;
 }
 
-static void operand_over(const lt__mview *v, int rank, const int32_t *modes, lt__operand *op) {
+void lt__pair_operand_over(const lt__mview *v, int rank, const int32_t *modes, lt__operand *op) {
   op->mem = NULL;
   op->offset = v->offset;
   op->dtype = v->dtype;
@@ -85,8 +85,8 @@ static lt_status pack(lt__program *prog, const int64_t *extent, const lt__mview 
   for (int i = 0; i < rank; i++)
     m->shape[i] = extent[modes[i]];
   m->n_in = 1;
-  operand_over(src, rank, modes, &m->in[0]);
-  operand_over(out, rank, modes, &m->out);
+  lt__pair_operand_over(src, rank, modes, &m->in[0]);
+  lt__pair_operand_over(out, rank, modes, &m->out);
   m->unary[0] = unary;
   m->compute = dtype;
   s->buf[0] = src->buf;
@@ -117,10 +117,10 @@ static lt_status reduce_private(lt__program *prog, lt__pair *p, lt__mview *v,
   r->red_rank = nr;
   for (int i = 0; i < nr; i++)
     r->red_shape[i] = p->extent[red[i]];
-  operand_over(v, nk, keep, &r->in);
+  lt__pair_operand_over(v, nk, keep, &r->in);
   for (int i = 0; i < nr; i++)
     r->in_red_strides[i] = lt__mview_stride(v, red[i]);
-  operand_over(&out, nk, keep, &r->out);
+  lt__pair_operand_over(&out, nk, keep, &r->out);
   r->unary = *unary;
   r->op = LT_REDUCE_SUM;
   r->compute = p->compute;
@@ -134,10 +134,10 @@ static lt_status reduce_private(lt__program *prog, lt__pair *p, lt__mview *v,
 }
 
 /* Output of the final map: D = in0 [* in1] + beta*C, with C = D itself when there is none. */
-static void add_beta_term(const lt__pair *p, lt__step *s, int slot) {
+void lt__pair_add_beta_term(const lt__pair *p, lt__step *s, int slot) {
   lt__map_step *m = &s->u.map;
   const lt__mview *c = p->has_c ? &p->c : &p->d;
-  operand_over(c, p->d.rank, p->d.mode, &m->in[slot]);
+  lt__pair_operand_over(c, p->d.rank, p->d.mode, &m->in[slot]);
   m->unary[slot] = p->has_c ? p->unary[2] : LT_UNARY_IDENTITY;
   s->buf[slot] = c->buf;
   s->scalar[slot] = p->beta;
@@ -149,82 +149,17 @@ static void add_beta_term(const lt__pair *p, lt__step *s, int slot) {
   s->drop_last_if_beta_zero = p->beta == LT__SCALAR_BETA;
 }
 
-static lt__step *map_into_d(lt__program *prog, const lt__pair *p) {
+lt__step *lt__pair_map_into_d(lt__program *prog, const lt__pair *p) {
   lt__step *s = lt__program_add(prog, LT__STEP_MAP);
   if (s == NULL) return NULL;
   lt__map_step *m = &s->u.map;
   m->rank = p->d.rank;
   for (int i = 0; i < p->d.rank; i++)
     m->shape[i] = p->extent[p->d.mode[i]];
-  operand_over(&p->d, p->d.rank, p->d.mode, &m->out);
+  lt__pair_operand_over(&p->d, p->d.rank, p->d.mode, &m->out);
   s->buf[3] = p->d.buf;
   m->compute = p->compute;
   return s;
-}
-
-/* Some contracted mode has extent 0: D = beta*C. */
-static lt_status lower_fill(lt__program *prog, const lt__pair *p) {
-  lt__step *s = map_into_d(prog, p);
-  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-  if (p->beta == LT__SCALAR_ZERO) {
-    s->scalar[0] = LT__SCALAR_ZERO;
-    return LT_OK;
-  }
-  add_beta_term(p, s, 0);
-  return LT_OK;
-}
-
-/* No contracted mode: D = alpha*A*B + beta*C elementwise (outer and Hadamard products). */
-static lt_status lower_elementwise(lt__program *prog, const lt__pair *p) {
-  lt__step *s = map_into_d(prog, p);
-  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-  lt__map_step *m = &s->u.map;
-  operand_over(&p->a, p->d.rank, p->d.mode, &m->in[0]);
-  operand_over(&p->b, p->d.rank, p->d.mode, &m->in[1]);
-  m->unary[0] = p->unary[0];
-  m->unary[1] = p->unary[1];
-  m->op_ab = LT_BINARY_MUL;
-  m->n_in = 2;
-  s->buf[0] = p->a.buf;
-  s->buf[1] = p->b.buf;
-  s->scalar[0] = p->alpha;
-  s->scalar[1] = LT__SCALAR_ONE;
-  if (p->beta != LT__SCALAR_ZERO) add_beta_term(p, s, 2);
-  return LT_OK;
-}
-
-static lt_status lower_direct(lt__program *prog, const lt__pair *p, const group *k) {
-  lt__step *s = lt__program_add(prog, LT__STEP_CONTRACT);
-  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-  lt__contract_step *c = &s->u.contract;
-  int32_t modes[2 * LT_MAX_RANK];
-  int r = 0;
-  for (int i = 0; i < p->d.rank; i++)
-    modes[r++] = p->d.mode[i];
-  for (int i = 0; i < k->n; i++)
-    modes[r++] = k->mode[i];
-  LT_RETURN_IF(r > LT_MAX_RANK, LT_ERR_UNSUPPORTED,
-               "contraction: %d output and contracted modes exceed the rank limit %d", r,
-               LT_MAX_RANK);
-  c->rank = r;
-  c->out_rank = p->d.rank;
-  for (int i = 0; i < r; i++)
-    c->shape[i] = p->extent[modes[i]];
-  operand_over(&p->a, r, modes, &c->a);
-  operand_over(&p->b, r, modes, &c->b);
-  operand_over(&p->d, p->d.rank, p->d.mode, &c->out);
-  c->compute = p->compute;
-  s->buf[0] = p->a.buf;
-  s->buf[1] = p->b.buf;
-  s->buf[2] = p->d.buf;
-  if (p->has_c) {
-    operand_over(&p->c, p->d.rank, p->d.mode, &c->c);
-    c->has_c = true;
-    s->buf[3] = p->c.buf;
-  }
-  s->scalar[0] = p->alpha;
-  s->scalar[1] = p->beta;
-  return LT_OK;
 }
 
 /* ---- GEMM ---- */
@@ -261,11 +196,41 @@ static bool collapse(const lt__mview *v, const group *g, const int64_t *extent, 
  * than computing into workspace and permuting), and an input must have one short stride (a
  * stepped slice, a reversal): packing gathers along it, and gathering over two long strides
  * misses the cache on every element, slower than the permutation engine's tiled copy. */
-static bool as_matrix(const lt__pair *p, const lt__mview *v, const group *r, const group *c,
-                      int64_t *rs, int64_t *cs) {
+static void scatter_group(const lt__mview *v, const group *g, const int64_t *extent,
+                          lt__gemm_group *out) {
+  out->n = g->n;
+  for (int i = 0; i < g->n; i++)
+    out->extent[i] = extent[g->mode[i]], out->stride[i] = lt__mview_stride(v, g->mode[i]);
+}
+
+/* A group that does not collapse is scattered (gr / gc get its modes) where the backend packs
+ * any strides: its packing gathers through an offset list and C's tiles are written in place
+ * wherever their rows and columns step evenly, so no permutation of A, B or C is needed. The
+ * same short-stride rules hold, on the groups' innermost strides. */
+static bool as_scattered(const lt__pair *p, const lt__mview *v, const group *r, const group *c,
+                         int64_t *rs, int64_t *cs, lt__gemm_group *gr, lt__gemm_group *gc) {
   bool is_output = v == &p->d;
   int64_t sr, sc;
-  if (!collapse(v, r, p->extent, &sr) || !collapse(v, c, p->extent, &sc)) return false;
+  bool r_one = collapse(v, r, p->extent, &sr), c_one = collapse(v, c, p->extent, &sc);
+  if (!p->gemm_any_strides || r->n > LT__GEMM_GROUP_MODES || c->n > LT__GEMM_GROUP_MODES)
+    return false;
+  if (!r_one) sr = lt__mview_stride(v, r->mode[r->n - 1]);
+  if (!c_one) sc = lt__mview_stride(v, c->mode[c->n - 1]);
+  if (is_output ? sr != 1 && sc != 1 : llabs(sr) > NEAR_STRIDE && llabs(sc) > NEAR_STRIDE)
+    return false;
+  if (!r_one) scatter_group(v, r, p->extent, gr);
+  if (!c_one) scatter_group(v, c, p->extent, gc);
+  *rs = sr, *cs = sc;
+  return true;
+}
+
+static bool as_matrix_of(const lt__pair *p, const lt__mview *v, const group *r, const group *c,
+                         int64_t *rs, int64_t *cs, lt__gemm_group *gr, lt__gemm_group *gc) {
+  bool is_output = v == &p->d;
+  int64_t sr, sc;
+  gr->n = gc->n = 0;
+  if (!collapse(v, r, p->extent, &sr) || !collapse(v, c, p->extent, &sc))
+    return as_scattered(p, v, r, c, rs, cs, gr, gc);
   int64_t rows = r->size, cols = c->size;
   bool blas_ints = sr <= p->caps->gemm_index_max && sc <= p->caps->gemm_index_max;
   if (rows == 1 && cols == 1)
@@ -286,6 +251,12 @@ static bool as_matrix(const lt__pair *p, const lt__mview *v, const group *r, con
   return true;
 }
 
+static bool as_matrix(const lt__pair *p, const lt__mview *v, const group *r, const group *c,
+                      int64_t *rs, int64_t *cs) {
+  lt__gemm_group gr, gc;
+  return as_matrix_of(p, v, r, c, rs, cs, &gr, &gc);
+}
+
 /* True when (rs, cs) has no unit stride: the backend gathers or scatters it element-wise. */
 static bool strided_matrix(int64_t rs, int64_t cs) { return rs != 1 && cs != 1; }
 
@@ -300,8 +271,8 @@ static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mv
                               lt__matrix *mat, lt__bufref *buf, bool *packed) {
   lt__mview use = *v;
   int64_t rs, cs;
-  *packed =
-      v->dtype != p->compute || unary != LT_UNARY_IDENTITY || !as_matrix(p, v, r, c, &rs, &cs);
+  *packed = v->dtype != p->compute || unary != LT_UNARY_IDENTITY ||
+            !as_matrix_of(p, v, r, c, &rs, &cs, &mat->rows, &mat->cols);
   if (*packed) {
     /* Batch modes the operand lacks (free modes promoted to the batch) stay out: its batch
      * stride for them is 0. */
@@ -312,7 +283,7 @@ static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mv
     concat(modes, &n, r);
     concat(modes, &n, c);
     LT_TRY(pack(prog, p->extent, v, unary, n, modes, p->compute, &use));
-    as_matrix(p, &use, r, c, &rs, &cs);
+    as_matrix_of(p, &use, r, c, &rs, &cs, &mat->rows, &mat->cols);
   }
   mat->offset = use.offset;
   mat->rs = rs;
@@ -352,6 +323,31 @@ static int64_t operand_elems(const lt__pair *p, const lt__mview *v, const group 
   return n;
 }
 
+/* The modelled GEMM rate of cfg: the measured one of its k class and engine (an operand
+ * without a BLAS layout goes to the engine that takes any strides), lowered for extents that
+ * waste the register tile (k's own waste is in the small-k rate where that was measured). */
+static double gemm_rate(const lt__pair *p, const gemm_cfg *cfg) {
+  int64_t rs, cs;
+  lt__gemm_group gr, gc;
+  bool blas = true;
+  const lt__mview *v[3] = {&p->a, &p->b, &p->d};
+  const group *rows[3] = {&cfg->m, &cfg->k, &cfg->m}, *cols[3] = {&cfg->k, &cfg->n, &cfg->n};
+  for (int i = 0; i < 3 && blas; i++) {
+    if (i == 2 && !cfg->d_direct) break;
+    if (as_matrix_of(p, v[i], rows[i], cols[i], &rs, &cs, &gr, &gc) &&
+        (strided_matrix(rs, cs) || gr.n || gc.n))
+      blas = false;
+  }
+  bool small_k = cfg->k.size <= LT__CAPS_SMALL_K && p->caps->small_k_gemm_share > 0;
+  double share = small_k
+                     ? (blas ? p->caps->small_k_gemm_share : p->caps->strided_small_k_gemm_share)
+                     : (blas ? 1.0 : p->caps->strided_gemm_share);
+  if (share <= 0) share = 1.0;
+  double eff = dim_efficiency(cfg->m.size) * dim_efficiency(cfg->n.size) *
+               (small_k ? 1.0 : dim_efficiency(cfg->k.size));
+  return p->caps->gemm_flops * share * eff;
+}
+
 /* Orders the groups of cfg and prices it: packing, unpacking, GEMM efficiency, calls. */
 static void configure(const lt__pair *p, gemm_cfg *cfg) {
   int64_t rs, cs;
@@ -375,23 +371,22 @@ static void configure(const lt__pair *p, gemm_cfg *cfg) {
   double copies = 0;
   double a_elems = (double)operand_elems(p, &p->a, &cfg->bt, &cfg->m, &cfg->k);
   double b_elems = (double)operand_elems(p, &p->b, &cfg->bt, &cfg->k, &cfg->n);
+  lt__gemm_group gr, gc;
   if (p->a.dtype != p->compute || p->unary[0] != LT_UNARY_IDENTITY ||
-      !as_matrix(p, &p->a, &cfg->m, &cfg->k, &rs, &cs))
+      !as_matrix_of(p, &p->a, &cfg->m, &cfg->k, &rs, &cs, &gr, &gc))
     copies += a_elems;
-  else if (strided_matrix(rs, cs))
+  else if (strided_matrix(rs, cs) || gr.n || gc.n)
     copies += 0.5 * a_elems;
   if (p->b.dtype != p->compute || p->unary[1] != LT_UNARY_IDENTITY ||
-      !as_matrix(p, &p->b, &cfg->k, &cfg->n, &rs, &cs))
+      !as_matrix_of(p, &p->b, &cfg->k, &cfg->n, &rs, &cs, &gr, &gc))
     copies += b_elems;
-  else if (strided_matrix(rs, cs))
+  else if (strided_matrix(rs, cs) || gr.n || gc.n)
     copies += 0.5 * b_elems;
   double d_elems = (double)(cfg->bt.size * cfg->m.size * cfg->n.size);
   if (!cfg->d_direct && !d_ws) copies += 2.0 * d_elems;
   double flops =
       2.0 * (double)cfg->bt.size * (double)cfg->m.size * (double)cfg->n.size * (double)cfg->k.size;
-  double eff =
-      dim_efficiency(cfg->m.size) * dim_efficiency(cfg->n.size) * dim_efficiency(cfg->k.size);
-  cfg->cost = copies * p->caps->copy_seconds + flops / (p->caps->gemm_flops * eff) +
+  cfg->cost = copies * p->caps->copy_seconds + flops / gemm_rate(p, cfg) +
               (double)cfg->bt.size * p->caps->call_seconds;
 }
 
@@ -430,11 +425,11 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
   choose_config(p, bt0, m0, n0, k0, &cfg);
   group *bt = &cfg.bt, *m = &cfg.m, *n = &cfg.n, *k = &cfg.k;
   bool d_direct = cfg.d_direct;
-  if (d_direct) as_matrix(p, &p->d, m, n, &rs, &cs);
-
-  lt__step *s;
   lt__gemm_step g;
   memset(&g, 0, sizeof g);
+  if (d_direct) as_matrix_of(p, &p->d, m, n, &rs, &cs, &g.c.rows, &g.c.cols);
+
+  lt__step *s;
   lt__bufref ba, bb;
   bool pa, pb;
   LT_TRY(gemm_operand(prog, p, &p->a, p->unary[0], bt, m, k, &g.a, &ba, &pa));
@@ -463,9 +458,9 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
     beta = LT__SCALAR_ZERO;
   } else if (p->has_c && p->beta != LT__SCALAR_ZERO) {
     /* D = C first, so that BLAS can add beta*D in place. */
-    s = map_into_d(prog, p);
+    s = lt__pair_map_into_d(prog, p);
     if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-    operand_over(&p->c, p->d.rank, p->d.mode, &s->u.map.in[0]);
+    lt__pair_operand_over(&p->c, p->d.rank, p->d.mode, &s->u.map.in[0]);
     s->u.map.unary[0] = p->unary[2];
     s->u.map.n_in = 1;
     s->buf[0] = p->c.buf;
@@ -498,13 +493,13 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
     p->d = out;
     return LT_OK;
   }
-  s = map_into_d(prog, p);
+  s = lt__pair_map_into_d(prog, p);
   if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
-  operand_over(&out, p->d.rank, p->d.mode, &s->u.map.in[0]);
+  lt__pair_operand_over(&out, p->d.rank, p->d.mode, &s->u.map.in[0]);
   s->u.map.n_in = 1;
   s->buf[0] = out.buf;
   s->scalar[0] = LT__SCALAR_ONE;
-  if (p->beta != LT__SCALAR_ZERO) add_beta_term(p, s, 1);
+  if (p->beta != LT__SCALAR_ZERO) lt__pair_add_beta_term(p, s, 1);
   return LT_OK;
 }
 
@@ -564,11 +559,11 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
     if (allocate_d) LT_TRY(alloc_d(prog, p));
     if (any_zero) {
       *how = LT__HOW_FILL;
-      return lower_fill(prog, p);
+      return lt__pair_lower_fill(prog, p);
     }
     if (k.n == 0) {
       *how = LT__HOW_ELEMENTWISE;
-      return lower_elementwise(prog, p);
+      return lt__pair_lower_elementwise(prog, p);
     }
     if (ctx->backend->contract) {
       *how = LT__HOW_DIRECT;
@@ -582,7 +577,7 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
         lt__mview c = p->c;
         LT_TRY(pack(prog, p->extent, &c, p->unary[2], c.rank, c.mode, p->compute, &p->c));
       }
-      return lower_direct(prog, p, &k);
+      return lt__pair_lower_direct(prog, p, k.n, k.mode);
     }
     return lt__error(LT_ERR_UNSUPPORTED,
                      "contraction: a dimension exceeds the BLAS integer range and the backend "

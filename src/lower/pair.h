@@ -42,7 +42,6 @@ typedef struct lt__pair {
   int64_t gemm_shape[4];
 } lt__pair;
 
-
 /* How a lowered pair runs, for plan descriptions. */
 typedef enum lt__how {
   LT__HOW_EMPTY,
@@ -72,5 +71,18 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
 /* Stride of `mode` in v, 0 if v lacks it. */
 int64_t lt__mview_stride(const lt__mview *v, int32_t mode);
 bool lt__mview_has(const lt__mview *v, int32_t mode);
+
+/* Pieces of lt__lower_pair shared by its files (pair.c, pair_direct.c). */
+void lt__pair_operand_over(const lt__mview *v, int rank, const int32_t *modes, lt__operand *op);
+/* Output of the final map: D = in0 [* in1] + beta*C, with C = D itself when there is none. */
+void lt__pair_add_beta_term(const lt__pair *p, lt__step *s, int slot);
+/* A map step writing D over its own modes (NULL when out of memory). */
+lt__step *lt__pair_map_into_d(lt__program *prog, const lt__pair *p);
+/* Some contracted mode has extent 0: D = beta*C. */
+lt_status lt__pair_lower_fill(lt__program *prog, const lt__pair *p);
+/* No contracted mode: D = alpha*A*B + beta*C elementwise. */
+lt_status lt__pair_lower_elementwise(lt__program *prog, const lt__pair *p);
+/* One direct-kernel step over D's modes and the nk contracted modes k. */
+lt_status lt__pair_lower_direct(lt__program *prog, const lt__pair *p, int nk, const int32_t *k);
 
 #endif

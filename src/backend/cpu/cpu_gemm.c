@@ -200,7 +200,7 @@ static void gemm_openblas(lt_context *ctx, const lt__gemm_step *s, int64_t nb) {
 /* OpenBLAS takes a matrix with one unit stride and a leading dimension covering the other. */
 static bool blas_layout(const lt__matrix *x, int64_t rows, int64_t cols) {
   /* A leading dimension past blasint's range is for the packed path only (huge strides). */
-  if (x->rs > INT32_MAX || x->cs > INT32_MAX) return false;
+  if (x->rs > INT32_MAX || x->cs > INT32_MAX || x->rows.n || x->cols.n) return false;
   return (x->cs == 1 && (x->rs >= cols || rows == 1)) ||
          (x->rs == 1 && (x->cs >= rows || cols == 1));
 }

@@ -24,6 +24,10 @@ typedef struct lt__gemm_blocking {
  * only through the avx512 ISA table (cpu_isa.c), chosen where the CPU runs them. */
 const lt__gemm_blocking *lt__gemm_blocking_avx512(lt_dtype dtype);
 
+/* The AVX2+FMA kernels for LT_F32 / LT_F64, NULL otherwise or when not built; reached only
+ * through the avx2 ISA table. */
+const lt__gemm_blocking *lt__gemm_blocking_avx2(lt_dtype dtype);
+
 /* Plain C kernels for LT_F32 / LT_F64 (NULL otherwise), for any CPU. */
 const lt__gemm_blocking *lt__gemm_blocking_portable(lt_dtype dtype);
 

@@ -1,6 +1,6 @@
 /* AVX-512 GEMM micro-kernels: a 2-vector by 12 tile (32x12 floats, 16x12 doubles) held in 24
  * zmm accumulators, fed by one broadcast of B per column. The kernel body is written once in
- * cpu_gemm_kernel_avx512.inc over a few vector macros and instantiated per dtype:
+ * cpu_gemm_kernel_simd.inc over a few vector macros and instantiated per dtype:
  * gemm_kernel_f32_avx512 and gemm_kernel_f64_avx512. */
 #include "backend/cpu/cpu_gemm_kernel.h"
 
@@ -23,7 +23,7 @@
 #define MASK_T __mmask16
 #define V_MASKZ_LOADU(k, p) _mm512_maskz_loadu_ps((k), (p))
 #define V_MASK_STOREU(p, k, v) _mm512_mask_storeu_ps((p), (k), (v))
-#include "backend/cpu/cpu_gemm_kernel_avx512.inc"
+#include "backend/cpu/cpu_gemm_kernel_simd.inc"
 
 #define KERNEL_NAME gemm_kernel_f64_avx512
 #define T double
@@ -39,7 +39,7 @@
 #define MASK_T __mmask8
 #define V_MASKZ_LOADU(k, p) _mm512_maskz_loadu_pd((k), (p))
 #define V_MASK_STOREU(p, k, v) _mm512_mask_storeu_pd((p), (k), (v))
-#include "backend/cpu/cpu_gemm_kernel_avx512.inc"
+#include "backend/cpu/cpu_gemm_kernel_simd.inc"
 
 /* kc: a B micro-panel (kc x 12) stays in L1 (48 KiB); mc: an A block (mc x kc) in L2 (2 MiB);
  * nc: a B block in the shared L3. */

@@ -50,3 +50,81 @@ void lt__gemm_pack(void *dst, const void *src, int64_t s_row, int64_t s_k, int64
   else
     pack_u64(dst, src, s_row, s_k, rows, kc, r);
 }
+
+void lt__gemm_offsets(const lt__gemm_group *g, int64_t stride, int64_t first, int64_t count,
+                      int64_t *out) {
+  if (g->n == 0) {
+    for (int64_t i = 0; i < count; i++)
+      out[i] = (first + i) * stride;
+    return;
+  }
+  /* One division per mode for the first index, then an odometer. */
+  int64_t digit[LT__GEMM_GROUP_MODES], off = 0, rest = first;
+  for (int d = g->n - 1; d >= 0; d--) {
+    digit[d] = rest % g->extent[d];
+    rest /= g->extent[d];
+    off += digit[d] * g->stride[d];
+  }
+  for (int64_t i = 0; i < count; i++) {
+    out[i] = off;
+    for (int d = g->n - 1; d >= 0; d--) {
+      off += g->stride[d];
+      if (++digit[d] < g->extent[d]) break;
+      off -= g->extent[d] * g->stride[d];
+      digit[d] = 0;
+    }
+  }
+}
+
+/* Reads run along whichever of the two index lists steps by one element, when either does. */
+#define LT_DEFINE_PACK_SCATTERED(S, name)                                                          \
+  static void pack_scattered_##name(S *dst, const S *src, const int64_t *roff, int64_t rows,       \
+                                    const int64_t *koff, int64_t kc, int r) {                      \
+    bool k_inner = kc > 1 && koff[1] - koff[0] == 1;                                               \
+    for (int64_t r0 = 0; r0 < rows; r0 += r, dst += (int64_t)r * kc) {                             \
+      int64_t nr = rows - r0 < r ? rows - r0 : r;                                                  \
+      const int64_t *ro = roff + r0;                                                               \
+      if (nr < r) memset(dst, 0, sizeof(S) * (size_t)r * (size_t)kc);                              \
+      if (k_inner) {                                                                               \
+        for (int64_t i = 0; i < nr; i++)                                                           \
+          for (int64_t p = 0; p < kc; p++)                                                         \
+            dst[p * r + i] = src[ro[i] + koff[p]];                                                 \
+      } else {                                                                                     \
+        for (int64_t p = 0; p < kc; p++)                                                           \
+          for (int64_t i = 0; i < nr; i++)                                                         \
+            dst[p * r + i] = src[ro[i] + koff[p]];                                                 \
+      }                                                                                            \
+    }                                                                                              \
+  }
+LT_DEFINE_PACK_SCATTERED(uint32_t, u32)
+LT_DEFINE_PACK_SCATTERED(uint64_t, u64)
+#undef LT_DEFINE_PACK_SCATTERED
+
+void lt__gemm_pack_scattered(void *dst, const void *src, const int64_t *roff, int64_t rows,
+                             const int64_t *koff, int64_t kc, int r, size_t esize) {
+  if (esize == 4)
+    pack_scattered_u32(dst, src, roff, rows, koff, kc, r);
+  else
+    pack_scattered_u64(dst, src, roff, rows, koff, kc, r);
+}
+
+#define LT_DEFINE_SCATTER_UPDATE(T, name)                                                          \
+  static void scatter_update_##name(T *c, const int64_t *roff, const int64_t *coff, const T *tile, \
+                                    int ld, int m, int n, T alpha, T beta) {                       \
+    for (int j = 0; j < n; j++)                                                                    \
+      for (int i = 0; i < m; i++) {                                                                \
+        T *cij = c + roff[i] + coff[j];                                                            \
+        *cij = beta != 0 ? alpha * tile[j * ld + i] + beta * *cij : alpha * tile[j * ld + i];      \
+      }                                                                                            \
+  }
+LT_DEFINE_SCATTER_UPDATE(float, f32)
+LT_DEFINE_SCATTER_UPDATE(double, f64)
+#undef LT_DEFINE_SCATTER_UPDATE
+
+void lt__gemm_scatter_update(void *c, const int64_t *roff, const int64_t *coff, const void *tile,
+                             int ld, int m, int n, double alpha, double beta, size_t esize) {
+  if (esize == 4)
+    scatter_update_f32(c, roff, coff, tile, ld, m, n, (float)alpha, (float)beta);
+  else
+    scatter_update_f64(c, roff, coff, tile, ld, m, n, alpha, beta);
+}

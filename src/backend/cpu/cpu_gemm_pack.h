@@ -2,6 +2,7 @@
 #ifndef LT_BACKEND_CPU_GEMM_PACK_H
 #define LT_BACKEND_CPU_GEMM_PACK_H
 
+#include "backend/backend.h"
 #include "backend/cpu/cpu_transpose.h"
 
 #include <stddef.h>
@@ -13,5 +14,19 @@
  * the unit-stride direction. */
 void lt__gemm_pack(void *dst, const void *src, int64_t s_row, int64_t s_k, int64_t rows, int64_t kc,
                    int r, size_t esize, lt__cpu_simd simd);
+
+/* Offsets (in elements) of indices [first, first + count) of group g into out: i * stride when
+ * g->n == 0, else the sum of i's digits times the group's strides. */
+void lt__gemm_offsets(const lt__gemm_group *g, int64_t stride, int64_t first, int64_t count,
+                      int64_t *out);
+
+/* lt__gemm_pack for a block of a scattered matrix: element (r, p) at src[roff[r] + koff[p]]. */
+void lt__gemm_pack_scattered(void *dst, const void *src, const int64_t *roff, int64_t rows,
+                             const int64_t *koff, int64_t kc, int r, size_t esize);
+
+/* C[roff[i] + coff[j]] = alpha * tile[j*ld + i] + beta * C (beta == 0: C is not read) for
+ * i < m, j < n; f32 when esize is 4, else f64. */
+void lt__gemm_scatter_update(void *c, const int64_t *roff, const int64_t *coff, const void *tile,
+                             int ld, int m, int n, double alpha, double beta, size_t esize);
 
 #endif

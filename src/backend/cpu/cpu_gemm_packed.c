@@ -29,6 +29,8 @@ typedef struct gemm_problem {
   const char *a, *b;
   char *c;
   int64_t rs_a, cs_a, rs_b, cs_b, rs_c, cs_c; /* in elements */
+  /* Scattered row and column groups (n > 0) in place of the single strides above. */
+  const lt__gemm_group *ra, *ca, *rb, *cb, *rc, *cc;
   double alpha, beta;
   lt__cpu_simd simd; /* tile transposes for packing */
 } gemm_problem;
@@ -65,6 +67,12 @@ static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *
                     .cs_b = s->b.cs,
                     .rs_c = s->c.rs,
                     .cs_c = s->c.cs,
+                    .ra = &s->a.rows,
+                    .ca = &s->a.cols,
+                    .rb = &s->b.rows,
+                    .cb = &s->b.cols,
+                    .rc = &s->c.rows,
+                    .cc = &s->c.cols,
                     .alpha = s->alpha,
                     .beta = s->beta,
                     .simd = simd};
@@ -74,6 +82,7 @@ static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *
     t.a = g.b, t.rs_a = g.cs_b, t.cs_a = g.rs_b;
     t.b = g.a, t.rs_b = g.cs_a, t.cs_b = g.rs_a;
     t.rs_c = g.cs_c, t.cs_c = g.rs_c;
+    t.ra = g.cb, t.ca = g.rb, t.rb = g.ca, t.cb = g.ra, t.rc = g.cc, t.cc = g.rc;
     g = t;
   }
   return g;
@@ -87,8 +96,23 @@ static const char *b_block(const gemm_problem *g, int64_t pc, int64_t jc) {
   return g->b + (pc * g->rs_b + jc * g->cs_b) * (int64_t)g->bk->esize;
 }
 
+/* Largest blocks of any blocking (rows of an A block, depth, columns of a B block): the
+ * scattered paths keep their offsets on the stack. */
+#define MAX_MC 256
+#define MAX_KC 512
+#define MAX_NC 3072
+
+static bool scattered(const lt__gemm_group *r, const lt__gemm_group *c) { return r->n || c->n; }
+
 static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int64_t pc,
                    int64_t kc) {
+  if (scattered(g->ra, g->ca)) {
+    int64_t roff[MAX_MC], koff[MAX_KC];
+    lt__gemm_offsets(g->ra, g->rs_a, ic, mc, roff);
+    lt__gemm_offsets(g->ca, g->cs_a, pc, kc, koff);
+    lt__gemm_pack_scattered(buf, g->a, roff, mc, koff, kc, g->bk->mr, g->bk->esize);
+    return;
+  }
   lt__gemm_pack(buf, a_block(g, ic, pc), g->rs_a, g->cs_a, mc, kc, g->bk->mr, g->bk->esize,
                 g->simd);
 }
@@ -96,8 +120,52 @@ static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int
 /* Packs columns [j0, j0 + nj) of B's (pc, jc) block; j0 is a multiple of NR. */
 static void pack_b(const gemm_problem *g, char *buf, int64_t pc, int64_t kc, int64_t jc, int64_t j0,
                    int64_t nj) {
+  if (scattered(g->rb, g->cb)) {
+    int64_t noff[MAX_NC], koff[MAX_KC];
+    lt__gemm_offsets(g->cb, g->cs_b, jc + j0, nj, noff);
+    lt__gemm_offsets(g->rb, g->rs_b, pc, kc, koff);
+    lt__gemm_pack_scattered(buf + j0 * kc * (int64_t)g->bk->esize, g->b, noff, nj, koff, kc,
+                            g->bk->nr, g->bk->esize);
+    return;
+  }
   lt__gemm_pack(buf + j0 * kc * (int64_t)g->bk->esize, b_block(g, pc, jc + j0), g->cs_b, g->rs_b,
                 nj, kc, g->bk->nr, g->bk->esize, g->simd);
+}
+
+/* Step between consecutive offsets when all n of them step evenly, else 0. */
+static int64_t even_step(const int64_t *off, int n) {
+  if (n < 2) return 1;
+  int64_t step = off[1] - off[0];
+  for (int i = 2; i < n; i++)
+    if (off[i] - off[i - 1] != step) return 0;
+  return step;
+}
+
+/* multiply_block for a scattered C: a tile whose rows and columns each step evenly (most of
+ * them: a tile crosses a mode boundary only at the group's innermost extent) is written by the
+ * micro-kernel in place; any other goes through a tile buffer and an element-wise update. */
+static void multiply_block_scattered(const gemm_problem *g, const char *a_buf, const char *b_buf,
+                                     int64_t ic, int64_t mc, int64_t jc, int64_t j0, int64_t j1,
+                                     int64_t kc, double beta) {
+  const lt__gemm_blocking *bk = g->bk;
+  int64_t es = (int64_t)bk->esize;
+  int64_t roff[MAX_MC], coff[MAX_NC];
+  _Alignas(64) char tile[32 * 12 * 8]; /* the largest register tile */
+  lt__gemm_offsets(g->rc, g->rs_c, ic, mc, roff);
+  lt__gemm_offsets(g->cc, g->cs_c, jc + j0, j1 - j0, coff);
+  for (int64_t jr = j0; jr < j1; jr += bk->nr)
+    for (int64_t ir = 0; ir < mc; ir += bk->mr) {
+      int m = (int)min64(bk->mr, mc - ir), n = (int)min64(bk->nr, j1 - jr);
+      const int64_t *ro = roff + ir, *co = coff + (jr - j0);
+      int64_t rs = even_step(ro, m), cs = even_step(co, n);
+      const char *ap = a_buf + ir * kc * es, *bp = b_buf + jr * kc * es;
+      if (rs != 0 && cs != 0) {
+        bk->kernel(kc, ap, bp, g->c + (ro[0] + co[0]) * es, rs, cs, g->alpha, beta, m, n);
+      } else {
+        bk->kernel(kc, ap, bp, tile, 1, bk->mr, 1.0, 0.0, bk->mr, bk->nr);
+        lt__gemm_scatter_update(g->c, ro, co, tile, bk->mr, m, n, g->alpha, beta, bk->esize);
+      }
+    }
 }
 
 /* C block (ic.., jc + j0..jc + j1) += packed A block x packed B columns [j0, j1). */
@@ -106,6 +174,10 @@ static void multiply_block(const gemm_problem *g, const char *a_buf, const char 
                            double beta) {
   const lt__gemm_blocking *bk = g->bk;
   int64_t es = (int64_t)bk->esize;
+  if (scattered(g->rc, g->cc)) {
+    multiply_block_scattered(g, a_buf, b_buf, ic, mc, jc, j0, j1, kc, beta);
+    return;
+  }
   for (int64_t jr = j0; jr < j1; jr += bk->nr)
     for (int64_t ir = 0; ir < mc; ir += bk->mr) {
       char *c = g->c + ((ic + ir) * g->rs_c + (jc + jr) * g->cs_c) * es;

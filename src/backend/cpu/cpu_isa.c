@@ -52,7 +52,7 @@ static const lt__cpu_isa isa_avx2 = {
     .name = "avx2",
     .simd = LT__CPU_SIMD_AVX2,
     .kernels = lt__cpu_kernels_avx2,
-    .gemm_blocking = NULL,
+    .gemm_blocking = lt__gemm_blocking_avx2,
 };
 static const lt__cpu_isa isa_avx512 = {
     .name = "avx512",
