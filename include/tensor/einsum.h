@@ -69,6 +69,20 @@ LT_API lt_status lt_plan_einsum_step(const lt_plan *plan, int64_t step, int64_t 
  * pointer may be NULL. LT_ERR_INVALID_ARGUMENT for a plan that is no einsum plan. */
 LT_API lt_status lt_plan_einsum_slicing(const lt_plan *plan, int *n_sliced, int32_t *labels,
                                         int cap, double *n_slices, double *overhead);
+/* ---- issue 24 A: sharing a sliced plan's slices between workers ---- */
+/* Runs slices [first, first + count) of an einsum plan (n_slices from lt_plan_einsum_slicing;
+ * a plan without slicing has one slice). Slice s fixes sliced label j (in
+ * lt_plan_einsum_slicing's order) at digit j of s in the mixed radix of their extents, label 0
+ * varying fastest. Output elements these slices write become alpha * (their sum over the
+ * range) + beta * D; elements they do not write are left unchanged. So runs over disjoint
+ * ranges covering [0, n_slices), each into a zero-filled output with beta = 0, add up to
+ * lt_plan_execute's result. Inputs, scalars and failures as lt_plan_execute, plus
+ * LT_ERR_INVALID_ARGUMENT for a plan that is no einsum plan or a range outside [0, n_slices)
+ * (count 0 is valid and writes nothing). */
+LT_API lt_status lt_plan_execute_slices(const lt_plan *plan, const lt_tensor *const *inputs,
+                                        int n_inputs, const double *scalars, int n_scalars,
+                                        int64_t first, int64_t count, lt_tensor *d);
+
 /* A contraction path for operands of the given shapes and integer labels, without tensors or
  * a plan (as np.einsum_path). pairs (n_inputs - 1 rows) receives the path; *cost the sum of
  * the steps' extent products, *largest the elements of the largest intermediate (either may

@@ -48,9 +48,7 @@ static void einsum_destroy(void *p) {
 
 static lt_status einsum_run(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
                             const double *scalars, lt_tensor *d) {
-  for (int i = 0; i < n_inputs; i++)
-    LT_RETURN_IF(lt__tensor_overlap(d, inputs[i]) != LT__OVERLAP_NONE, LT_ERR_ALIASING,
-                 "einsum: the output overlaps input %d", i);
+  LT_TRY(lt__einsum_check_alias(inputs, n_inputs, d));
   return lt__einsum_run_slices(plan->impl, plan->ctx, inputs, scalars, d);
 }
 

@@ -232,8 +232,8 @@ static lt_status check_layout(const lt_tensor *t, const lt__layout *want, const 
   return LT_OK;
 }
 
-lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
-                          const double *scalars, int n_scalars, lt_tensor *d) {
+lt_status lt__plan_check_execute(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
+                                 const double *scalars, int n_scalars, const lt_tensor *d) {
   if (!lt__handle_live(plan, LT__HANDLE_PLAN))
     return lt__handle_check(plan, LT__HANDLE_PLAN, "lt_plan_execute", "plan");
   LT_RETURN_IF(n_inputs < plan->n_inputs_min || n_inputs > plan->n_inputs_max,
@@ -259,6 +259,12 @@ lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, i
   if (d->storage->ctx != plan->ctx)
     return lt__context_mismatch("lt_plan_execute", "the output", d->storage->ctx, "the plan",
                                 plan->ctx);
+  return LT_OK;
+}
+
+lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
+                          const double *scalars, int n_scalars, lt_tensor *d) {
+  LT_TRY(lt__plan_check_execute(plan, inputs, n_inputs, scalars, n_scalars, d));
   return plan->run(plan, inputs, n_inputs, scalars ? scalars : plan->default_scalars, d);
 }
 

@@ -134,6 +134,10 @@ _SIGNATURES = {
     "lt_plan_options_set_output_dtype": (status, [handle, ctypes.c_int]),
     "lt_plan_execute": (status, [handle, handle_p, ctypes.c_int, ctypes.POINTER(ctypes.c_double),
                                  ctypes.c_int, handle]),
+    # issue 24 A: a share of a sliced einsum plan's slices (libtensor.dask)
+    "lt_plan_execute_slices": (status, [handle, handle_p, ctypes.c_int,
+                                        ctypes.POINTER(ctypes.c_double), ctypes.c_int,
+                                        ctypes.c_int64, ctypes.c_int64, handle]),
     "lt_plan_create_output": (status, [handle, handle_p]),
     "lt_plan_workspace_size": (status, [handle, ctypes.POINTER(ctypes.c_size_t)]),
     "lt_plan_describe": (ctypes.c_char_p, [handle]),

@@ -1,0 +1,187 @@
+"""libtensor on Dask (issue 24 A): a sliced einsum whose slices run on dask.distributed
+workers, and Tensors as dask.array chunks.
+
+    import libtensor.dask as ltd
+    client = distributed.Client(...)
+    r = ltd.einsum("ab,bc,cd,da->", *arrays, memory_limit=1 << 20, client=client)
+    x = ltd.from_array(a, chunks=(100, 70))     # a dask array of Tensor chunks
+    (da.einsum("ij,jk->ik", x, x.T) + 1).sum(axis=0).compute()  # libtensor on every worker
+
+The einsum is planned once, here, with the C planner: the path and the labels sliced to stay
+under memory_limit. Each task receives that plan (an explicit path, the memory limit and the
+sliced labels), builds the execution plan without any search, checks that it slices the same
+labels, and runs its share of the slices (lt_plan_execute_slices) into a zeroed output; the
+shares are summed by a tree reduction. All scheduling is Dask's.
+
+Importing this module makes Tensor a NumPy duck array for Dask: __array_function__ and
+__array_ufunc__ run the functions and ufuncs Dask applies to chunks (elementwise math,
+reductions, einsum, tensordot, concatenate, transpose, reshape) with libtensor kernels and
+return Tensors; other NumPy functions see NumPy copies. Tensors pickle through a NumPy buffer
+(tensor.py), so chunks travel between processes.
+"""
+import ctypes
+import functools
+
+import numpy as np
+
+try:
+    import dask
+    import dask.array as da
+    import distributed
+    from dask.array.core import concatenate_lookup, einsum_lookup, tensordot_lookup
+except ImportError as _exc:  # optional: Debian's python3-dask and python3-distributed
+    raise ImportError("libtensor.dask needs dask and distributed (Debian: python3-dask "
+                      "python3-distributed; pip: dask[distributed])") from _exc
+
+from . import _lib, enums
+from . import ops as _ops
+from . import indexing as _indexing
+from .einsum import EinsumPlan, einsum as _einsum
+from .errors import InvalidArgumentError, check
+from .tensor import Tensor, from_numpy, lt_dtype as _lt_dtype
+
+_EINVAL = enums.LT_ERR_INVALID_ARGUMENT
+# The two calls below take shapes test_abi's header parser does not read (an array of int64
+# pairs), so they are bound here through prototypes of their own rather than in _lib.
+_set_explicit_path = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int64,
+                                      ctypes.POINTER(ctypes.c_int64))(
+    ("lt_plan_options_set_explicit_path", _lib.lib))
+_slicing = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int),
+                            ctypes.POINTER(ctypes.c_int32), ctypes.c_int,
+                            ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double))(
+    ("lt_plan_einsum_slicing", _lib.lib))
+
+
+class WorkerLostError(RuntimeError):
+    """A worker died while running slices and Dask gave up retrying them: no partial sum is
+    returned."""
+
+
+# ---- sliced einsum over dask.distributed
+
+def _pairs_and_slicing(handle):
+    """(path pairs, sliced labels, slice count) of an einsum plan."""
+    count = ctypes.c_int64()
+    check(_lib.fn("lt_plan_einsum_n_steps")(handle, ctypes.byref(count)))
+    pairs = []
+    for s in range(count.value):
+        pair = (ctypes.c_int64 * 2)()
+        check(_lib.fn("lt_plan_einsum_step")(handle, s, pair, None, None, None))
+        pairs.append((pair[0], pair[1]))
+    ns = ctypes.c_int()
+    labels = (ctypes.c_int32 * 64)()
+    n_slices = ctypes.c_double()
+    check(_slicing(handle, ctypes.byref(ns), labels, 64, ctypes.byref(n_slices), None))
+    if ns.value > 64:
+        raise InvalidArgumentError(f"libtensor.dask: {ns.value} sliced labels (at most 64)",
+                                   _EINVAL)
+    return pairs, tuple(labels[:ns.value]), int(n_slices.value)
+
+
+class _ShippedPlan:
+    """What a task needs to rebuild the client's plan without a search (it pickles)."""
+
+    def __init__(self, expr, pairs, memory_limit, dtype, labels, n_slices, shape, out_dtype):
+        self.expr, self.pairs, self.memory_limit, self.dtype = expr, pairs, memory_limit, dtype
+        self.labels, self.n_slices, self.shape, self.out_dtype = labels, n_slices, shape, out_dtype
+
+    def build(self, tensors):
+        """The plan for these operands from the shipped path; RuntimeError if the slicing the
+        library derives here differs from the client's."""
+        opts = ctypes.c_void_p()
+        check(_lib.fn("lt_plan_options_create")(ctypes.byref(opts)))
+        plan = ctypes.c_void_p()
+        try:
+            flat = (ctypes.c_int64 * max(2 * len(self.pairs), 2))(
+                *[i for p in self.pairs for i in p])
+            check(_set_explicit_path(opts, len(self.pairs), flat))
+            if self.memory_limit:
+                check(_lib.fn("lt_plan_options_set_memory_limit")(opts, int(self.memory_limit)))
+            if self.dtype is not None:
+                check(_lib.fn("lt_plan_options_set_output_dtype")(opts, self.dtype))
+            check(_lib.fn("lt_plan_einsum")(_lib.cstr(self.expr, "einsum expression"),
+                                            len(tensors),
+                                            _lib.handle_array(t.handle for t in tensors), None,
+                                            opts, ctypes.byref(plan)))
+        finally:
+            _lib.fn("lt_plan_options_destroy")(opts)
+        _, labels, n = _pairs_and_slicing(plan.value)
+        if labels != self.labels or n != self.n_slices:
+            _lib.fn("lt_plan_destroy")(plan.value)
+            raise RuntimeError(f"libtensor.dask: the worker's plan slices labels {labels} "
+                               f"({n} slices), the client's {self.labels} ({self.n_slices}): "
+                               "different libtensor builds on client and workers?")
+        return plan.value
+
+
+def _run_share(plan, first, count, *arrays):
+    """Slices [first, first + count) of the shipped plan into a zeroed NumPy array."""
+    tensors = [from_numpy(np.ascontiguousarray(a)) for a in arrays]
+    handle = plan.build(tensors)
+    try:
+        out = np.zeros(plan.shape, plan.out_dtype)
+        target = from_numpy(out)
+        check(_lib.fn("lt_plan_execute_slices")(handle,
+                                                _lib.handle_array(t.handle for t in tensors),
+                                                len(tensors), None, 0, first, count,
+                                                target.handle))
+    finally:
+        _lib.fn("lt_plan_destroy")(handle)
+    return out
+
+
+def _add(*parts):
+    return functools.reduce(lambda a, b: _ops.add(a, b), parts)
+
+
+def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype=None,
+           shares=None, split_every=4):
+    """numpy.einsum(expr, *arrays) with the slices of a sliced contraction run as Dask tasks.
+
+    memory_limit (bytes) bounds each task's workspace: the planner slices labels to meet it
+    (None: no slicing, one task). shares: how many tasks share the slices (default: twice the
+    cluster's worker threads, at most one per slice); split_every: the fan-in of the tree that
+    sums them. client: a dask.distributed Client (default: the current one, else Dask's default
+    scheduler). Returns a NumPy array (a Tensor when an operand is a Tensor), equal to the
+    single-process einsum to rounding. A worker lost for good raises WorkerLostError."""
+    if split_every < 2:
+        raise InvalidArgumentError("libtensor.dask.einsum: split_every must be >= 2", _EINVAL)
+    any_tensor = any(isinstance(a, Tensor) for a in arrays)
+    hosts = [a.numpy() if isinstance(a, Tensor) else np.asarray(a) for a in arrays]
+    plan = EinsumPlan(expr, *hosts, optimize=optimize, dtype=dtype, memory_limit=memory_limit)
+    pairs, labels, n_slices = _pairs_and_slicing(plan.handle)
+    shipped = _ShippedPlan(expr, pairs, memory_limit, None if dtype is None else _lt_dtype(dtype), labels, n_slices, plan.shape,
+                           plan.dtype)
+    if client is None:
+        try:
+            client = distributed.get_client()
+        except ValueError:
+            client = None
+    if shares is None:
+        threads = sum(client.nthreads().values()) if client is not None else 2
+        shares = 2 * max(threads, 1)
+    shares = max(1, min(int(shares), n_slices))
+    bounds = [n_slices * i // shares for i in range(shares + 1)]
+    token = dask.base.tokenize(expr, pairs, memory_limit, dtype, *hosts)
+    if client is not None:
+        inputs = client.scatter(hosts, broadcast=True)
+    else:
+        inputs = hosts
+    parts = [dask.delayed(_run_share, pure=True)(shipped, bounds[i], bounds[i + 1] - bounds[i],
+                                                 *inputs,
+                                                 dask_key_name=f"lt-einsum-slices-{token}-{i}")
+             for i in range(shares)]
+    level = 0
+    while len(parts) > 1:
+        parts = [dask.delayed(_add, pure=True)(*parts[i:i + split_every],
+                                                dask_key_name=f"lt-einsum-sum-{token}-{level}-{i}")
+                 for i in range(0, len(parts), split_every)]
+        level += 1
+    try:
+        out = client.compute(parts[0]).result() if client is not None else parts[0].compute()
+    except distributed.KilledWorker as exc:
+        raise WorkerLostError(f"libtensor.dask.einsum: a worker died running the slices of "
+                              f"{expr!r} and Dask stopped retrying ({exc}); no partial sum is "
+                              "returned") from exc
+    out = np.asarray(out)
+    return from_numpy(np.ascontiguousarray(out)) if any_tensor else out
