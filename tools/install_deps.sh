@@ -9,6 +9,9 @@ python3-matplotlib valgrind clang libclang-rt-14-dev"
 pkgs="$pkgs doxygen python3-venv python3-setuptools python3-wheel python3-pip"
 # HDF5 I/O (optional at build time) and the h5py peer of its tests (issue 23).
 pkgs="$pkgs libhdf5-dev python3-h5py"
+# libtensor.dask (issue 24 A): its tests run a dask.distributed LocalCluster (optional: they
+# skip without it).
+pkgs="$pkgs python3-dask python3-distributed"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

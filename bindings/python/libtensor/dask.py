@@ -142,7 +142,7 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
     (None: no slicing, one task). shares: how many tasks share the slices (default: twice the
     cluster's worker threads, at most one per slice); split_every: the fan-in of the tree that
     sums them. client: a dask.distributed Client (default: the current one, else Dask's default
-    scheduler). Returns a NumPy array (a Tensor when an operand is a Tensor), equal to the
+    scheduler; False: Dask's configured scheduler even when a Client exists). Returns a NumPy array (a Tensor when an operand is a Tensor), equal to the
     single-process einsum to rounding. A worker lost for good raises WorkerLostError."""
     if split_every < 2:
         raise InvalidArgumentError("libtensor.dask.einsum: split_every must be >= 2", _EINVAL)
@@ -150,13 +150,16 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
     hosts = [a.numpy() if isinstance(a, Tensor) else np.asarray(a) for a in arrays]
     plan = EinsumPlan(expr, *hosts, optimize=optimize, dtype=dtype, memory_limit=memory_limit)
     pairs, labels, n_slices = _pairs_and_slicing(plan.handle)
-    shipped = _ShippedPlan(expr, pairs, memory_limit, None if dtype is None else _lt_dtype(dtype), labels, n_slices, plan.shape,
+    code = None if dtype is None else _lt_dtype(dtype)
+    shipped = _ShippedPlan(expr, pairs, memory_limit, code, labels, n_slices, plan.shape,
                            plan.dtype)
     if client is None:
         try:
             client = distributed.get_client()
         except ValueError:
             client = None
+    elif client is False:
+        client = None
     if shares is None:
         threads = sum(client.nthreads().values()) if client is not None else 2
         shares = 2 * max(threads, 1)
@@ -185,3 +188,177 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
                               "returned") from exc
     out = np.asarray(out)
     return from_numpy(np.ascontiguousarray(out)) if any_tensor else out
+
+
+# ---- Tensors as dask.array chunks: the NumPy protocols Dask dispatches through
+
+# NumPy ufunc name -> the libtensor function (ops names them alike, but for these).
+_UFUNC_ALIASES = {"absolute": "abs", "true_divide": "divide", "conjugate": None}
+
+
+def _ufunc_impl(ufunc):
+    name = _UFUNC_ALIASES.get(ufunc.__name__, ufunc.__name__)
+    if name is None or name not in _ops.__all__ or ufunc.nout != 1:
+        return None
+    fn = getattr(_ops, name)
+    return fn if callable(fn) else None
+
+
+def _to_numpy(x):
+    """x with every Tensor inside (lists, tuples, dicts) replaced by a NumPy array."""
+    if isinstance(x, Tensor):
+        return x.numpy()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_numpy(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _to_numpy(v) for k, v in x.items()}
+    return x
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """Ufunc calls run libtensor's kernels and return Tensors; other ufunc methods (reduce,
+    at, outer, ...) and keyword forms see NumPy copies."""
+    fn = _ufunc_impl(ufunc) if method == "__call__" else None
+    if fn is not None and ufunc.nin == len(inputs) and \
+            all(kwargs.get(k) is None for k in kwargs if k in ("out", "dtype", "where")) and \
+            set(kwargs) <= {"out", "dtype", "casting", "order", "subok", "where"}:
+        return fn(*inputs)
+    return getattr(ufunc, method)(*_to_numpy(inputs), **_to_numpy(kwargs))
+
+
+def _reduction(fn):
+    def run(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if out is not None or kwargs.get("where", True) is not True or kwargs.get("initial") \
+                is not None:
+            return NotImplemented
+        r = fn(a, axis=axis, keepdims=keepdims)
+        if dtype is not None and np.dtype(dtype) != r.dtype:
+            r = r.astype(np.dtype(dtype).name)
+        return r
+    return run
+
+
+def _as_tensor(x):
+    return x if isinstance(x, Tensor) else _tensor_from(x)
+
+
+def _tensor_from(x):
+    return from_numpy(np.asarray(x))
+
+
+def _concatenate(arrays, axis=0, **kwargs):
+    if kwargs.get("out") is not None:
+        return NotImplemented
+    arrays = [_as_tensor(a) for a in arrays]
+    if axis is None:
+        arrays, axis = [a.reshape_or_copy(-1) for a in arrays], 0
+    return _indexing.concatenate(arrays, axis=axis)
+
+
+def _chunk_einsum(subscripts, *operands, dtype=None, optimize="auto", casting=None, order=None,
+                  **kwargs):
+    if kwargs.get("out") is not None:
+        return NotImplemented
+    return _einsum(subscripts, *[_as_tensor(o) for o in operands], dtype=dtype,
+                   optimize=optimize if optimize in ("auto", "greedy", "optimal", True, False)
+                   else "auto")
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _tensordot(a, b, axes=2):
+    """np.tensordot as one libtensor einsum."""
+    a, b = _as_tensor(a), _as_tensor(b)
+    if isinstance(axes, int):
+        left, right = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+    else:
+        left, right = axes
+        left = [left] if isinstance(left, int) else list(left)
+        right = [right] if isinstance(right, int) else list(right)
+    left = [i % a.ndim for i in left] if a.ndim else left
+    right = [i % b.ndim for i in right] if b.ndim else right
+    sa = list(_LETTERS[:a.ndim])
+    sb = list(_LETTERS[a.ndim:a.ndim + b.ndim])
+    for i, j in zip(left, right):
+        sb[j] = sa[i]
+    out = [c for i, c in enumerate(sa) if i not in left] + \
+        [c for j, c in enumerate(sb) if j not in right]
+    return _einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
+
+
+def _transpose(a, axes=None):
+    return a.transpose(*axes) if axes is not None else a.transpose()
+
+
+def _reshape(a, newshape, order="C"):
+    return a.reshape_or_copy(newshape) if order == "C" else NotImplemented
+
+
+def _squeeze(a, axis=None):
+    return a.squeeze(axis)
+
+
+def _stack(arrays, axis=0, out=None):
+    return _indexing.stack([_as_tensor(x) for x in arrays], axis=axis) if out is None \
+        else NotImplemented
+
+
+_FUNCTIONS = {
+    np.sum: _reduction(_ops.sum), np.prod: _reduction(_ops.prod),
+    np.min: _reduction(_ops.min), np.max: _reduction(_ops.max),
+    np.amin: _reduction(_ops.min), np.amax: _reduction(_ops.max),
+    np.mean: _reduction(_ops.mean),
+    np.concatenate: _concatenate, np.einsum: _chunk_einsum, np.tensordot: _tensordot,
+    np.transpose: _transpose, np.reshape: _reshape, np.squeeze: _squeeze, np.stack: _stack,
+}
+
+
+def _array_function(self, func, types, args, kwargs):
+    """NumPy functions Dask applies to chunks run in libtensor (_FUNCTIONS); any other sees
+    NumPy copies of the Tensors, as before this module was imported."""
+    impl = _FUNCTIONS.get(func)
+    if impl is not None:
+        r = impl(*args, **kwargs)
+        if r is not NotImplemented:
+            return r
+    return func(*_to_numpy(args), **_to_numpy(kwargs))
+
+
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = fn.__name__
+    return method
+
+
+# Installed on Tensor here, not in tensor.py: they change what NumPy functions return for
+# Tensors (Tensors instead of arrays), which only Dask users ask for.
+Tensor.__array_ufunc__ = _array_ufunc
+Tensor.__array_function__ = _array_function
+Tensor.__array_priority__ = 20.0  # dask's tensordot picks the chunk type of highest priority
+for _name, _fn in {"sum": _FUNCTIONS[np.sum], "prod": _FUNCTIONS[np.prod],
+                   "min": _FUNCTIONS[np.min], "max": _FUNCTIONS[np.max],
+                   "mean": _FUNCTIONS[np.mean]}.items():
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _method(_fn))
+del _name, _fn
+
+concatenate_lookup.register(Tensor)(_concatenate)
+tensordot_lookup.register(Tensor)(_tensordot)
+einsum_lookup.register(Tensor)(_chunk_einsum)
+
+
+def from_array(x, chunks="auto", **kwargs):
+    """A dask array whose chunks are libtensor Tensors (views of one Tensor holding x)."""
+    t = x if isinstance(x, Tensor) else _tensor_from(x)
+    return da.from_array(t, chunks=chunks, asarray=False, **kwargs)
+
+
+def as_tensor_chunks(x):
+    """The dask array x with each chunk converted to a Tensor."""
+    meta = from_numpy(np.empty((0,) * x.ndim, x.dtype))
+    return x.map_blocks(_tensor_from, dtype=x.dtype, meta=meta)
+
+
+__all__ = ["einsum", "from_array", "as_tensor_chunks", "WorkerLostError"]
