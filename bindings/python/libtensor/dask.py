@@ -21,24 +21,25 @@ return Tensors; other NumPy functions see NumPy copies. Tensors pickle through a
 """
 import ctypes
 import functools
+import importlib.util
 
 import numpy as np
 
-try:
-    import dask
-    import dask.array as da
-    import distributed
-    from dask.array.core import concatenate_lookup, einsum_lookup, tensordot_lookup
-except ImportError as _exc:  # optional: Debian's python3-dask and python3-distributed
+if importlib.util.find_spec("dask") is None or importlib.util.find_spec("distributed") is None:
+    # optional: Debian's python3-dask and python3-distributed
     raise ImportError("libtensor.dask needs dask and distributed (Debian: python3-dask "
-                      "python3-distributed; pip: dask[distributed])") from _exc
+                      "python3-distributed; pip: dask[distributed])")
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+import distributed  # noqa: E402
+from dask.array.core import concatenate_lookup, einsum_lookup, tensordot_lookup  # noqa: E402
 
-from . import _lib, enums
-from . import ops as _ops
-from . import indexing as _indexing
-from .einsum import EinsumPlan, einsum as _einsum
-from .errors import InvalidArgumentError, check
-from .tensor import Tensor, from_numpy, lt_dtype as _lt_dtype
+from . import _lib, enums  # noqa: E402
+from . import ops as _ops  # noqa: E402
+from . import indexing as _indexing  # noqa: E402
+from .einsum import EinsumPlan, einsum as _einsum  # noqa: E402
+from .errors import InvalidArgumentError, check  # noqa: E402
+from .tensor import Tensor, from_numpy, lt_dtype as _lt_dtype  # noqa: E402
 
 _EINVAL = enums.LT_ERR_INVALID_ARGUMENT
 # The two calls below take shapes test_abi's header parser does not read (an array of int64
