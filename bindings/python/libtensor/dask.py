@@ -148,7 +148,8 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
     if split_every < 2:
         raise InvalidArgumentError("libtensor.dask.einsum: split_every must be >= 2", _EINVAL)
     any_tensor = any(isinstance(a, Tensor) for a in arrays)
-    hosts = [a.numpy() if isinstance(a, Tensor) else np.asarray(a) for a in arrays]
+    # C-ordered, as the tasks receive them: the client plans the very layouts they run
+    hosts = [np.ascontiguousarray(a.numpy() if isinstance(a, Tensor) else a) for a in arrays]
     plan = EinsumPlan(expr, *hosts, optimize=optimize, dtype=dtype, memory_limit=memory_limit)
     pairs, labels, n_slices = _pairs_and_slicing(plan.handle)
     code = None if dtype is None else _lt_dtype(dtype)
