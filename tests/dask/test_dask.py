@@ -68,7 +68,7 @@ def _sliced_plan(expr, arrays, limit):
 def test_sliced_networks_equal_numpy(client):
     rng = np.random.default_rng(24)
     sliced = 0
-    for it in range(8):
+    for it in range(5):
         expr, shapes = _random_network(rng, int(rng.integers(3, 6)), int(rng.integers(4, 8)),
                                        keep=it % 3)
         arrays = [rng.standard_normal(s) for s in shapes]
@@ -87,7 +87,7 @@ def test_sliced_networks_equal_numpy(client):
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-12, err_msg=expr)
         single = lt.einsum(expr, *arrays)
         np.testing.assert_allclose(got, single, rtol=RTOL, atol=1e-12, err_msg=expr)
-    assert sliced >= 4
+    assert sliced >= 3
 
 
 def test_ring_and_kept_labels(client):
@@ -169,10 +169,10 @@ def test_array_programs_on_tensor_chunks(client):
         "map_blocks": (x.map_blocks(lambda t: lt.tanh(t) + 1, dtype=x.dtype), np.tanh(a) + 1),
         "chain": (da.einsum("ij,jk->k", x + 1, y).sum(), np.einsum("ij,jk->k", a + 1, b).sum()),
     }
-    for name, (dx, want) in checks.items():
-        if dx.ndim:
-            dx = dx.map_blocks(_only_tensors, dtype=dx.dtype)
-        got = client.compute(dx).result()
+    graphs = [dx.map_blocks(_only_tensors, dtype=dx.dtype) if dx.ndim else dx
+              for dx, _ in checks.values()]
+    results = client.gather(client.compute(graphs))  # one round trip for all of them
+    for (name, (_, want)), got in zip(checks.items(), results):
         assert isinstance(got, lt.Tensor), name
         np.testing.assert_allclose(np.asarray(got), want, rtol=RTOL, atol=1e-12, err_msg=name)
 

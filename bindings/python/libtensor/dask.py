@@ -19,9 +19,11 @@ reductions, einsum, tensordot, concatenate, transpose, reshape) with libtensor k
 return Tensors; other NumPy functions see NumPy copies. Tensors pickle through a NumPy buffer
 (tensor.py), so chunks travel between processes.
 """
+import concurrent.futures
 import ctypes
 import functools
 import importlib.util
+import uuid
 
 import numpy as np
 
@@ -167,11 +169,12 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
         shares = 2 * max(threads, 1)
     shares = max(1, min(int(shares), n_slices))
     bounds = [n_slices * i // shares for i in range(shares + 1)]
-    token = dask.base.tokenize(expr, pairs, memory_limit, dtype, *hosts)
-    if client is not None:
-        inputs = client.scatter(hosts, broadcast=True)
-    else:
-        inputs = hosts
+    # Keys of their own for every call: a key reused while the scheduler still releases the
+    # previous call's (same data, same expression) would be forgotten under the new one.
+    token = uuid.uuid4().hex
+    # Operands as graph keys rather than scattered data: a worker lost with them is then
+    # recomputed from the graph (lost scattered data would cancel the whole call).
+    inputs = [dask.delayed(h, name=f"lt-einsum-operand-{token}-{k}") for k, h in enumerate(hosts)]
     parts = [dask.delayed(_run_share, pure=True)(shipped, bounds[i], bounds[i + 1] - bounds[i],
                                                  *inputs,
                                                  dask_key_name=f"lt-einsum-slices-{token}-{i}")
@@ -188,6 +191,10 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
         raise WorkerLostError(f"libtensor.dask.einsum: a worker died running the slices of "
                               f"{expr!r} and Dask stopped retrying ({exc}); no partial sum is "
                               "returned") from exc
+    except concurrent.futures.CancelledError as exc:
+        raise WorkerLostError(f"libtensor.dask.einsum: the scheduler cancelled the slices of "
+                              f"{expr!r} (key {exc}), as it does when workers holding data it "
+                              "cannot recompute die; no partial sum is returned") from exc
     out = np.asarray(out)
     return from_numpy(np.ascontiguousarray(out)) if any_tensor else out
 
