@@ -31,7 +31,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 try:
-    import dask  # noqa: E402
     import dask.array as da  # noqa: E402
     import distributed  # noqa: E402
 except ImportError:

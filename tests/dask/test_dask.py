@@ -161,7 +161,8 @@ def test_array_programs_on_tensor_chunks(client):
     checks = {
         "einsum": (da.einsum("ij,jk->ik", x, y), a @ b),
         "tensordot": (da.tensordot(x, y, axes=([1], [0])), a @ b),
-        "elementwise": (np.exp(x) * 2 - x / 3 + np.sin(x) ** 2, np.exp(a) * 2 - a / 3 + np.sin(a) ** 2),
+        "elementwise": (np.exp(x) * 2 - x / 3 + np.sin(x) ** 2,
+                        np.exp(a) * 2 - a / 3 + np.sin(a) ** 2),
         "sum_axis0": (x.sum(axis=0), a.sum(axis=0)),
         "max_axis1": (x.max(axis=1), a.max(axis=1)),
         "mean": (x.mean(), a.mean()),

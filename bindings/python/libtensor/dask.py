@@ -145,8 +145,9 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
     (None: no slicing, one task). shares: how many tasks share the slices (default: twice the
     cluster's worker threads, at most one per slice); split_every: the fan-in of the tree that
     sums them. client: a dask.distributed Client (default: the current one, else Dask's default
-    scheduler; False: Dask's configured scheduler even when a Client exists). Returns a NumPy array (a Tensor when an operand is a Tensor), equal to the
-    single-process einsum to rounding. A worker lost for good raises WorkerLostError."""
+    scheduler; False: Dask's configured scheduler even when a Client exists). Returns a NumPy
+    array (a Tensor when an operand is a Tensor), equal to the single-process einsum to
+    rounding. A worker lost for good raises WorkerLostError."""
     if split_every < 2:
         raise InvalidArgumentError("libtensor.dask.einsum: split_every must be >= 2", _EINVAL)
     any_tensor = any(isinstance(a, Tensor) for a in arrays)
@@ -174,16 +175,17 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
     token = uuid.uuid4().hex
     # Operands as graph keys rather than scattered data: a worker lost with them is then
     # recomputed from the graph (lost scattered data would cancel the whole call).
-    inputs = [dask.delayed(h, name=f"lt-einsum-operand-{token}-{k}") for k, h in enumerate(hosts)]
+    inputs = [dask.delayed(h, name=f"lt-einsum-operand-{token}-{k}")
+              for k, h in enumerate(hosts)]
     parts = [dask.delayed(_run_share, pure=True)(shipped, bounds[i], bounds[i + 1] - bounds[i],
                                                  *inputs,
                                                  dask_key_name=f"lt-einsum-slices-{token}-{i}")
              for i in range(shares)]
     level = 0
     while len(parts) > 1:
-        parts = [dask.delayed(_add, pure=True)(*parts[i:i + split_every],
-                                                dask_key_name=f"lt-einsum-sum-{token}-{level}-{i}")
-                 for i in range(0, len(parts), split_every)]
+        parts = [dask.delayed(_add, pure=True)(
+            *parts[i:i + split_every], dask_key_name=f"lt-einsum-sum-{token}-{level}-{i}")
+            for i in range(0, len(parts), split_every)]
         level += 1
     try:
         out = client.compute(parts[0]).result() if client is not None else parts[0].compute()
