@@ -13,6 +13,9 @@ pkgs="$pkgs libhdf5-dev python3-h5py"
 pkgs="$pkgs libopenmpi-dev openmpi-bin"
 # The Python binding's optional C extension, libtensor._fast (issue 20 A).
 pkgs="$pkgs python3-dev"
+# libtensor.dask (issue 24 A): its tests run a dask.distributed LocalCluster (optional: they
+# skip without it).
+pkgs="$pkgs python3-dask python3-distributed"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -15,8 +15,8 @@ case "$mode" in
     "-DLT_SANITIZE=address;undefined" >/dev/null
   cmake --build build-asan -j"$jobs"
   # PoCL's compiler and OpenBLAS's threads are not instrumented; leaks inside them are theirs.
-  # Python runs (python_tests, example_mlp_py) would load the instrumented library into an
-  # uninstrumented interpreter: the release stage runs them.
+  # Python runs (python_tests, example_mlp_py, dask_tests) would load the instrumented library
+  # into an uninstrumented interpreter: the release stage runs them.
   # allocator_may_return_null: tests ask for impossible allocations and expect OUT_OF_MEMORY.
   # intercept_tls_get_addr=0: with PoCL's dlopened LLVM in the process, LeakSanitizer's scan of
   # the main thread's dynamic TLS met a bogus block ("DTLS 13 at 0xde6-0x800001ee8") and its
@@ -25,7 +25,7 @@ case "$mode" in
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1:intercept_tls_get_addr=0 \
   LSAN_OPTIONS=suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'install_consumer|python_tests|example_mlp_py'
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -E 'install_consumer|python_tests|example_mlp_py|dask_tests'
   ;;
 --tsan)
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DLT_WERROR=ON -DLT_BUILD_BENCH=OFF \

@@ -104,6 +104,16 @@ lt_status lt__einsum_run_slices(const lt__einsum_impl *impl, lt_context *ctx,
                                 const lt_tensor *const *inputs, const double *scalars,
                                 lt_tensor *d, int64_t first, int64_t count, bool beta_once);
 
+/* Runs slices [first, first + count) (slice s: sliced label j at digit j of s, j = 0
+ * fastest); beta applies where a slice is the first in the range to write its output part. */
+lt_status lt__einsum_run_slice_range(const lt__einsum_impl *impl, lt_context *ctx,
+                                     const lt_tensor *const *inputs, const double *scalars,
+                                     int64_t first, int64_t count, lt_tensor *d);
+/* The product of the sliced extents (1 without slicing); LT_ERR_INVALID_ARGUMENT past int64. */
+lt_status lt__einsum_slice_count(const lt__einsum_impl *impl, int64_t *count);
+/* LT_ERR_ALIASING when the output overlaps an input. */
+lt_status lt__einsum_check_alias(const lt_tensor *const *inputs, int n_inputs, const lt_tensor *d);
+
 /* LT_OK if input k is a live tensor handle, else LT_ERR_INVALID_HANDLE naming "einsum: input k". */
 lt_status lt__einsum_check_input(const lt_tensor *t, int k);
 

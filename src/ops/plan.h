@@ -68,6 +68,10 @@ struct lt_plan {
 
 /* LT_OK for NULL (the defaults) or a live options handle; LT_ERR_INVALID_HANDLE otherwise. */
 lt_status lt__check_options(const lt_plan_options *opts, const char *fn);
+/* lt_plan_execute's checks of a call (counts, handles, layouts, contexts; messages name
+ * lt_plan_execute), without running anything. */
+lt_status lt__plan_check_execute(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
+                                 const double *scalars, int n_scalars, const lt_tensor *d);
 /* Default options when the caller passes NULL. */
 const lt_plan_options *lt__plan_options_default(void);
 /* lt_plan_execute's checks of a call (counts, handles, layouts, contexts), its messages

@@ -283,6 +283,7 @@ ORDER.update({"h5": 6})  # issue 23: lt.h5, a sibling of ops
 ORDER.update({"stats": 7, "random": 6})  # issue 18 C
 ORDER.update({"autograd": 7, "optim": 8, "__init__": 9})  # issue 19: on top of ops and einsum
 ORDER.update({"_ext": 4.5})  # issue 20 A: the C extension's loader, between tensor and convert
+ORDER.update({"dask": 8})  # issue 24 A: libtensor.dask, imported on its own (needs dask)
 
 
 def test_modules_import_as_a_dag():

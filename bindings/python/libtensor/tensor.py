@@ -543,3 +543,25 @@ def broadcast_to(data, shape):
 
 __all__ = ["Tensor", "Context", "from_numpy", "tensor", "empty", "zeros", "full", "load",
            "save", "lt_dtype", "held_count", "as_strided", "broadcast_to"]
+
+
+# ---- issue 24 A: pickling, so Tensors travel to other processes (Dask workers) ----
+def _unpickle(arr, device, dtype_name, readonly):
+    """The Tensor a pickle describes: its elements (a fresh array, wrapped without a copy on
+    the CPU) on the device of that id, as the library dtype of that name."""
+    t = from_numpy(arr, device, None if dtype_name == arr.dtype.name else dtype_name)
+    if readonly:
+        t.readonly = True
+    return t
+
+
+def _reduce(self):
+    return _unpickle, (self.numpy(copy=True), self.device, _dtype_name(self.lt_dtype),
+                       bool(self.readonly))
+
+
+def _dtype_name(code):
+    return _lib.fn("lt_dtype_name")(code).decode()
+
+
+Tensor.__reduce__ = _reduce
