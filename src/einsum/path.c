@@ -15,6 +15,10 @@
 
 #define AUTO_DP_MAX 10
 #define OPTIMAL_DP_MAX 13
+/* Bisection trials from this many operands (below, greedy and refinement already find the
+ * optimum or near it) up to PART_MAX (each split scans its set per move: quadratic). */
+#define PART_MIN 12
+#define PART_MAX 4000
 
 typedef struct cand_tree {
   int32_t (*ssa)[2];
@@ -44,8 +48,8 @@ static lt_status offer(const lt__pnet *net, cand_tree *best, int32_t (*ssa)[2], 
 }
 
 /* The search proper over net (its limit may be set), into best. */
-static lt_status search(const lt__pnet *net, const lt_plan_options *opts, lt_path_algo algo,
-                        int32_t (*work)[2], cand_tree *best) {
+static lt_status search_in(const lt__pnet *net, const lt_plan_options *opts, lt_path_algo algo,
+                           int32_t (*work)[2], cand_tree *best, cand_tree *part_best) {
   int n = net->n;
   bool found;
   as_written(n, work);
@@ -69,8 +73,23 @@ static lt_status search(const lt__pnet *net, const lt_plan_options *opts, lt_pat
   double start = lt__seconds();
   double deadline = opts->path_seconds > 0 ? start + opts->path_seconds : 0;
   lt__rng rng = {opts->path_seed};
+  /* Trials alternate between the greedy family and recursive bisection (each family keeps its
+   * own best, refined below), so that each gets half the trials whichever wins. */
+  bool use_part = n >= PART_MIN && n <= PART_MAX;
   for (int t = 1; t < opts->path_trials; t++) {
     if (deadline > 0 && lt__seconds() > start + 0.5 * opts->path_seconds) break;
+    if (use_part && t % 2 == 1) {
+      /* imbalance log-uniform in [0.02, 0.5], cutoff in [4, 10], weight noise in [0, 0.5] */
+      lt__part_params prm = {
+          .imbalance = exp(log(0.02) + log(25.0) * lt__rng_uniform(&rng)),
+          .noise = 0.5 * lt__rng_uniform(&rng),
+          .cutoff = 4 + (int)(lt__rng_next(&rng) % 7),
+          .starts = 2,
+      };
+      LT_TRY(lt__path_partition(net, &prm, &rng, work, &found));
+      LT_TRY(offer(net, part_best, work, found));
+      continue;
+    }
     /* costmod in [0.5, 2] and temperature log-uniform in [0.01, 1], as cotengra samples */
     double costmod = 0.5 + 1.5 * lt__rng_uniform(&rng);
     double temperature = exp(log(0.01) + log(100.0) * lt__rng_uniform(&rng));
@@ -78,14 +97,28 @@ static lt_status search(const lt__pnet *net, const lt_plan_options *opts, lt_pat
     LT_TRY(offer(net, best, work, found));
   }
   /* Refinement with growing subtrees while the budget lasts: larger subtrees find what smaller
-   * ones cannot, at a cost exponential in their size. */
-  for (int sub = n <= 300 ? 8 : 6; best->found && sub <= 12; sub += 2) {
-    if (deadline > 0 && lt__seconds() > deadline) break;
-    memcpy(work, best->ssa, sizeof(int32_t[2]) * (size_t)(n - 1));
-    LT_TRY(lt__path_refine(net, work, sub, deadline));
-    LT_TRY(offer(net, best, work, true));
-  }
+   * ones cannot, at a cost exponential in their size. Both families' bests are refined (a
+   * worse tree before refinement is often the better one after). */
+  cand_tree *fam[2] = {part_best, best};
+  for (int sub = n <= 300 ? 8 : 6; sub <= 12; sub += 2)
+    for (int f = 0; f < 2; f++) {
+      if (!fam[f]->found || (deadline > 0 && lt__seconds() > deadline)) continue;
+      memcpy(work, fam[f]->ssa, sizeof(int32_t[2]) * (size_t)(n - 1));
+      LT_TRY(lt__path_refine(net, work, sub, deadline));
+      LT_TRY(offer(net, fam[f], work, true));
+    }
+  if (part_best->found) LT_TRY(offer(net, best, part_best->ssa, true));
   return LT_OK;
+}
+
+static lt_status search(const lt__pnet *net, const lt_plan_options *opts, lt_path_algo algo,
+                        int32_t (*work)[2], cand_tree *best) {
+  size_t bytes = sizeof(int32_t[2]) * (size_t)(net->n > 1 ? net->n - 1 : 1);
+  cand_tree part_best = {.ssa = lt__host_alloc(net->ctx, bytes)};
+  LT_RETURN_IF(part_best.ssa == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the path");
+  lt_status st = search_in(net, opts, algo, work, best, &part_best);
+  lt__host_free(net->ctx, part_best.ssa, bytes);
+  return st;
 }
 
 void lt__path_free(lt__path *p) {

@@ -86,6 +86,16 @@ lt_status lt__path_chain(const lt__pnet *net, int32_t (*ssa)[2], bool *is_chain)
  * smallest first. */
 lt_status lt__path_greedy(const lt__pnet *net, double costmod, double temperature, lt__rng *rng,
                           int32_t (*ssa)[2], bool *found);
+/* Recursive bisection (path_part.c): split the operands so that little log2-extent weight
+ * crosses the cut, `starts` grown-and-refined tries per split with side sizes within
+ * (1 +- imbalance)/2, label weights scaled by 1 + noise * U(0,1); groups of at most `cutoff`
+ * (2..LT__DP_MAX) operands are solved exactly. Ignores net->limit (the caller checks). */
+typedef struct lt__part_params {
+  double imbalance, noise;
+  int cutoff, starts;
+} lt__part_params;
+lt_status lt__path_partition(const lt__pnet *net, const lt__part_params *prm, lt__rng *rng,
+                             int32_t (*ssa)[2], bool *found);
 /* Improves a tree in place by re-solving subtrees of up to `subtree` leaves exactly, until a
  * pass gains nothing or `deadline` (lt__seconds clock; 0 = none) passes. */
 lt_status lt__path_refine(const lt__pnet *net, int32_t (*ssa)[2], int subtree, double deadline);
