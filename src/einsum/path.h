@@ -51,10 +51,17 @@ lt_status lt__legpool_push(lt__legpool *p, const lt__leg *legs, int n, int64_t *
 void lt__legpool_free(lt__legpool *p);
 
 /* What a tree costs: sum of step costs (cost), of result elements (written), the largest
- * intermediate (the last step's result, the output, excluded), and the objective. */
+ * intermediate (the last step's result, the output, excluded), and the objective. Sums past
+ * the double range read +inf; their log2 (exact to rounding at any size) orders such trees. */
 typedef struct lt__tree_cost {
   double cost, written, largest, objective;
+  double log2_cost, log2_objective;
 } lt__tree_cost;
+
+/* Whether a costs less than b (objective), correct beyond the double range. */
+bool lt__tree_cost_less(const lt__tree_cost *a, const lt__tree_cost *b);
+/* log2(2^a + 2^b), with -inf as zero. */
+double lt__log2_add(double a, double b);
 
 /* Evaluates an SSA tree of n-1 steps; sliced (may be NULL) marks labels run one value at a
  * time (their extent counts as 1, and the totals are multiplied by the slice count).

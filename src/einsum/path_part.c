@@ -170,7 +170,12 @@ static lt_status solve_leaf(part *p, const int32_t *v, int m, int *id) {
   double obj;
   bool found;
   LT_TRY(lt__path_dp_items(net, m, legs, n_legs, local, &obj, &found));
-  LT_RETURN_IF(!found, LT_ERR_INTERNAL, "einsum: no exact order for a group of %d operands", m);
+  /* None found: every order of the group exceeds net->limit or the double range (the DP
+   * compares doubles). The written order keeps the tree whole; the caller judges it. */
+  for (int s = 0; !found && s < m - 1; s++) {
+    local[s][0] = s == 0 ? 0 : m + s - 1;
+    local[s][1] = s + 1;
+  }
   for (int s = 0; s < m - 1; s++) {
     p->ssa[p->step][0] = gid[local[s][0]];
     p->ssa[p->step][1] = gid[local[s][1]];
