@@ -47,6 +47,13 @@ try:
 except ImportError:
     ctg = None
     print("note: cotengra not installed; its column is skipped")
+if ctg is not None:
+    try:
+        import kahypar  # noqa: F401  (cotengra's best partitioner when present)
+        print("note: kahypar present: cotengra's HyperOptimizer samples its partitions")
+    except ImportError:
+        print("note: kahypar absent: cotengra's HyperOptimizer uses greedy and its 'labels' "
+              "partitioner (as installed from PyPI without kahypar)")
 
 
 # ---- networks: (name, inputs as lists of int labels, output labels, extent per label) ----
@@ -277,6 +284,7 @@ def main():
               f"{tm('auto-hq'):>7} {tm('ctg'):>7}", flush=True)
         rows.append(res)
         summary(rows)
+    print(f"load average at the end {os.getloadavg()[0]:.1f} (timings inflate with it, alike for all)")
 
 
 def summary(rows):
@@ -285,7 +293,7 @@ def summary(rows):
         v = [x for x in v if x is not None]
         return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
 
-    print(f"  after {len(rows)} networks:")
+    print(f"  after {len(rows)} networks (load average {os.getloadavg()[0]:.1f}):")
     print(f"geomean cost libtensor / best of run: {geo(lambda r: r['lt'][0] / min(x[0] for x in r.values())):.3f}")
     if oe is not None:
         print(f"geomean cost libtensor / opt_einsum greedy: {geo(lambda r: r['lt'][0] / r['greedy'][0]):.3f}"
