@@ -222,13 +222,14 @@ lt_status lt__tree_eval(const lt__pnet *net, const int32_t (*ssa)[2], const bool
     }
     double size, cost;
     int r = lt__legs_merge(&view, la, cnt[a], lb, cnt[b], tmp, &size, &cost);
+    /* before the push: la and lb may point into the pool, which the push may move */
+    l2_cost = lt__log2_add(l2_cost,
+                           isfinite(cost) ? log2(cost) : union_log2(&view, la, cnt[a], lb, cnt[b]));
+    l2_written = lt__log2_add(l2_written, isfinite(size) ? log2(size) : legs_log2(&view, tmp, r));
     st = lt__legpool_push(&pool, tmp, r, &at[n + s]);
     cnt[n + s] = r;
     out->cost += cost;
     out->written += size;
-    l2_cost = lt__log2_add(l2_cost,
-                           isfinite(cost) ? log2(cost) : union_log2(&view, la, cnt[a], lb, cnt[b]));
-    l2_written = lt__log2_add(l2_written, isfinite(size) ? log2(size) : legs_log2(&view, tmp, r));
     if (s + 1 < n - 1 && size > out->largest) out->largest = size;
     if (step_cost) step_cost[s] = cost;
     if (step_size) step_size[s] = size;
