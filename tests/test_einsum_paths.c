@@ -276,6 +276,194 @@ static void test_never_worse_than_greedy(void **state) {
   lt_plan_options_destroy(aut);
 }
 
+/* ---- recursive bisection (LT_PATH_PARTITION) and costs past the double range ---- */
+
+/* NumPy pairs that name positions in range, each step two distinct ones. */
+static bool valid_pairs(int n, const int64_t (*pairs)[2]) {
+  for (int s = 0, m = n; s < n - 1; s++, m--)
+    if (pairs[s][0] < 0 || pairs[s][1] < 0 || pairs[s][0] >= m || pairs[s][1] >= m ||
+        pairs[s][0] == pairs[s][1])
+      return false;
+  return true;
+}
+
+/* Which operands each side of the last step holds, as bit masks (n <= 64). */
+static void root_split(int n, const int64_t (*pairs)[2], uint64_t *a, uint64_t *b) {
+  uint64_t list[64];
+  for (int k = 0; k < n; k++)
+    list[k] = 1ull << k;
+  int m = n;
+  for (int s = 0; s < n - 1; s++) {
+    int i = (int)pairs[s][0], j = (int)pairs[s][1];
+    if (i > j) {
+      int t = i;
+      i = j;
+      j = t;
+    }
+    *a = list[i];
+    *b = list[j];
+    memmove(&list[j], &list[j + 1], sizeof(uint64_t) * (size_t)(m - j - 1));
+    memmove(&list[i], &list[i + 1], sizeof(uint64_t) * (size_t)(m - i - 2));
+    m -= 2;
+    list[m++] = *a | *b;
+  }
+}
+
+static void test_partition_valid_and_seeded(void **state) {
+  lt_test_rng_reset(lt_test_seed());
+  lt_plan_options *pa = algo_options(LT_PATH_PARTITION), *gr = algo_options(LT_PATH_GREEDY);
+  LT_CHECK(lt_plan_options_set_path_budget(pa, 6, 10.0)); /* trials decide, not the clock */
+  int rounds = lt_test_instrumented() ? 4 : 14;
+  static int64_t p1[MAXN][2], p2[MAXN][2];
+  for (int it = 0; it < rounds; it++) {
+    net g;
+    /* 2 and 3 operands (no split at all) up to 80 (several levels of splits) */
+    int n = it < 2 ? 2 + it : (int)lt_test_rand_int(4, 80);
+    random_graph(&g, n, (int)lt_test_rand_int(2, 4));
+    if (it % 3 == 0 && g.n_labels > 0) g.out[g.rank_out++] = g.modes[0][0];
+    double c1, c2, cg;
+    LT_CHECK(lt_plan_options_set_path_seed(pa, (uint64_t)it));
+    LT_CHECK(find(&g, pa, p1, &c1));
+    assert_true(valid_pairs(g.n, (const int64_t(*)[2])p1));
+    double want = path_cost(&g, (const int64_t(*)[2])p1);
+    if (!(fabs(want - c1) <= 1e-9 * want))
+      fail_msg("n=%d: reported %g, path costs %g", n, c1, want);
+    LT_CHECK(find(&g, pa, p2, &c2));
+    assert_memory_equal(p1, p2, sizeof(int64_t[2]) * (size_t)(g.n - 1));
+    /* a bisection tree is a real search: within a small factor of greedy on such graphs */
+    LT_CHECK(find(&g, gr, p2, &cg));
+    if (!(c1 <= 50 * cg)) fail_msg("n=%d: partition %g, greedy %g", n, c1, cg);
+  }
+  lt_plan_options_destroy(pa);
+  lt_plan_options_destroy(gr);
+}
+
+/* Two dense clusters of 16 operands (extent-4 bonds) joined by one extent-2 bond: the first
+ * bisection must cut that bond, so the last step joins exactly the two clusters. */
+static void test_partition_cuts_the_bridge(void **state) {
+  lt_test_rng_reset(lt_test_seed());
+  lt_plan_options *pa = algo_options(LT_PATH_PARTITION);
+  LT_CHECK(lt_plan_options_set_path_budget(pa, 4, 10.0));
+  int rounds = lt_test_instrumented() ? 2 : 6;
+  for (int it = 0; it < rounds; it++) {
+    net g;
+    memset(&g, 0, sizeof g);
+    int half = 16;
+    g.n = 2 * half;
+    /* operands of the two clusters interleaved, so that no order in the input gives it away */
+    for (int c = 0; c < 2; c++) {
+      for (int i = 0; i < half; i++) { /* a ring keeps each cluster connected */
+        int a = 2 * i + c, b = 2 * ((i + 1) % half) + c;
+        int32_t l = (int32_t)g.n_labels++;
+        g.ext[l] = 4;
+        g.modes[a][g.rank[a]++] = l;
+        g.modes[b][g.rank[b]++] = l;
+      }
+      for (int e = 0; e < half; e++) { /* chords */
+        int a = 2 * (int)lt_test_rand_int(0, half - 1) + c;
+        int b = 2 * (int)lt_test_rand_int(0, half - 1) + c;
+        if (a == b || g.rank[a] >= 5 || g.rank[b] >= 5) continue;
+        int32_t l = (int32_t)g.n_labels++;
+        g.ext[l] = 4;
+        g.modes[a][g.rank[a]++] = l;
+        g.modes[b][g.rank[b]++] = l;
+      }
+    }
+    int a = 2 * (int)lt_test_rand_int(0, half - 1), b = 2 * (int)lt_test_rand_int(0, half - 1) + 1;
+    int32_t l = (int32_t)g.n_labels++;
+    g.ext[l] = 2;
+    g.modes[a][g.rank[a]++] = l;
+    g.modes[b][g.rank[b]++] = l;
+    static int64_t p[MAXN][2];
+    double c;
+    LT_CHECK(lt_plan_options_set_path_seed(pa, (uint64_t)it + 7));
+    LT_CHECK(find(&g, pa, p, &c));
+    uint64_t ma = 0, mb = 0, even = 0x5555555555555555ull & ((1ull << g.n) - 1);
+    root_split(g.n, (const int64_t(*)[2])p, &ma, &mb);
+    if (!((ma == even && mb == (even << 1)) || (mb == even && ma == (even << 1))))
+      fail_msg("round %d: the last step joins %#llx and %#llx", it, (unsigned long long)ma,
+               (unsigned long long)mb);
+  }
+  lt_plan_options_destroy(pa);
+}
+
+/* log2 of a path's cost, summed as logs (the test's own rule, valid past 1e308). */
+static double path_log2_cost(const net *g, const int64_t (*pairs)[2]) {
+  lset *cur = initial(g);
+  int m = g->n;
+  double total = -INFINITY;
+  for (int s = 0; s < g->n - 1; s++) {
+    int i = (int)pairs[s][0], j = (int)pairs[s][1];
+    if (i > j) {
+      int t = i;
+      i = j;
+      j = t;
+    }
+    lset u = cur[i], r = {0};
+    for (int q = 0; q < cur[j].n; q++)
+      add(&u, cur[j].l[q]);
+    double c = 0;
+    for (int q = 0; q < u.n; q++) {
+      c += log2((double)g->ext[u.l[q]]);
+      bool need = false;
+      for (int k = 0; k < g->rank_out; k++)
+        need |= g->out[k] == u.l[q];
+      for (int k = 0; k < m && !need; k++)
+        need = k != i && k != j && has(&cur[k], u.l[q]);
+      if (need) add(&r, u.l[q]);
+    }
+    double hi = fmax(total, c), lo = fmin(total, c);
+    total = lo == -INFINITY ? hi : hi + log2(1 + exp2(lo - hi));
+    memmove(&cur[j], &cur[j + 1], sizeof(lset) * (size_t)(m - j - 1));
+    memmove(&cur[i], &cur[i + 1], sizeof(lset) * (size_t)(m - i - 2));
+    m -= 2;
+    cur[m++] = r;
+  }
+  free(cur);
+  return total;
+}
+
+/* Extents of 2^40 on a random graph of degree 7: every tree costs far beyond 1e308, so trees
+ * can only be told apart through log2 sums; AUTO must still beat the written order and never
+ * lose to greedy. */
+static void test_cost_past_double_range(void **state) {
+  lt_test_rng_reset(lt_test_seed());
+  lt_plan_options *aut = algo_options(LT_PATH_AUTO), *gr = algo_options(LT_PATH_GREEDY),
+                  *no = algo_options(LT_PATH_NONE);
+  /* the clock bounds refinement (slow under valgrind); greedy's tree is offered first */
+  LT_CHECK(lt_plan_options_set_path_budget(aut, 8, 0.2));
+  int rounds = lt_test_instrumented() ? 2 : 4;
+  static int64_t pa[MAXN][2], pg[MAXN][2], pn[MAXN][2];
+  for (int it = 0; it < rounds; it++) {
+    net g;
+    memset(&g, 0, sizeof g);
+    g.n = (int)lt_test_rand_int(24, 40);
+    for (int e = 0; e < g.n * 7 / 2; e++) {
+      int a = (int)lt_test_rand_int(0, g.n - 1), b = (int)lt_test_rand_int(0, g.n - 1);
+      if (a == b || g.rank[a] >= 8 || g.rank[b] >= 8) continue;
+      int32_t l = (int32_t)g.n_labels++;
+      g.ext[l] = (int64_t)1 << 40;
+      g.modes[a][g.rank[a]++] = l;
+      g.modes[b][g.rank[b]++] = l;
+    }
+    double ca, cg, cn;
+    LT_CHECK(find(&g, aut, pa, &ca));
+    LT_CHECK(find(&g, gr, pg, &cg));
+    LT_CHECK(find(&g, no, pn, &cn));
+    double la = path_log2_cost(&g, (const int64_t(*)[2])pa);
+    double lg = path_log2_cost(&g, (const int64_t(*)[2])pg);
+    double ln = path_log2_cost(&g, (const int64_t(*)[2])pn);
+    if (!(ln > 1100)) fail_msg("the written order costs only 2^%g: not a test of overflow", ln);
+    if (!(la <= lg + 1e-9 && la < ln))
+      fail_msg("n=%d: log2 costs auto %.6f, greedy %.6f, as written %.6f", g.n, la, lg, ln);
+    /* the reported double saturates rather than wrapping or going NaN */
+    assert_true(cn > 1e308 && !isnan(cn));
+  }
+  lt_plan_options_destroy(aut);
+  lt_plan_options_destroy(gr);
+  lt_plan_options_destroy(no);
+}
+
 /* ---- execution ---- */
 
 /* Naive float64 einsum over host copies: every combination of every label. */
@@ -562,9 +750,15 @@ static void test_thousand_operands(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_dp_equals_brute_force),   cmocka_unit_test(test_matrix_chain_optimum),
-      cmocka_unit_test(test_never_worse_than_greedy), cmocka_unit_test(test_explicit_path),
-      cmocka_unit_test(test_sliced_equals_reference), cmocka_unit_test(test_thousand_operands),
+      cmocka_unit_test(test_dp_equals_brute_force),
+      cmocka_unit_test(test_matrix_chain_optimum),
+      cmocka_unit_test(test_never_worse_than_greedy),
+      cmocka_unit_test(test_explicit_path),
+      cmocka_unit_test(test_sliced_equals_reference),
+      cmocka_unit_test(test_thousand_operands),
+      cmocka_unit_test(test_partition_valid_and_seeded),
+      cmocka_unit_test(test_partition_cuts_the_bridge),
+      cmocka_unit_test(test_cost_past_double_range),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

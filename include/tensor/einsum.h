@@ -84,7 +84,8 @@ LT_API lt_status lt_plan_execute_slices(const lt_plan *plan, int64_t first, int6
 /* A contraction path for operands of the given shapes and integer labels, without tensors or
  * a plan (as np.einsum_path). pairs (n_inputs - 1 rows) receives the path; *cost the sum of
  * the steps' extent products, *largest the elements of the largest intermediate (either may
- * be NULL). Any number of operands. Errors as lt_plan_einsum_modes. */
+ * be NULL; past the double range they read +inf, while the search still orders such paths
+ * by their log2 cost). Any number of operands. Errors as lt_plan_einsum_modes. */
 LT_API lt_status lt_einsum_find_path(int n_inputs, const int *ranks, const int64_t *const *shapes,
                                      const int32_t *const *modes, int rank_out,
                                      const int32_t *modes_out, const lt_plan_options *opts,

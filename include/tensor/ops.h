@@ -109,7 +109,10 @@ typedef enum lt_path_algo {
                           trials refined by subtree reconfiguration (see einsum.h budget) */
   LT_PATH_GREEDY = 1,  /* cheapest pair first */
   LT_PATH_OPTIMAL = 2, /* exhaustive (dynamic programming) up to 13 operands, else as AUTO */
-  LT_PATH_NONE = 3     /* left to right, as written */
+  LT_PATH_NONE = 3,    /* left to right, as written */
+  /* issue 22: recursive bisection alone (the best of the budget's trials, not refined; AUTO
+     samples it among its trials from 12 operands): to compare and study the searches */
+  LT_PATH_PARTITION = 4
 } lt_path_algo;
 
 /* Plan options: an opaque object with setters, so the ABI can grow. */

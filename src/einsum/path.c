@@ -5,7 +5,12 @@
  * LT_PATH_AUTO: exact dynamic programming up to AUTO_DP_MAX operands; beyond, the matrix-chain
  * optimum when the network is a line, else the best of `trials` randomised greedy runs (the
  * first deterministic), improved by subtree reconfiguration; never worse than plain greedy or
- * the written order. Deterministic for a seed unless the time budget cuts the search short. */
+ * the written order. From PART_MIN operands every other trial is a recursive bisection
+ * (path_part.c) instead. Deterministic for a seed unless the time budget cuts the search short.
+ *
+ * Trees are compared by lt__tree_cost_less (log2 sums past the double range); the exact DP
+ * and the subtree refinement compare plain doubles (a subtree's cost past 1e308 is left as is).
+ * LT_PATH_PARTITION: the bisection trials alone, not refined. */
 #include "core/error.h"
 #include "einsum/einsum.h"
 
@@ -15,6 +20,10 @@
 
 #define AUTO_DP_MAX 10
 #define OPTIMAL_DP_MAX 13
+/* Bisection trials from this many operands (below, greedy and refinement already find the
+ * optimum or near it) up to PART_MAX (each split scans its set per move: quadratic). */
+#define PART_MIN 12
+#define PART_MAX 4000
 
 typedef struct cand_tree {
   int32_t (*ssa)[2];
@@ -35,7 +44,7 @@ static lt_status offer(const lt__pnet *net, cand_tree *best, int32_t (*ssa)[2], 
   lt__tree_cost c;
   LT_TRY(lt__tree_eval(net, (const int32_t(*)[2])ssa, NULL, &c, NULL, NULL));
   if (net->limit > 0 && c.largest > net->limit) return LT_OK;
-  if (!best->found || c.objective < best->cost.objective) {
+  if (!best->found || lt__tree_cost_less(&c, &best->cost)) {
     memcpy(best->ssa, ssa, sizeof(int32_t[2]) * (size_t)(net->n - 1));
     best->cost = c;
     best->found = true;
@@ -44,10 +53,34 @@ static lt_status offer(const lt__pnet *net, cand_tree *best, int32_t (*ssa)[2], 
 }
 
 /* The search proper over net (its limit may be set), into best. */
-static lt_status search(const lt__pnet *net, const lt_plan_options *opts, lt_path_algo algo,
-                        int32_t (*work)[2], cand_tree *best) {
+/* One bisection tree with sampled parameters: imbalance log-uniform in [0.02, 0.5], exact
+ * leaves of 4 to 10 operands, label weights perturbed by up to 50%. */
+static lt_status partition_trial(const lt__pnet *net, lt__rng *rng, int32_t (*work)[2],
+                                 cand_tree *best) {
+  lt__part_params prm = {
+      .imbalance = exp(log(0.02) + log(25.0) * lt__rng_uniform(rng)),
+      .noise = 0.5 * lt__rng_uniform(rng),
+      .cutoff = 4 + (int)(lt__rng_next(rng) % 7),
+      .starts = 2,
+  };
+  bool found;
+  LT_TRY(lt__path_partition(net, &prm, rng, work, &found));
+  return offer(net, best, work, found);
+}
+
+static lt_status search_in(const lt__pnet *net, const lt_plan_options *opts, lt_path_algo algo,
+                           int32_t (*work)[2], cand_tree *best, cand_tree *part_best) {
   int n = net->n;
   bool found;
+  if (algo == LT_PATH_PARTITION && n >= 2) {
+    lt__rng rng = {opts->path_seed};
+    double start = lt__seconds();
+    for (int t = 0; t < opts->path_trials; t++) {
+      if (t > 0 && opts->path_seconds > 0 && lt__seconds() > start + opts->path_seconds) break;
+      LT_TRY(partition_trial(net, &rng, work, best));
+    }
+    return LT_OK;
+  }
   as_written(n, work);
   LT_TRY(offer(net, best, work, true));
   if (algo == LT_PATH_NONE || n < 3) return LT_OK;
@@ -69,8 +102,15 @@ static lt_status search(const lt__pnet *net, const lt_plan_options *opts, lt_pat
   double start = lt__seconds();
   double deadline = opts->path_seconds > 0 ? start + opts->path_seconds : 0;
   lt__rng rng = {opts->path_seed};
+  /* Trials alternate between the greedy family and recursive bisection (each family keeps its
+   * own best, refined below), so that each gets half the trials whichever wins. */
+  bool use_part = n >= PART_MIN && n <= PART_MAX;
   for (int t = 1; t < opts->path_trials; t++) {
     if (deadline > 0 && lt__seconds() > start + 0.5 * opts->path_seconds) break;
+    if (use_part && t % 2 == 1) {
+      LT_TRY(partition_trial(net, &rng, work, part_best));
+      continue;
+    }
     /* costmod in [0.5, 2] and temperature log-uniform in [0.01, 1], as cotengra samples */
     double costmod = 0.5 + 1.5 * lt__rng_uniform(&rng);
     double temperature = exp(log(0.01) + log(100.0) * lt__rng_uniform(&rng));
@@ -78,14 +118,38 @@ static lt_status search(const lt__pnet *net, const lt_plan_options *opts, lt_pat
     LT_TRY(offer(net, best, work, found));
   }
   /* Refinement with growing subtrees while the budget lasts: larger subtrees find what smaller
-   * ones cannot, at a cost exponential in their size. */
-  for (int sub = n <= 300 ? 8 : 6; best->found && sub <= 12; sub += 2) {
+   * ones cannot, at a cost exponential in their size. Both families' bests get the first,
+   * cheap round (a worse tree before refinement is often the better one after); the larger
+   * rounds go to the better of the two only. */
+  int first = n <= 300 ? 8 : 6;
+  for (int f = 0; f < 2; f++) {
+    cand_tree *c = f == 0 ? part_best : best, *other = f == 0 ? best : part_best;
+    if (!c->found || (deadline > 0 && lt__seconds() > deadline)) continue;
+    /* A family 4x behind the other before refinement has never caught up in our runs (the
+     * bench's networks): its refinement time goes to the leader's larger rounds instead. */
+    if (other->found && c->cost.log2_objective > other->cost.log2_objective + 2) continue;
+    memcpy(work, c->ssa, sizeof(int32_t[2]) * (size_t)(n - 1));
+    LT_TRY(lt__path_refine(net, work, first, deadline));
+    LT_TRY(offer(net, c, work, true));
+  }
+  if (part_best->found) LT_TRY(offer(net, best, part_best->ssa, true));
+  for (int sub = first + 2; best->found && sub <= 12; sub += 2) {
     if (deadline > 0 && lt__seconds() > deadline) break;
     memcpy(work, best->ssa, sizeof(int32_t[2]) * (size_t)(n - 1));
     LT_TRY(lt__path_refine(net, work, sub, deadline));
     LT_TRY(offer(net, best, work, true));
   }
   return LT_OK;
+}
+
+static lt_status search(const lt__pnet *net, const lt_plan_options *opts, lt_path_algo algo,
+                        int32_t (*work)[2], cand_tree *best) {
+  size_t bytes = sizeof(int32_t[2]) * (size_t)(net->n > 1 ? net->n - 1 : 1);
+  cand_tree part_best = {.ssa = lt__host_alloc(net->ctx, bytes)};
+  LT_RETURN_IF(part_best.ssa == NULL, LT_ERR_OUT_OF_MEMORY, "einsum: out of memory for the path");
+  lt_status st = search_in(net, opts, algo, work, best, &part_best);
+  lt__host_free(net->ctx, part_best.ssa, bytes);
+  return st;
 }
 
 void lt__path_free(lt__path *p) {
@@ -173,7 +237,7 @@ lt_status lt__einsum_path(lt_context *ctx, const lt__einsum_canon *c, const lt_p
           st = lt__path_slice(&p->net, (const int32_t(*)[2])best.ssa, limit, sl, &ok);
         if (st == LT_OK && ok)
           st = lt__tree_eval(&p->net, (const int32_t(*)[2])best.ssa, sl, &sc, NULL, NULL);
-        if (st == LT_OK && (!ok || fit.cost.objective <= sc.objective))
+        if (st == LT_OK && (!ok || !lt__tree_cost_less(&sc, &fit.cost)))
           memcpy(best.ssa, fit.ssa, sizeof(int32_t[2]) * steps);
         if (sl) lt__host_free(ctx, sl, sizeof(bool) * ((size_t)p->net.n_labels + 1));
       }

@@ -51,10 +51,17 @@ lt_status lt__legpool_push(lt__legpool *p, const lt__leg *legs, int n, int64_t *
 void lt__legpool_free(lt__legpool *p);
 
 /* What a tree costs: sum of step costs (cost), of result elements (written), the largest
- * intermediate (the last step's result, the output, excluded), and the objective. */
+ * intermediate (the last step's result, the output, excluded), and the objective. Sums past
+ * the double range read +inf; their log2 (exact to rounding at any size) orders such trees. */
 typedef struct lt__tree_cost {
   double cost, written, largest, objective;
+  double log2_cost, log2_objective;
 } lt__tree_cost;
+
+/* Whether a costs less than b (objective), correct beyond the double range. */
+bool lt__tree_cost_less(const lt__tree_cost *a, const lt__tree_cost *b);
+/* log2(2^a + 2^b), with -inf as zero. */
+double lt__log2_add(double a, double b);
 
 /* Evaluates an SSA tree of n-1 steps; sliced (may be NULL) marks labels run one value at a
  * time (their extent counts as 1, and the totals are multiplied by the slice count).
@@ -86,6 +93,16 @@ lt_status lt__path_chain(const lt__pnet *net, int32_t (*ssa)[2], bool *is_chain)
  * smallest first. */
 lt_status lt__path_greedy(const lt__pnet *net, double costmod, double temperature, lt__rng *rng,
                           int32_t (*ssa)[2], bool *found);
+/* Recursive bisection (path_part.c): split the operands so that little log2-extent weight
+ * crosses the cut, `starts` grown-and-refined tries per split with side sizes within
+ * (1 +- imbalance)/2, label weights scaled by 1 + noise * U(0,1); groups of at most `cutoff`
+ * (2..LT__DP_MAX) operands are solved exactly. Ignores net->limit (the caller checks). */
+typedef struct lt__part_params {
+  double imbalance, noise;
+  int cutoff, starts;
+} lt__part_params;
+lt_status lt__path_partition(const lt__pnet *net, const lt__part_params *prm, lt__rng *rng,
+                             int32_t (*ssa)[2], bool *found);
 /* Improves a tree in place by re-solving subtrees of up to `subtree` leaves exactly, until a
  * pass gains nothing or `deadline` (lt__seconds clock; 0 = none) passes. */
 lt_status lt__path_refine(const lt__pnet *net, int32_t (*ssa)[2], int subtree, double deadline);

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "einsum/path.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -134,6 +135,46 @@ int lt__legs_merge(const lt__pnet *net, const lt__leg *a, int na, const lt__leg 
   return n;
 }
 
+double lt__log2_add(double a, double b) {
+  if (a < b) {
+    double t = a;
+    a = b;
+    b = t;
+  }
+  if (b == -INFINITY) return a;
+  return a + log1p(exp2(b - a)) / 0.69314718055994530942 /* ln 2 */;
+}
+
+bool lt__tree_cost_less(const lt__tree_cost *a, const lt__tree_cost *b) {
+  /* Plain sums while both are finite (exact comparisons, ties included); logs beyond. */
+  if (isfinite(a->objective) && isfinite(b->objective)) return a->objective < b->objective;
+  return a->log2_objective < b->log2_objective;
+}
+
+static double legs_log2(const lt__pnet *net, const lt__leg *a, int na) {
+  double s = 0;
+  for (int i = 0; i < na; i++)
+    s += log2(net->extent[a[i].label]);
+  return s;
+}
+
+/* log2 of the product of every extent in the union of two leg lists (a step past 2^1024). */
+static double union_log2(const lt__pnet *net, const lt__leg *a, int na, const lt__leg *b, int nb) {
+  int i = 0, j = 0;
+  double s = 0;
+  while (i < na || j < nb) {
+    int32_t l;
+    if (j >= nb || (i < na && a[i].label < b[j].label))
+      l = a[i++].label;
+    else if (i >= na || b[j].label < a[i].label)
+      l = b[j++].label;
+    else
+      l = a[i].label, i++, j++;
+    s += log2(net->extent[l]);
+  }
+  return s;
+}
+
 lt_status lt__tree_eval(const lt__pnet *net, const int32_t (*ssa)[2], const bool *sliced,
                         lt__tree_cost *out, double *step_cost, double *step_size) {
   int n = net->n;
@@ -151,6 +192,7 @@ lt_status lt__tree_eval(const lt__pnet *net, const int32_t (*ssa)[2], const bool
     }
   }
   lt__legpool pool = {.ctx = net->ctx};
+  double l2_cost = -INFINITY, l2_written = -INFINITY;
   size_t at_bytes = sizeof(int64_t) * (size_t)(2 * n);
   int64_t *at = lt__host_alloc(net->ctx, at_bytes);
   int *cnt = lt__host_alloc(net->ctx, sizeof(int) * (size_t)(2 * n));
@@ -180,6 +222,10 @@ lt_status lt__tree_eval(const lt__pnet *net, const int32_t (*ssa)[2], const bool
     }
     double size, cost;
     int r = lt__legs_merge(&view, la, cnt[a], lb, cnt[b], tmp, &size, &cost);
+    /* before the push: la and lb may point into the pool, which the push may move */
+    l2_cost = lt__log2_add(l2_cost,
+                           isfinite(cost) ? log2(cost) : union_log2(&view, la, cnt[a], lb, cnt[b]));
+    l2_written = lt__log2_add(l2_written, isfinite(size) ? log2(size) : legs_log2(&view, tmp, r));
     st = lt__legpool_push(&pool, tmp, r, &at[n + s]);
     cnt[n + s] = r;
     out->cost += cost;
@@ -191,6 +237,11 @@ lt_status lt__tree_eval(const lt__pnet *net, const int32_t (*ssa)[2], const bool
   out->cost *= slices;
   out->written *= slices;
   out->objective = out->cost + net->mem_weight * out->written;
+  out->log2_cost = l2_cost + log2(slices);
+  out->log2_objective =
+      net->mem_weight > 0
+          ? lt__log2_add(out->log2_cost, log2(net->mem_weight) + l2_written + log2(slices))
+          : out->log2_cost;
   if (tmp) lt__host_free(net->ctx, tmp, tmp_n * sizeof *tmp);
   lt__legpool_free(&pool);
   if (at) lt__host_free(net->ctx, at, at_bytes);

@@ -58,7 +58,7 @@ static void sort_nodes(int32_t *v, int m, const double *cost, int32_t *scratch) 
 }
 
 /* Re-solves the subtree around node r; *gained when it was rewritten. */
-static lt_status reconfigure(tree *t, int r, int subtree, bool *gained) {
+static lt_status reconfigure(tree *t, int r, int subtree, double negligible, bool *gained) {
   int32_t items[LT__DP_MAX], inner[LT__DP_MAX];
   int k = 1, m = 0;
   items[0] = r;
@@ -77,6 +77,9 @@ static lt_status reconfigure(tree *t, int r, int subtree, bool *gained) {
   double cur = 0;
   for (int i = 0; i < m; i++)
     cur += t->cost[inner[i]] + t->net->mem_weight * t->size[inner[i]];
+  /* A subtree that costs next to nothing can gain next to nothing: skip its exact search
+   * (most of a large tree's subtrees, and the search is exponential in `subtree`). */
+  if (cur < negligible) return LT_OK;
   const lt__leg *legs[LT__DP_MAX];
   int n_legs[LT__DP_MAX];
   for (int i = 0; i < k; i++) {
@@ -153,6 +156,9 @@ lt_status lt__path_refine(const lt__pnet *net, int32_t (*ssa)[2], int subtree, d
     for (int c = n; c < t.nodes; c++)
       order[m++] = c;
     sort_nodes(order, m, t.cost, order + nodes);
+    double total = 0;
+    for (int c = n; c < t.nodes; c++)
+      total += t.cost[c] + net->mem_weight * t.size[c];
     bool any = false;
     for (int i = 0; i < m && st == LT_OK; i++) {
       if (deadline > 0 && lt__seconds() > deadline) {
@@ -160,7 +166,7 @@ lt_status lt__path_refine(const lt__pnet *net, int32_t (*ssa)[2], int subtree, d
         break;
       }
       bool gained;
-      st = reconfigure(&t, order[i], subtree, &gained);
+      st = reconfigure(&t, order[i], subtree, 1e-4 * total, &gained);
       any |= gained;
     }
     if (!any) break;

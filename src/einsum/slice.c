@@ -30,8 +30,8 @@ lt_status lt__path_slice(const lt__pnet *net, const int32_t (*ssa)[2], double ta
       sliced[l] = false;
       LT_TRY(st);
       if (!(c.largest < now.largest)) continue;
-      bool better = best < 0 || c.objective < best_cost.objective ||
-                    (c.objective == best_cost.objective && c.largest < best_cost.largest);
+      bool better = best < 0 || lt__tree_cost_less(&c, &best_cost) ||
+                    (!lt__tree_cost_less(&best_cost, &c) && c.largest < best_cost.largest);
       if (better) best = l, best_cost = c;
     }
     if (best < 0) return LT_OK;

@@ -66,7 +66,7 @@ lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary
 
 lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo) {
   LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_path", "opts"));
-  LT_RETURN_IF((int)algo < LT_PATH_AUTO || (int)algo > LT_PATH_NONE, LT_ERR_INVALID_ARGUMENT,
+  LT_RETURN_IF((int)algo < LT_PATH_AUTO || (int)algo > LT_PATH_PARTITION, LT_ERR_INVALID_ARGUMENT,
                "unknown path algorithm %d", (int)algo);
   opts->path = algo;
   return LT_OK;

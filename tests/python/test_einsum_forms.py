@@ -75,7 +75,7 @@ def test_sublist_errors():
         lt.einsum(a, [0, 1], a)
 
 
-@pytest.mark.parametrize("optimize", ["greedy", "optimal", "auto"])
+@pytest.mark.parametrize("optimize", ["greedy", "optimal", "auto", "partition"])
 @pytest.mark.parametrize("expr,shapes", CASES[5:])
 def test_einsum_path_is_numpy_shaped(rng, expr, shapes, optimize):
     arrays = [random_array(rng, s) for s in shapes]

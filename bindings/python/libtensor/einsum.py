@@ -19,6 +19,7 @@ from .tensor import Tensor, _new, check_writeable, from_numpy, lt_dtype
 
 _PATHS = {"auto": enums.LT_PATH_AUTO, True: enums.LT_PATH_AUTO, "greedy": enums.LT_PATH_GREEDY,
           "optimal": enums.LT_PATH_OPTIMAL, "none": enums.LT_PATH_NONE,
+          "partition": enums.LT_PATH_PARTITION,
           False: enums.LT_PATH_NONE, None: enums.LT_PATH_NONE}
 _EINVAL = enums.LT_ERR_INVALID_ARGUMENT
 
