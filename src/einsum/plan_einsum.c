@@ -346,13 +346,10 @@ static lt_status plan_path(einsum_build *b, const lt_plan_options *opts, lt__ein
   return keep_tree(b, impl);
 }
 
+/* NumPy's einsum result dtype: the inputs' promoted dtype (bool stays bool, i32 with i64 is
+ * i64, an integer with f32 f64). */
 static lt_dtype natural_dtype(int n, const lt_tensor *const *inputs) {
-  bool same = true, any64 = false;
-  for (int k = 0; k < n; k++) {
-    same &= inputs[k]->dtype == inputs[0]->dtype;
-    any64 |= inputs[k]->dtype == LT_F64;
-  }
-  return same ? inputs[0]->dtype : any64 ? LT_F64 : LT_F32;
+  return lt__plan_promoted(n, inputs);
 }
 
 static lt_status build(lt_plan *plan, einsum_build *b, const char *text,

@@ -1,5 +1,6 @@
 /* Lowering of a pairwise contraction into map / reduce / direct / GEMM steps (see pair.h). */
 #include "lower/pair.h"
+#include "core/dtype.h"
 #include "core/error.h"
 
 #include <math.h>
@@ -556,7 +557,10 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
     return p->d.buf.kind == LT__BUF_NONE ? alloc_d(prog, p) : LT_OK;
   }
   bool allocate_d = p->d.buf.kind == LT__BUF_NONE;
-  if (any_zero || k.n == 0 ||
+  /* GEMM steps compute in f32 / f64 only: integer compute takes the exact direct kernel at
+   * any size (issue 18: through f64 it would lose every value above 2^53). */
+  bool exact = !lt__dtype_is_float(p->compute);
+  if (any_zero || k.n == 0 || exact ||
       (ctx->backend->contract &&
        2.0 * (double)bt.size * (double)m.size * (double)n.size * (double)k.size <=
            p->caps->direct_max_flops) ||
@@ -584,6 +588,10 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
       }
       return lower_direct(prog, p, &k);
     }
+    LT_RETURN_IF(exact, LT_ERR_UNSUPPORTED,
+                 "contraction: integer compute (%s) needs a direct contraction kernel, which "
+                 "backend %s lacks",
+                 lt_dtype_name(p->compute), ctx->backend->name);
     return lt__error(LT_ERR_UNSUPPORTED,
                      "contraction: a dimension exceeds the BLAS integer range and the backend "
                      "has no direct kernel");

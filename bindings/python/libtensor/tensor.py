@@ -497,15 +497,18 @@ def _filled(fn_name, shape, dtype, device, *value):
                 *value)
 
 
-def empty(shape, dtype="float32", device=None):
+# Creation defaults follow NumPy: float64, and for full the fill value's own dtype.
+def empty(shape, dtype="float64", device=None):
     return _filled("lt_tensor_empty", shape, dtype, device)
 
 
-def zeros(shape, dtype="float32", device=None):
+def zeros(shape, dtype="float64", device=None):
     return _filled("lt_tensor_zeros", shape, dtype, device)
 
 
-def full(shape, value, dtype="float32", device=None):
+def full(shape, value, dtype=None, device=None):
+    if dtype is None:
+        dtype = np.asarray(value).dtype.name
     return _filled("lt_tensor_full", shape, dtype, device, float(value))
 
 

@@ -39,7 +39,7 @@ lt_status lt__ocl_rows(lt_context *ctx, const lt__row_step *s) {
   char opts[256] = "";
   LT_TRY(lt__ocl_append(opts, sizeof opts, "-DLT_IN0=%s -DLT_OUT=%s%s",
                         lt__ocl_dtype_token(s->in.dtype), lt__ocl_dtype_token(s->out.dtype),
-                        s->compute == LT_F64 ? " -DLT_COMPUTE_F64" : ""));
+                        lt__ocl_compute_define(s->compute)));
   cl_mem kbuf = NULL, rbuf = NULL;
   pthread_mutex_lock(&st->lock);
   cl_kernel k;
