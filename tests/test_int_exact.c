@@ -5,7 +5,8 @@
  * widths and signed/unsigned operands, every input layout family, size-0 and rank-0 operands,
  * sizes past the point where float contractions would take GEMM, and bool einsum giving bool
  * (NumPy's or-of-ands). Before issue 18's fix these computed through f64 and lost every value
- * above 2^53. Also: an OpenCL device without 64-bit integers refuses integer work. */
+ * above 2^53. Also: narrow-lane elementwise compute agrees with 64-bit compute at its edges,
+ * and an OpenCL device without 64-bit integers refuses integer work. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "harness.h"
 
@@ -347,6 +348,65 @@ static void test_examples(void **state) {
   lt_test_on_each_device(run_examples);
 }
 
+/* The CPU computes elementwise integer steps in narrow lanes only where that gives the 64-bit
+ * compute's bits: these cases sit on each side of that line (an output wider than the inputs
+ * after a wrapping op, a bool output of a sum, unsigned inputs in signed lanes, comparisons into
+ * wide outputs), each against the exact result of the op wrapped to the output's width. */
+static void run_narrow_edges(lt_context *ctx) {
+  static const lt_dtype pairs[][2] = {{LT_I8, LT_I8},   {LT_U8, LT_I8},  {LT_U16, LT_U16},
+                                      {LT_I32, LT_U8},  {LT_BOOL, LT_I8}, {LT_U32, LT_U32},
+                                      {LT_I16, LT_I16}, {LT_U8, LT_U8}};
+  static const lt_dtype outs[] = {LT_I16, LT_I64, LT_BOOL, LT_I8, LT_U32};
+  static const lt_binary_op ops[] = {LT_BINARY_ADD, LT_BINARY_MUL, LT_BINARY_SUB,
+                                     LT_BINARY_LT,  LT_BINARY_MAX, LT_BINARY_BITWISE_XOR};
+  int64_t shape[2] = {5, 7};
+  int32_t modes[2] = {0, 1};
+  bool few = compiles_kernels(ctx);
+  int count = 0;
+  for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+    for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++)
+      for (size_t q = 0; q < sizeof ops / sizeof ops[0]; q++) {
+        if (few && count++ % 7 != 0) continue;
+        lt_binary_op op = ops[q];
+        if (op == LT_BINARY_BITWISE_XOR && (pairs[p][0] == LT_BOOL) != (pairs[p][1] == LT_BOOL))
+          continue;
+        lt_test_layout layout = (lt_test_layout)((p + o + q) % LT_LAYOUT_COUNT);
+        lt_tensor *a = exact_tensor(ctx, pairs[p][0], 2, shape, layout);
+        lt_tensor *b = exact_tensor(ctx, pairs[p][1], 2, shape, LT_LAYOUT_TRANSPOSED);
+        lt_tensor *d = lt_test_random_tensor(ctx, outs[o], 2, shape, LT_LAYOUT_STEPPED);
+        __int128 *va = read_exact(a), *vb = read_exact(b);
+        lt_plan *plan;
+        LT_CHECK(lt_plan_binary(a, modes, b, modes, op, d, modes, NULL, &plan));
+        const lt_tensor *ins[2] = {a, b};
+        LT_CHECK(lt_plan_execute(plan, ins, 2, NULL, 0, d));
+        __int128 *vd = read_exact(d);
+        for (int i = 0; i < 35; i++) {
+          __int128 x = va[i], y = vb[i], r;
+          switch (op) {
+          case LT_BINARY_ADD: r = x + y; break;
+          case LT_BINARY_MUL: r = x * y; break;
+          case LT_BINARY_SUB: r = x - y; break;
+          case LT_BINARY_LT: r = x < y; break;
+          case LT_BINARY_MAX: r = x > y ? x : y; break;
+          default: r = x ^ y; break;
+          }
+          if (vd[i] != wrap(outs[o], (u128)r))
+            fail_msg("%s op %d %s -> %s (%s) element %d: %lld op %lld gave %lld, want %lld",
+                     lt_dtype_name(pairs[p][0]), (int)op, lt_dtype_name(pairs[p][1]),
+                     lt_dtype_name(outs[o]), lt_test_layout_name(layout), i, (long long)x,
+                     (long long)y, (long long)vd[i], (long long)wrap(outs[o], (u128)r));
+        }
+        lt_plan_destroy(plan);
+        free(va), free(vb), free(vd);
+        lt_tensor_destroy(a), lt_tensor_destroy(b), lt_tensor_destroy(d);
+      }
+}
+
+static void test_narrow_edges(void **state) {
+  (void)state;
+  lt_test_on_each_device(run_narrow_edges);
+}
+
 /* An OpenCL device without 64-bit integers (simulated with LT_OPENCL_NO_INT64) refuses integer
  * and bool work with a message, and still runs float work. */
 static void test_opencl_no_int64(void **state) {
@@ -390,6 +450,7 @@ int main(void) {
       cmocka_unit_test(test_einsum_exact),
       cmocka_unit_test(test_contraction_exact),
       cmocka_unit_test(test_scans_exact),
+      cmocka_unit_test(test_narrow_edges),
       cmocka_unit_test(test_opencl_no_int64),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
