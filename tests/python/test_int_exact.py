@@ -106,3 +106,10 @@ def test_creation_defaults_match_numpy():
     for value in (3, 1.5, True):
         assert lt.full((2,), value).dtype == np.full((2,), value).dtype
     assert np.array_equal(lt.full((2,), 7).numpy(), np.full((2,), 7))
+
+
+def test_full_exact_big_integers(device):
+    for value, dtype in ((2 ** 62 + 1, None), (-2 ** 63, "int64"), (2 ** 64 - 1, "uint64")):
+        got = lt.full((3,), value, dtype, device=device).numpy()
+        want = np.full((3,), value, dtype)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
