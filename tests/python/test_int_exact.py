@@ -113,3 +113,15 @@ def test_full_exact_big_integers(device):
         got = lt.full((3,), value, dtype, device=device).numpy()
         want = np.full((3,), value, dtype)
         assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_array_api_linalg_exact(device):
+    xp = lt.array_api
+    a = np.array([[2 ** 62 + 1, -3], [5, 2 ** 40]], np.int64)
+    ta = lt.tensor(a, device=device)
+    assert np.array_equal(np.asarray(xp.matmul(ta, ta)), a @ a)
+    assert np.array_equal(np.asarray(xp.tensordot(ta, ta, axes=1)), np.tensordot(a, a, axes=1))
+    m = np.array([[True, False], [False, False]])
+    tm = lt.tensor(m, device=device)
+    r = np.asarray(xp.matmul(tm, tm))
+    assert r.dtype == np.bool_ and np.array_equal(r, np.matmul(m, m))
