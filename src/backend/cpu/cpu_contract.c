@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { OUT = 0, C = 1, A = 2, B = 3 };
@@ -95,6 +96,67 @@ static void run_outputs(void *arg, int64_t lo, int64_t hi) {
   }
 }
 
+/* ---- integer outputs a run at a time ----
+ * Where the operands step through memory along the innermost output dim more closely than
+ * along the innermost contracted one (C = A.B row-major: B's rows are contiguous, its columns
+ * are not), a run of up to RUN outputs accumulates together, one contracted position at a
+ * time: acc[t] += a[t] * b[t], both loaded along the output dim. Integer sums are exact in any
+ * order, so this changes no bit of the result; float steps keep the fixed dot order above. */
+#define RUN 256
+
+static void finish_run(const contract_job *j, const int64_t *off, int64_t n, uint64_t *acc) {
+  const lt__contract_step *s = j->s;
+  int last = j->outer.rank - 1;
+  if (s->alpha != 1.0) {
+    uint64_t a = int_scalar(s->alpha, s->compute);
+    for (int64_t t = 0; t < n; t++)
+      acc[t] *= a;
+  }
+  if (s->beta != 0) {
+    uint64_t b = int_scalar(s->beta, s->compute), cv[RUN];
+    j->k->load(cv, j->c->mem, j->c->dtype, off[C], j->outer.strides[C][last], n);
+    for (int64_t t = 0; t < n; t++)
+      acc[t] += cv[t] * b;
+  }
+  j->k->store(s->out.mem, s->out.dtype, off[OUT], j->outer.strides[OUT][last], acc, n);
+}
+
+static void run_runs(void *arg, int64_t lo, int64_t hi) {
+  const contract_job *j = arg;
+  const lt__contract_step *s = j->s;
+  const lt__cpu_nest *o = &j->outer, *r = &j->red;
+  int last = o->rank - 1;
+  int64_t len = o->shape[last], blocks = (len + RUN - 1) / RUN;
+  int64_t sa = o->strides[A][last], sb = o->strides[B][last];
+  _Alignas(64) uint64_t acc[RUN], xa[RUN], xb[RUN];
+  for (int64_t task = lo; task < hi; task++) {
+    lt__cpu_odometer it, red;
+    lt__cpu_odometer_seek(&it, o, last, task / blocks);
+    int64_t b0 = task % blocks * RUN, n = len - b0 < RUN ? len - b0 : RUN, off[4];
+    for (int q = 0; q < 4; q++)
+      off[q] = it.off[q] + b0 * o->strides[q][last];
+    memset(acc, 0, sizeof(uint64_t) * (size_t)n);
+    lt__cpu_odometer_seek(&red, r, r->rank, 0);
+    for (int64_t p = 0; p < j->n_red; p++, lt__cpu_odometer_next(&red)) {
+      j->k->load(xa, s->a.mem, s->a.dtype, off[A] + red.off[0], sa, n);
+      j->k->load(xb, s->b.mem, s->b.dtype, off[B] + red.off[1], sb, n);
+      for (int64_t t = 0; t < n; t++)
+        acc[t] += xa[t] * xb[t];
+    }
+    finish_run(j, off, n, acc);
+  }
+}
+
+/* Whether the runs walk memory more closely than the dot products would. */
+static bool runs_pay(const contract_job *j) {
+  const lt__cpu_nest *o = &j->outer, *r = &j->red;
+  if (!j->exact || o->rank == 0 || o->shape[o->rank - 1] < 4 || j->n_red == 0) return false;
+  int lo = o->rank - 1, lr = r->rank - 1;
+  int64_t along_out = llabs(o->strides[A][lo]) + llabs(o->strides[B][lo]);
+  int64_t along_red = lr < 0 ? 0 : llabs(r->strides[0][lr]) + llabs(r->strides[1][lr]);
+  return lr >= 0 && along_out < along_red;
+}
+
 lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *s) {
   contract_job j;
   memset(&j, 0, sizeof j);
@@ -123,6 +185,12 @@ lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *s) {
   if (j.exact) { /* integer sums are exact in any order: walk memory order, fused */
     lt__cpu_nest_sort(&j.red, 0);
     lt__cpu_nest_fuse(&j.red);
+  }
+  if (runs_pay(&j)) {
+    int64_t len = j.outer.shape[j.outer.rank - 1];
+    int64_t tasks = n_out / len * ((len + RUN - 1) / RUN);
+    lt__cpu_parallel(ctx, tasks, n_out * (j.n_red + 1), run_runs, &j);
+    return LT_OK;
   }
   lt__cpu_parallel(ctx, n_out, n_out * (j.n_red + 1), run_outputs, &j);
   return LT_OK;
