@@ -32,10 +32,18 @@ static __int128 wrap(lt_dtype d, u128 v) {
 
 /* Values near the edges of 64-bit integers first, then random bits and small values. */
 static uint64_t edge_bits(void) {
-  static const uint64_t edges[] = {(1ull << 62) + 1,      (1ull << 62) - 3,     0x7fffffffffffffffull,
-                                   0x8000000000000000ull, ~0ull,                (1ull << 53) + 1,
-                                   ~0ull - (1ull << 62),  0x8000000000000001ull, 3,
-                                   1,                     0xfffffffffffffffdull, (1ull << 63) - 7};
+  static const uint64_t edges[] = {(1ull << 62) + 1,
+                                   (1ull << 62) - 3,
+                                   0x7fffffffffffffffull,
+                                   0x8000000000000000ull,
+                                   ~0ull,
+                                   (1ull << 53) + 1,
+                                   ~0ull - (1ull << 62),
+                                   0x8000000000000001ull,
+                                   3,
+                                   1,
+                                   0xfffffffffffffffdull,
+                                   (1ull << 63) - 7};
   int n = (int)(sizeof edges / sizeof edges[0]);
   int64_t k = lt_test_rand_int(0, 2 * n);
   if (k < n) return edges[k];
@@ -83,8 +91,8 @@ static __int128 *read_exact(const lt_tensor *t) {
   for (int64_t i = 0; i < n; i++) {
     uint64_t v = 0;
     memcpy(&v, raw + (size_t)i * es, es);
-    if (d == LT_BOOL && v > 1) fail_msg("bool element %lld holds byte %llu", (long long)i,
-                                        (unsigned long long)v);
+    if (d == LT_BOOL && v > 1)
+      fail_msg("bool element %lld holds byte %llu", (long long)i, (unsigned long long)v);
     out[i] = wrap(d, v);
   }
   free(raw);
@@ -205,15 +213,15 @@ static const einsum_case cases[] = {
     {"ii->i", 1, {2}, {{4, 4}}},
     {"ij,jk->ik", 2, {2, 2}, {{2, 0}, {0, 3}}}, /* size-0 contracted: zeros */
     {"i,i->", 2, {1, 1}, {{0}, {0}}},
-    {",i->i", 2, {0, 1}, {{0}, {5}}}, /* rank 0 */
+    {",i->i", 2, {0, 1}, {{0}, {5}}},               /* rank 0 */
     {"ij,jk->ik", 2, {2, 2}, {{24, 40}, {40, 24}}}, /* float would take GEMM here */
 };
 
 /* Operand dtypes (the third repeats the second) and NumPy's einsum result dtype. */
-static const lt_dtype combos[][3] = {
-    {LT_I64, LT_I64, LT_I64}, {LT_U64, LT_U64, LT_U64}, {LT_I32, LT_I64, LT_I64},
-    {LT_U32, LT_I64, LT_I64}, {LT_U8, LT_I8, LT_I16},   {LT_BOOL, LT_BOOL, LT_BOOL},
-    {LT_I16, LT_BOOL, LT_I16}, {LT_U16, LT_U32, LT_U32}};
+static const lt_dtype combos[][3] = {{LT_I64, LT_I64, LT_I64},  {LT_U64, LT_U64, LT_U64},
+                                     {LT_I32, LT_I64, LT_I64},  {LT_U32, LT_I64, LT_I64},
+                                     {LT_U8, LT_I8, LT_I16},    {LT_BOOL, LT_BOOL, LT_BOOL},
+                                     {LT_I16, LT_BOOL, LT_I16}, {LT_U16, LT_U32, LT_U32}};
 
 /* Whether ctx is a device whose kernels compile per dtype combination (OpenCL: each one costs
  * a compiler run, so the device runs every fourth combination; the CPU runs them all). */
@@ -267,8 +275,8 @@ static void run_contraction(lt_context *ctx) {
           s += (u128)va[i * 5 + k] * (u128)vb[k * 4 + j];
         __int128 want = wrap(LT_I64, 3 * s - 2 * (u128)vc[i * 4 + j]);
         if (vd[i * 4 + j] != want)
-          fail_msg("contraction (%s) D[%d,%d] = %lld, want %lld", lt_test_layout_name(layout), i,
-                   j, (long long)vd[i * 4 + j], (long long)want);
+          fail_msg("contraction (%s) D[%d,%d] = %lld, want %lld", lt_test_layout_name(layout), i, j,
+                   (long long)vd[i * 4 + j], (long long)want);
       }
     lt_plan_destroy(plan);
     free(va), free(vb), free(vc), free(vd);
@@ -353,7 +361,7 @@ static void test_examples(void **state) {
  * after a wrapping op, a bool output of a sum, unsigned inputs in signed lanes, comparisons into
  * wide outputs), each against the exact result of the op wrapped to the output's width. */
 static void run_narrow_edges(lt_context *ctx) {
-  static const lt_dtype pairs[][2] = {{LT_I8, LT_I8},   {LT_U8, LT_I8},  {LT_U16, LT_U16},
+  static const lt_dtype pairs[][2] = {{LT_I8, LT_I8},   {LT_U8, LT_I8},   {LT_U16, LT_U16},
                                       {LT_I32, LT_U8},  {LT_BOOL, LT_I8}, {LT_U32, LT_U32},
                                       {LT_I16, LT_I16}, {LT_U8, LT_U8}};
   static const lt_dtype outs[] = {LT_I16, LT_I64, LT_BOOL, LT_I8, LT_U32};
@@ -446,12 +454,9 @@ static void test_opencl_no_int64(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_examples),
-      cmocka_unit_test(test_einsum_exact),
-      cmocka_unit_test(test_contraction_exact),
-      cmocka_unit_test(test_scans_exact),
-      cmocka_unit_test(test_narrow_edges),
-      cmocka_unit_test(test_opencl_no_int64),
+      cmocka_unit_test(test_examples),          cmocka_unit_test(test_einsum_exact),
+      cmocka_unit_test(test_contraction_exact), cmocka_unit_test(test_scans_exact),
+      cmocka_unit_test(test_narrow_edges),      cmocka_unit_test(test_opencl_no_int64),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

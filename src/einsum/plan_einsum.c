@@ -228,9 +228,8 @@ static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog)
     if (s < 64 || s + 16 >= steps) {
       char gemm[128] = "";
       lt__pair_describe_gemm(&p, how, gemm, sizeof gemm);
-      say(b, "  step %d: %s,%s->%s  flops %.3g  %s %.0f elements  %s%s\n", s + 1, ta, tb, td,
-          flops, last ? "output" : "intermediate", view_size(&b->canon, &p.d), lt__how_name(how),
-          gemm);
+      say(b, "  step %d: %s,%s->%s  flops %.3g  %s %.0f elements  %s%s\n", s + 1, ta, tb, td, flops,
+          last ? "output" : "intermediate", view_size(&b->canon, &p.d), lt__how_name(how), gemm);
     } else if (s == 64)
       say(b, "  ... (%d more steps)\n", steps - 64 - 16);
     memmove(&list[j], &list[j + 1], sizeof(lt__mview) * (size_t)(n - j - 1));

@@ -66,8 +66,7 @@ static void reduce_products(const contract_job *j, int64_t oa, int64_t ob, void 
 
 /* Rounded, saturated scalar in the integer compute type's bits. */
 static uint64_t int_scalar(double v, lt_dtype compute) {
-  return compute == LT_I64 ? (uint64_t)lt__f64_to_i64(nearbyint(v))
-                           : lt__f64_to_u64(nearbyint(v));
+  return compute == LT_I64 ? (uint64_t)lt__f64_to_i64(nearbyint(v)) : lt__f64_to_u64(nearbyint(v));
 }
 
 static void run_outputs(void *arg, int64_t lo, int64_t hi) {
@@ -91,7 +90,8 @@ static void run_outputs(void *arg, int64_t lo, int64_t hi) {
     } else {
       double v = s->alpha * acc.f;
       if (s->beta != 0) v += s->beta * lt__load_f64(j->c->mem, j->c->dtype, it.off[C]);
-      lt__store_f64(s->out.mem, s->out.dtype, it.off[OUT], s->compute == LT_F32 ? (double)(float)v : v);
+      lt__store_f64(s->out.mem, s->out.dtype, it.off[OUT],
+                    s->compute == LT_F32 ? (double)(float)v : v);
     }
   }
 }
