@@ -557,8 +557,7 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
     return p->d.buf.kind == LT__BUF_NONE ? alloc_d(prog, p) : LT_OK;
   }
   bool allocate_d = p->d.buf.kind == LT__BUF_NONE;
-  /* GEMM steps compute in f32 / f64 only: integer compute takes the exact direct kernel at
-   * any size (issue 18: through f64 it would lose every value above 2^53). */
+  /* Integer compute takes the exact direct kernel at any size (GEMM is f32/f64 only). */
   bool exact = !lt__dtype_is_float(p->compute);
   if (any_zero || k.n == 0 || exact ||
       (ctx->backend->contract &&
@@ -589,8 +588,7 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
       return lower_direct(prog, p, &k);
     }
     LT_RETURN_IF(exact, LT_ERR_UNSUPPORTED,
-                 "contraction: integer compute (%s) needs a direct contraction kernel, which "
-                 "backend %s lacks",
+                 "contraction: integer compute (%s) needs a direct kernel; backend %s has none",
                  lt_dtype_name(p->compute), ctx->backend->name);
     return lt__error(LT_ERR_UNSUPPORTED,
                      "contraction: a dimension exceeds the BLAS integer range and the backend "
