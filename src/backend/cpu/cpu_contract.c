@@ -16,6 +16,8 @@
 
 enum { OUT = 0, C = 1, A = 2, B = 3 };
 
+#define DOT_CHUNK 256 /* contracted values loaded at a time for one output */
+
 typedef struct contract_job {
   const lt__contract_step *s;
   const lt__operand *c;
@@ -43,7 +45,8 @@ static void dot_int(const void *a, const void *b, int64_t n, void *acc) {
 }
 
 /* The products of one output (A and B at offsets oa, ob) summed into *acc (8 bytes, zeroed). */
-static void reduce_products(const contract_job *j, int64_t oa, int64_t ob, void *acc) {
+static void reduce_products(const contract_job *j, int64_t oa, int64_t ob, void *acc, uint64_t *xa,
+                            uint64_t *xb) {
   const lt__contract_step *s = j->s;
   const lt__cpu_nest *r = &j->red;
   if (j->n_red == 0) return;
@@ -51,12 +54,11 @@ static void reduce_products(const contract_job *j, int64_t oa, int64_t ob, void 
   int64_t len = r->rank ? r->shape[last] : 1;
   int64_t sa = r->rank ? r->strides[0][last] : 0, sb = r->rank ? r->strides[1][last] : 0;
   int64_t rows = j->n_red / len;
-  _Alignas(64) uint64_t xa[LT__CPU_CHUNK], xb[LT__CPU_CHUNK];
   lt__cpu_odometer it;
   lt__cpu_odometer_seek(&it, r, r->rank ? last : 0, 0);
   for (int64_t row = 0; row < rows; row++, lt__cpu_odometer_next(&it)) {
-    for (int64_t c0 = 0; c0 < len; c0 += LT__CPU_CHUNK) {
-      int64_t n = len - c0 < LT__CPU_CHUNK ? len - c0 : LT__CPU_CHUNK;
+    for (int64_t c0 = 0; c0 < len; c0 += DOT_CHUNK) {
+      int64_t n = len - c0 < DOT_CHUNK ? len - c0 : DOT_CHUNK;
       j->k->load(xa, s->a.mem, s->a.dtype, oa + it.off[0] + c0 * sa, sa, n);
       j->k->load(xb, s->b.mem, s->b.dtype, ob + it.off[1] + c0 * sb, sb, n);
       (j->exact ? dot_int : dot_f64)(xa, xb, n, acc);
@@ -72,6 +74,8 @@ static uint64_t int_scalar(double v, lt_dtype compute) {
 static void run_outputs(void *arg, int64_t lo, int64_t hi) {
   const contract_job *j = arg;
   const lt__contract_step *s = j->s;
+  /* The chunk buffers live here, once per range: per output they would dominate tiny sums. */
+  _Alignas(64) uint64_t xa[DOT_CHUNK], xb[DOT_CHUNK];
   lt__cpu_odometer it;
   lt__cpu_odometer_seek(&it, &j->outer, j->outer.rank, lo);
   for (int64_t t = lo; t < hi; t++, lt__cpu_odometer_next(&it)) {
@@ -79,7 +83,7 @@ static void run_outputs(void *arg, int64_t lo, int64_t hi) {
       double f;
       uint64_t u;
     } acc = {.u = 0}, cv;
-    reduce_products(j, it.off[A], it.off[B], &acc);
+    reduce_products(j, it.off[A], it.off[B], &acc, xa, xb);
     if (j->exact) {
       uint64_t v = s->alpha == 1.0 ? acc.u : acc.u * int_scalar(s->alpha, s->compute);
       if (s->beta != 0) {
