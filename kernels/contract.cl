@@ -1,6 +1,7 @@
 /* Direct contraction steps (lt__contract_step in src/backend/backend.h) for small problems:
  * one work-item per output element sums a * b over the contracted dims, then applies alpha,
- * beta and C. Operand dtypes LT_IN0 (a), LT_IN1 (b), LT_OUT, LT_C; arithmetic in real_t.
+ * beta and C. Operand dtypes LT_IN0 (a), LT_IN1 (b), LT_OUT, LT_C; arithmetic in real_t
+ * (integer compute wraps through LT_ADD / LT_MUL, exactly as the CPU's direct kernel).
  * desc: out shape[rank], out / c / a / b strides over it (rank each), contracted shape
  * [red_rank], a / b strides over it (red_rank each). */
 #define LT_T(dt) LT_CAT(LT_T_, dt)
@@ -17,10 +18,10 @@ kernel void lt_contract(int rank, int red_rank, constant const long *desc, long 
     for (long r = 0; r < nred; r++) {
       long ro[2] = {offs[2], offs[3]};
       lt_unravel(r, red_rank, red, 2, ro);
-      acc += LT_LOAD(LT_IN0, a, ro[0]) * LT_LOAD(LT_IN1, b, ro[1]);
+      acc = LT_ADD(acc, LT_MUL(LT_LOAD(LT_IN0, a, ro[0]), LT_LOAD(LT_IN1, b, ro[1])));
     }
-    real_t v = alpha * acc;
-    if (beta != 0) v += beta * LT_LOAD(LT_C, c, offs[1]); /* beta == 0 never reads C */
+    real_t v = LT_MUL(alpha, acc);
+    if (beta != 0) v = LT_ADD(v, LT_MUL(beta, LT_LOAD(LT_C, c, offs[1]))); /* beta 0: no read */
     LT_STORE(LT_OUT, out, offs[0], v);
   }
 }

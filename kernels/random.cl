@@ -1,7 +1,8 @@
 /* Random fills (lt__rng_step in src/backend/backend.h); compiled after kernels/philox.h, the
  * definition the CPU shares. One work-item per Philox group of LT_GROUP elements; element i is
  * numbered row-major over desc's shape (desc: shape[rank], out strides[rank]). dist numbered as
- * LT_RNG_* in philox.h. LT_OUT_I64 marks an i64 output of integers (stored exactly). */
+ * LT_RNG_* in philox.h. LT_OUT_I64 marks an integer output of integers (stored exactly: the
+ * value, inside the dtype's range, converts without rounding). */
 #pragma OPENCL FP_CONTRACT OFF
 
 #ifndef LT_GROUP
@@ -23,7 +24,7 @@ kernel void lt_rng(long n, int rank, constant const long *desc, global LT_ST(LT_
       if (dist == LT_RNG_INTEGERS) {
         long v = (long)((ulong)low + lt_rng_bounded(seed, stream, block, l, range));
 #ifdef LT_OUT_I64
-        out[offs[0]] = v;
+        out[offs[0]] = (LT_ST(LT_OUT))v;
 #else
         LT_STORE(LT_OUT, out, offs[0], (real_t)v);
 #endif

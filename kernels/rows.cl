@@ -24,6 +24,7 @@ kernel void lt_rows(long nrows, long n, int rank, constant const long *kdesc, in
     long offs[2] = {in_off, out_off};
     lt_unravel(r, rank, kdesc, 2, offs);
     long ib = offs[0], ob = offs[1];
+#ifndef LT_INT /* integer compute is built for the scans alone (exact, wrapping) */
     if (op <= 2) {
       real_t m = -INFINITY;
       for (long j = 0; j < n; j++)
@@ -66,11 +67,13 @@ kernel void lt_rows(long nrows, long n, int rank, constant const long *kdesc, in
       acc_t dof = (acc_t)n - ddof;
       acc_t var = (n == 0 ? (acc_t)NAN : m2) / (dof > 0 ? dof : (acc_t)0);
       LT_STORE(LT_OUT, out, ob, (real_t)(op == 4 ? sqrt(var) : var));
-    } else {
+    } else
+#endif
+    {
       real_t c = op == 6 ? (real_t)1 : (real_t)0;
       for (long j = 0; j < n; j++) {
         real_t x = LT_LOAD(LT_IN0, in, ib + lt_row_at(j, row_rank, rdesc, 0));
-        c = op == 6 ? c * x : c + x;
+        c = op == 6 ? LT_MUL(c, x) : LT_ADD(c, x);
         LT_STORE(LT_OUT, out, ob + lt_row_at(j, row_rank, rdesc, 1), c);
       }
     }

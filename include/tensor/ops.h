@@ -123,7 +123,11 @@ LT_API void lt_plan_options_destroy(lt_plan_options *opts);
  * (lt_dtype_promote) decides: F64 if that is F64, F32 for the other floats, I64 for integers
  * and bool (U64 when that is U64), and F64 for integers and bool under a float function (DIV,
  * ATAN2, HYPOT, SQRT, EXP, ...). Integer compute is exact; its scalars (alpha, beta, gamma) are
- * rounded to integers. */
+ * rounded to integers. Contractions and einsum of integers and bool alone compute in I64 (U64
+ * when they promote to u64), exactly and wrapping modulo 2^64 as NumPy's integer einsum and
+ * matmul (bool results: any nonzero product, NumPy's or-of-ands); with a float operand, F64 if
+ * any operand is F64 or exact, else F32. Einsum's default output dtype is the operands'
+ * promoted dtype (bool einsum gives bool). */
 LT_API lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtype);
 /* Unary transform of operand `operand` (0 = A, 1 = B, 2 = C) applied when it is read. */
 LT_API lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary_op op);

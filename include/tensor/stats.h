@@ -45,15 +45,17 @@ LT_API lt_status lt_plan_variance(const lt_tensor *a, const int32_t *modes_a, co
                                   const int32_t *modes_d, double ddof, bool std,
                                   const lt_plan_options *opts, lt_plan **out);
 /* D[md] = cumulative sum or product of A along mode `mode` (inclusive, in increasing index
- * order); D has A's modes in any order. i64 values go through the compute dtype (exact up to
- * 2^53 in f64). */
+ * order); D has A's modes in any order and a float or integer dtype. Integer and bool inputs
+ * are scanned exactly in 64-bit integers, wrapping modulo 2^64 as NumPy's cumsum (then
+ * narrowed to D's width); floats in the compute dtype. */
 LT_API lt_status lt_plan_scan(const lt_tensor *a, const int32_t *modes_a, int32_t mode,
                               lt_scan_op op, const lt_tensor *d, const int32_t *modes_d,
                               const lt_plan_options *opts, lt_plan **out);
 
 /* One-shot forms with positional axes (negative counts from the end; n_axes -1 = all axes; a
  * repeated or out-of-range axis is LT_ERR_INVALID_ARGUMENT). Results are new C-contiguous
- * tensors of a's dtype (f64 for i64 inputs, except scans, which keep i64). */
+ * tensors of a's dtype (f64 for integer and bool inputs, except scans, which give i64, or u64
+ * for unsigned inputs, as NumPy). */
 LT_API lt_status lt_softmax(const lt_tensor *a, int n_axes, const int *axes, lt_tensor **out);
 LT_API lt_status lt_log_softmax(const lt_tensor *a, int n_axes, const int *axes, lt_tensor **out);
 LT_API lt_status lt_logsumexp(const lt_tensor *a, int n_axes, const int *axes, bool keepdims,

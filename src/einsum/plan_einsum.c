@@ -349,13 +349,10 @@ static lt_status plan_path(einsum_build *b, const lt_plan_options *opts, lt__ein
   return keep_tree(b, impl);
 }
 
-/* NumPy's einsum result dtype: the promotion of every operand's (int32 with int64 gives int64,
- * f32 with i32 gives f64). */
+/* NumPy's einsum result dtype: the inputs' promoted dtype (bool stays bool, i32 with i64 is
+ * i64, an integer with f32 f64). */
 static lt_dtype natural_dtype(int n, const lt_tensor *const *inputs) {
-  lt_dtype p = n > 0 ? inputs[0]->dtype : LT_F32;
-  for (int k = 1; k < n; k++)
-    p = lt__dtype_promote(p, inputs[k]->dtype);
-  return p;
+  return lt__plan_promoted(n, inputs);
 }
 
 static lt_status build(lt_plan *plan, einsum_build *b, const char *text,

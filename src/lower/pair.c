@@ -1,5 +1,6 @@
 /* Lowering of a pairwise contraction into map / reduce / direct / GEMM steps (see pair.h). */
 #include "lower/pair.h"
+#include "core/dtype.h"
 #include "core/error.h"
 
 #include <math.h>
@@ -551,7 +552,9 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
     return p->d.buf.kind == LT__BUF_NONE ? alloc_d(prog, p) : LT_OK;
   }
   bool allocate_d = p->d.buf.kind == LT__BUF_NONE;
-  if (any_zero || k.n == 0 ||
+  /* Integer compute takes the exact direct kernel at any size (GEMM is f32/f64 only). */
+  bool exact = !lt__dtype_is_float(p->compute);
+  if (any_zero || k.n == 0 || exact ||
       (ctx->backend->contract &&
        2.0 * (double)bt.size * (double)m.size * (double)n.size * (double)k.size <=
            p->caps->direct_max_flops) ||
@@ -579,6 +582,9 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
       }
       return lt__pair_lower_direct(prog, p, k.n, k.mode);
     }
+    LT_RETURN_IF(exact, LT_ERR_UNSUPPORTED,
+                 "contraction: integer compute (%s) needs a direct kernel; backend %s has none",
+                 lt_dtype_name(p->compute), ctx->backend->name);
     return lt__error(LT_ERR_UNSUPPORTED,
                      "contraction: a dimension exceeds the BLAS integer range and the backend "
                      "has no direct kernel");

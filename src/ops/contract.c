@@ -33,7 +33,7 @@ static lt_status add_operand(const lt_tensor *t, const int32_t *modes, int which
                              lt__bufref buf) {
   LT_RETURN_IF(t->rank > 0 && modes == NULL, LT_ERR_NULL_POINTER,
                "lt_plan_contraction: modes of %s is NULL", operand_names[which]);
-  LT_RETURN_IF(!lt__dtype_is_float(t->dtype) && t->dtype != LT_I64, LT_ERR_DTYPE,
+  LT_RETURN_IF(!lt__dtype_is_float(t->dtype) && !lt__dtype_is_exact(t->dtype), LT_ERR_DTYPE,
                "lt_plan_contraction: %s has an invalid dtype", operand_names[which]);
   memset(v, 0, sizeof *v);
   v->buf = buf;
@@ -173,7 +173,7 @@ lt_status lt_plan_contraction(const lt_tensor *a, const int32_t *modes_a, const 
   LT_RETURN_IF(a->storage->ctx != ctx || b->storage->ctx != ctx || (c && c->storage->ctx != ctx),
                LT_ERR_CONTEXT_MISMATCH,
                "lt_plan_contraction: A, B, C and D must live on the same context");
-  LT_RETURN_IF(!lt__dtype_is_float(d->dtype) && d->dtype != LT_I64, LT_ERR_DTYPE,
+  LT_RETURN_IF(!lt__dtype_is_float(d->dtype) && !lt__dtype_is_exact(d->dtype), LT_ERR_DTYPE,
                "lt_plan_contraction: D has an invalid dtype");
   LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
                "lt_plan_contraction: D has overlapping elements (zero or clashing strides)");

@@ -128,26 +128,47 @@ lt_status lt__plan_set_description(lt_plan *plan, const char *text) {
   return LT_OK;
 }
 
+lt_dtype lt__plan_promoted(int n, const lt_tensor *const *ts) {
+  lt_dtype p = LT_DTYPE_INVALID;
+  for (int i = 0; i < n; i++)
+    if (ts[i]) p = p == LT_DTYPE_INVALID ? ts[i]->dtype : lt__dtype_promote(p, ts[i]->dtype);
+  return p;
+}
+
 lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
                                  lt_dtype *out) {
   if (opts && opts->compute != LT_DTYPE_INVALID) {
-    LT_RETURN_IF(!lt__dtype_is_float(opts->compute), LT_ERR_DTYPE,
-                 "contractions compute in f32 or f64, not %s", lt_dtype_name(opts->compute));
+    LT_RETURN_IF(!lt__dtype_is_float(opts->compute) && opts->compute != LT_I64 &&
+                     opts->compute != LT_U64,
+                 LT_ERR_DTYPE, "contractions compute in f32, f64, i64 or u64, not %s",
+                 lt_dtype_name(opts->compute));
     *out = opts->compute;
     return LT_OK;
   }
-  *out = LT_F32;
-  for (int i = 0; i < n; i++)
-    if (ts[i] && (ts[i]->dtype == LT_F64 || lt__dtype_is_exact(ts[i]->dtype))) *out = LT_F64;
+  /* Integer and bool operands alone compute exactly in 64-bit integers, wrapping as NumPy's
+   * integer einsum and matmul do (products and sums modulo 2^64 narrow to any output width
+   * unchanged); bool results are "any product nonzero", NumPy's or-of-ands. A float among
+   * them makes the compute a float one (f64 then, as NumPy 2 promotes i64 + f32). */
+  bool all_exact = true, any_f64 = false, any_exact = false, any_u64 = false;
+  for (int i = 0; i < n; i++) {
+    if (!ts[i]) continue;
+    bool exact = lt__dtype_is_exact(ts[i]->dtype);
+    all_exact &= exact;
+    any_exact |= exact;
+    any_f64 |= ts[i]->dtype == LT_F64;
+    any_u64 |= ts[i]->dtype == LT_U64;
+  }
+  if (all_exact && any_exact)
+    *out = any_u64 && lt__plan_promoted(n, ts) == LT_U64 ? LT_U64 : LT_I64;
+  else
+    *out = any_f64 || any_exact ? LT_F64 : LT_F32;
   return LT_OK;
 }
 
 lt_dtype lt__plan_map_compute(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
                               bool float_op) {
   if (opts && opts->compute != LT_DTYPE_INVALID) return opts->compute;
-  lt_dtype p = LT_DTYPE_INVALID;
-  for (int i = 0; i < n; i++)
-    if (ts[i]) p = p == LT_DTYPE_INVALID ? ts[i]->dtype : lt__dtype_promote(p, ts[i]->dtype);
+  lt_dtype p = lt__plan_promoted(n, ts);
   if (lt__dtype_is_exact(p)) return float_op ? LT_F64 : p == LT_U64 ? LT_U64 : LT_I64;
   return p == LT_F64 ? LT_F64 : LT_F32;
 }

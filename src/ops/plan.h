@@ -84,8 +84,11 @@ lt_status lt__plan_alloc(lt_context *ctx, lt__plan_kind kind, int n_inputs_max, 
 void lt__layout_from_tensor(const lt_tensor *t, lt__layout *layout);
 /* Sets the description text (copied). */
 lt_status lt__plan_set_description(lt_plan *plan, const char *text);
-/* Float compute dtype (contractions, einsum): F64 if any input is F64, an integer or bool,
- * else F32; opts may override with F32 or F64 (an integer compute dtype is LT_ERR_DTYPE). */
+/* Compute dtype of contractions and einsum: integers and bool alone compute exactly in I64
+ * (U64 when they promote to u64); with a float among them F64 if any input is F64 or exact,
+ * else F32. opts may override with F32, F64, I64 or U64 (others are LT_ERR_DTYPE). */
+/* NumPy's promotion of the inputs' dtypes (NULL tensors skipped; none: LT_DTYPE_INVALID). */
+lt_dtype lt__plan_promoted(int n, const lt_tensor *const *ts);
 lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
                                  lt_dtype *out);
 /* Compute dtype of elementwise and reduction plans (issue 18 A): opts' if set, else from the

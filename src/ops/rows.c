@@ -1,6 +1,7 @@
 /* Row plans: softmax, log_softmax, logsumexp, variance / standard deviation and scans. Each
  * lowers to a program of one backend row step (backend.h): A's modes split into the row
  * (normalised, reduced or scanned) and the kept modes, D matched to them by label. */
+#include "core/dtype.h"
 #include "core/error.h"
 #include "lower/program.h"
 #include "ops/modes.h"
@@ -118,8 +119,8 @@ static lt_status build(const char *fn, lt__row_op op, const lt_tensor *a, const 
   const char *names[2] = {"D", "A"};
   LT_TRY(lt__same_context(fn, 2, all, names));
   bool scan = op == LT__ROW_CUMSUM || op == LT__ROW_CUMPROD;
-  LT_RETURN_IF(!is_float(d->dtype) && !(scan && d->dtype == LT_I64), LT_ERR_DTYPE,
-               "%s: D must have a floating dtype%s, not %s", fn, scan ? " or i64" : "",
+  LT_RETURN_IF(!is_float(d->dtype) && !(scan && lt__dtype_is_int(d->dtype)), LT_ERR_DTYPE,
+               "%s: D must have a floating dtype%s, not %s", fn, scan ? " or an integer one" : "",
                lt_dtype_name(d->dtype));
   LT_RETURN_IF(lt__tensor_self_overlaps(d), LT_ERR_ALIASING,
                "%s: output D has elements that overlap each other (zero or clashing strides)", fn);
@@ -138,7 +139,12 @@ static lt_status build(const char *fn, lt__row_op op, const lt_tensor *a, const 
   s->out.dtype = d->dtype;
   lt_status st = order ? lower_whole(fn, a, modes_a, d, modes_d, order, n_row, s)
                        : lower_reduce(fn, a, modes_a, d, modes_d, s);
-  if (st == LT_OK) st = lt__plan_compute_dtype(opts, 1, &a, &s->compute);
+  /* Scans of integers and bool run exactly in 64-bit integers (wrapping, as NumPy's cumsum);
+   * the softmax family and moments are float functions (f64 for exact inputs). */
+  s->compute = lt__plan_map_compute(opts, 1, &a, !scan);
+  if (st == LT_OK && !is_float(s->compute) && !scan)
+    st = lt__error(LT_ERR_DTYPE, "%s: computes in f32 or f64, not %s", fn,
+                   lt_dtype_name(s->compute));
   lt_plan *p = NULL;
   if (st == LT_OK) st = emit_rows(r);
   if (st == LT_OK) st = lt__plan_alloc(ctx, LT__PLAN_ROWS, 1, &p);

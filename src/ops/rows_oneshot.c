@@ -31,11 +31,12 @@ static lt_status mark_axes(const char *fn, int rank, int n_axes, const int *axes
   return LT_OK;
 }
 
-/* Floats keep their dtype; integers and bools give f64, or for scans i64 (NumPy's cumsum of
- * small integers is int64). */
+/* Floats keep their dtype; integers and bools give f64, or for scans i64 (u64 for unsigned
+ * inputs: NumPy's cumsum of uint8 is uint64, of int8 and bool int64). */
 static lt_dtype result_dtype(lt_dtype a, bool scan) {
   if (a == LT_F16 || a == LT_BF16 || a == LT_F32 || a == LT_F64) return a;
-  return scan ? LT_I64 : LT_F64;
+  if (!scan) return LT_F64;
+  return a == LT_U8 || a == LT_U16 || a == LT_U32 || a == LT_U64 ? LT_U64 : LT_I64;
 }
 
 /* Runs plan on a into o; on success *out = o, else o is destroyed. */

@@ -154,13 +154,13 @@ def linspace(start, stop, num=50, endpoint=True, dtype="float64", device=None):
                     bool(endpoint))
 
 
-def eye(N, M=None, k=0, dtype="float32", device=None):
-    """np.eye; float32 by default like lt.zeros."""
+def eye(N, M=None, k=0, dtype="float64", device=None):
+    """np.eye; float64 by default as NumPy."""
     return _created("lt_eye", device, lt_dtype(dtype), N, N if M is None else M, k)
 
 
-def ones(shape, dtype="float32", device=None):
-    """A tensor of ones (float32 by default like lt.zeros)."""
+def ones(shape, dtype="float64", device=None):
+    """A tensor of ones (float64 by default as NumPy)."""
     shape = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
     return _created("lt_ones", device, lt_dtype(dtype), len(shape), _lib.int64_array(shape))
 

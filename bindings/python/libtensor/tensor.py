@@ -22,6 +22,7 @@ _LT_TO_NP = {F16: np.dtype(np.float16), F32: np.dtype(np.float32), F64: np.dtype
              I32: np.dtype(np.int32), U8: np.dtype(np.uint8), U16: np.dtype(np.uint16),
              U32: np.dtype(np.uint32), U64: np.dtype(np.uint64), BOOL: np.dtype(np.bool_)}
 _NP_TO_LT = {v: k for k, v in _LT_TO_NP.items()}
+_EXACT_INTS = (I8, I16, I32, I64, U8, U16, U32, U64)
 _NAMES = {"float16": F16, "f16": F16, "half": F16, "bfloat16": BF16, "bf16": BF16,
           "float32": F32, "f32": F32, "float": F32, "float64": F64, "f64": F64, "double": F64,
           "int64": I64, "i64": I64, "int8": I8, "i8": I8, "int16": I16, "i16": I16,
@@ -508,15 +509,23 @@ def _filled(fn_name, shape, dtype, device, *value):
                 *value)
 
 
-def empty(shape, dtype="float32", device=None):
+# Creation defaults follow NumPy: float64, and for full the fill value's own dtype.
+def empty(shape, dtype="float64", device=None):
     return _filled("lt_tensor_empty", shape, dtype, device)
 
 
-def zeros(shape, dtype="float32", device=None):
+def zeros(shape, dtype="float64", device=None):
     return _filled("lt_tensor_zeros", shape, dtype, device)
 
 
-def full(shape, value, dtype="float32", device=None):
+def full(shape, value, dtype=None, device=None):
+    if dtype is None:
+        dtype = np.asarray(value).dtype.name
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and \
+            abs(int(value)) > 2 ** 53 and lt_dtype(dtype) in _EXACT_INTS:
+        # lt_tensor_full takes a double, which would round this value: fill exactly.
+        return tensor(np.full(_shape_arg((shape,)), value, dtype=_LT_TO_NP[lt_dtype(dtype)]),
+                      device=device, copy=True)
     return _filled("lt_tensor_full", shape, dtype, device, float(value))
 
 

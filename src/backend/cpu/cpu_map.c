@@ -9,6 +9,7 @@
  *   - tiles (cpu_map_tiles.c): when the input's contiguous dim is not the output's. */
 #include "backend/cpu/cpu_map.h"
 #include "backend/common/map_rules.h"
+#include "core/dtype.h"
 
 #include <string.h>
 
@@ -321,6 +322,71 @@ static void widen_short_rows(lt__cpu_nest *nest) {
     lt__cpu_nest_move(nest, r - 2, r - 1);
 }
 
+/* Bits an integer or bool operand needs in lanes of the given signedness (0: it does not fit
+ * any narrow lane: floats, or a signed value in unsigned lanes). */
+static int lane_bits(lt_dtype d, bool signed_lanes) {
+  if (d == LT_BOOL) return 8;
+  bool sgn = d == LT_I8 || d == LT_I16 || d == LT_I32 || d == LT_I64;
+  if (!lt__dtype_is_int(d) || (sgn && !signed_lanes)) return 0;
+  int b = (int)lt_dtype_size(d) * 8;
+  return sgn || !signed_lanes ? b : 2 * b; /* unsigned in signed lanes: one more bit */
+}
+
+/* Whether op computed at a narrow width gives the 64-bit result's bits: ring ops (+ - *,
+ * *wraps set) modulo 2^W, and ops whose result never leaves its inputs' range. */
+static bool native_op(lt_binary_op op, bool *wraps) {
+  switch (op) {
+  case LT_BINARY_ADD:
+  case LT_BINARY_SUB:
+  case LT_BINARY_MUL: *wraps = true; return true;
+  case LT_BINARY_MIN:
+  case LT_BINARY_MAX:
+  case LT_BINARY_EQ:
+  case LT_BINARY_NE:
+  case LT_BINARY_LT:
+  case LT_BINARY_LE:
+  case LT_BINARY_GT:
+  case LT_BINARY_GE:
+  case LT_BINARY_LOGICAL_AND:
+  case LT_BINARY_LOGICAL_OR:
+  case LT_BINARY_LOGICAL_XOR:
+  case LT_BINARY_BITWISE_AND:
+  case LT_BINARY_BITWISE_OR:
+  case LT_BINARY_BITWISE_XOR:
+  case LT_BINARY_WHERE: return true;
+  default: return false;
+  }
+}
+
+/* The narrow compute (issue 18: i32 comparisons ran in 64-bit lanes at 0.28 of the copy limit)
+ * for an integer step, or LT_DTYPE_INVALID: W bits, the widest any input needs, when every
+ * input is an integer or bool of at most 32 bits with no scalar or unary op, every op is native
+ * (native_op) and the output is an integer or bool that cannot tell the difference: no wider
+ * than W when an op wraps (the 64-bit sum of two i8 is not the 8-bit one in an i16 output), and
+ * not bool then either (2^W wraps to 0, which is false). Values are exact in W-bit lanes, so
+ * comparisons, min/max and where agree at any output width. */
+static lt_dtype narrow_compute(const lt__map_step *s) {
+  if (!lt__cpu_compute_is_int(s->compute) || s->n_in == 0) return LT_DTYPE_INVALID;
+  bool sgn = s->compute == LT_I64, wraps = false;
+  int w = 8;
+  for (int k = 0; k < s->n_in; k++) {
+    int b = lane_bits(s->in[k].dtype, sgn);
+    if (b == 0 || s->scalars[k] != 1.0 || s->unary[k] != LT_UNARY_IDENTITY) return LT_DTYPE_INVALID;
+    w = b > w ? b : w;
+  }
+  if (w > 32) return LT_DTYPE_INVALID;
+  if (s->n_in >= 2 && !native_op(s->op_ab, &wraps)) return LT_DTYPE_INVALID;
+  if (s->n_in == 3 && !native_op(s->op_abc, &wraps)) return LT_DTYPE_INVALID;
+  lt_dtype o = s->out.dtype;
+  if (o != LT_BOOL && !lt__dtype_is_int(o)) return LT_DTYPE_INVALID;
+  if (wraps && (o == LT_BOOL || (int)lt_dtype_size(o) * 8 > w)) return LT_DTYPE_INVALID;
+  switch (w) {
+  case 8: return sgn ? LT_I8 : LT_U8;
+  case 16: return sgn ? LT_I16 : LT_U16;
+  default: return sgn ? LT_I32 : LT_U32;
+  }
+}
+
 lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
   lt__map_step zero_fill;
   const lt__map_step *s = lt__map_without_zero_term(step, &zero_fill);
@@ -328,7 +394,8 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
   memset(&j, 0, sizeof j);
   j.step = s;
   const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
-  j.k = isa->kernels(s->compute);
+  lt_dtype narrow = narrow_compute(s);
+  j.k = narrow != LT_DTYPE_INVALID ? lt__cpu_kernels_int(narrow) : isa->kernels(s->compute);
   j.out = s->n_in;
   j.bitcopy = lt__map_is_bitcopy(s);
   j.esize = lt_dtype_size(s->out.dtype);

@@ -71,8 +71,8 @@ static void store_values(const rng_job *j, int64_t lo, int64_t n, void *buf) {
   char *b = buf;
   size_t size = j->s->dist == LT__RNG_INTEGERS ? 8 : j->k->size;
   if (r->rank == 0) {
-    if (j->s->dist == LT__RNG_INTEGERS && o->dtype == LT_I64)
-      memcpy((int64_t *)o->mem + o->offset, b, 8);
+    if (j->s->dist == LT__RNG_INTEGERS && lt__dtype_is_int(o->dtype))
+      lt__store_bits(o->mem, o->dtype, o->offset, *(uint64_t *)buf);
     else if (j->s->dist == LT__RNG_INTEGERS)
       lt__store_f64(o->mem, o->dtype, o->offset, (double)*(int64_t *)buf);
     else
@@ -91,8 +91,8 @@ static void store_values(const rng_job *j, int64_t lo, int64_t n, void *buf) {
     } else {
       const int64_t *v = (const int64_t *)(const void *)b;
       for (int64_t i = 0; i < run; i++) {
-        if (o->dtype == LT_I64)
-          ((int64_t *)o->mem)[off + i * stride] = v[i];
+        if (lt__dtype_is_int(o->dtype)) /* exact (through double, u64 lost bits above 2^53) */
+          lt__store_bits(o->mem, o->dtype, off + i * stride, (uint64_t)v[i]);
         else
           lt__store_f64(o->mem, o->dtype, off + i * stride, (double)v[i]);
       }

@@ -128,13 +128,31 @@ static void moments_row(const row_job *j, int64_t in, int64_t out, void *buf) {
   store_scalar(j, out, j->s->op == LT__ROW_STD ? sqrt(var) : var);
 }
 
+/* Inclusive running sum or product of 64-bit integer bits, continuing *carry: unsigned
+ * arithmetic wraps modulo 2^64 as NumPy's integer cumsum does, and the bits are the same for
+ * I64 and U64 compute. */
+static void scan_int(void *xv, int64_t n, uint64_t *carry, bool prod) {
+  uint64_t *x = xv, c = *carry;
+  if (prod)
+    for (int64_t i = 0; i < n; i++)
+      x[i] = c = c * x[i];
+  else
+    for (int64_t i = 0; i < n; i++)
+      x[i] = c = c + x[i];
+  *carry = c;
+}
+
 static void scan_row(const row_job *j, int64_t in, int64_t out, void *buf) {
-  bool prod = j->s->op == LT__ROW_CUMPROD;
+  bool prod = j->s->op == LT__ROW_CUMPROD, exact = lt__cpu_compute_is_int(j->s->compute);
   double carry = prod ? 1.0 : 0.0;
+  uint64_t icarry = prod ? 1 : 0;
   for (int64_t p = 0; p < j->row_len; p += ROW_BUF) {
     int64_t c = j->row_len - p < ROW_BUF ? j->row_len - p : ROW_BUF;
     row_io(j, IN, false, in, p, c, buf);
-    j->rk->scan(buf, c, &carry, prod);
+    if (exact)
+      scan_int(buf, c, &icarry, prod);
+    else
+      j->rk->scan(buf, c, &carry, prod);
     row_io(j, OUT, true, out, p, c, buf);
   }
 }

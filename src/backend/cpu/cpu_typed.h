@@ -70,7 +70,8 @@ static inline void lt__cpu_prefetch_span(const void *p, int64_t bytes) {
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute);
 /* The integer tables for LT_I64 / LT_U64 compute (every ISA shares them): kernels_i64,
  * kernels_u64 with load_i64, stretch_i64, store_i64, fill_i64, transform_i64, combine_i64,
- * select_i64 and the same with _u64 (cpu_typed_int.c). */
+ * select_i64 and the same with _u64 (cpu_typed_int.c); and the narrow ones (LT_I32 .. LT_U8:
+ * kernels_i32 ... kernels_u8) for the map engine's native-width compute. */
 const lt__cpu_kernels *lt__cpu_kernels_int(lt_dtype compute);
 static inline bool lt__cpu_compute_is_int(lt_dtype compute) {
   return compute == LT_I64 || compute == LT_U64;

@@ -19,6 +19,8 @@ typedef struct lt__ocl_device {
   int64_t max_work_group;
   int64_t local_memory;
   bool fp64, fp16;
+  /* 64-bit integers: every full-profile device; an embedded-profile one with cles_khr_int64. */
+  bool int64;
 } lt__ocl_device;
 
 /* One built program and its single kernel, cached per context by (file, kernel, options). */
@@ -40,6 +42,10 @@ typedef struct lt__ocl_state {
   /* The device's fp64, unless LT_OPENCL_NO_FP64 is set when the context opens (a testing aid
    * that makes any device behave like a GPU without cl_khr_fp64). */
   bool fp64;
+  /* The device's int64, unless LT_OPENCL_NO_INT64 is set when the context opens (a testing
+   * aid: any device then refuses integer work as an embedded-profile device without 64-bit
+   * integers must). */
+  bool int64;
 } lt__ocl_state;
 
 /* The enumerated devices (built once per process); NULL with *count 0 if there are none. */
@@ -88,7 +94,8 @@ lt_status lt__ocl_launch(lt__ocl_state *st, cl_kernel k, cl_uint dims, const siz
 
 /* The token kernels/common.h uses for a dtype: "f16", "bf16", "f32", "f64", "i64". */
 const char *lt__ocl_dtype_token(lt_dtype dtype);
-/* Checks that the device can compute in / load `dtype` (fp64 needs cl_khr_fp64). */
+/* Checks that the device can compute in / load `dtype` (fp64 needs cl_khr_fp64; integers and
+ * bool need 64-bit integers, which the kernels compute them in). */
 lt_status lt__ocl_require_dtype(const lt__ocl_state *st, lt_dtype dtype, const char *what);
 /* Appends printf-style text to a NUL-terminated options buffer (truncation is an internal
  * error). */

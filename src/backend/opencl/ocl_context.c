@@ -119,6 +119,8 @@ static lt_status opencl_open(lt_context *ctx, const char *device) {
   st->dev = dev;
   const char *no_fp64 = getenv("LT_OPENCL_NO_FP64");
   st->fp64 = dev->fp64 && !(no_fp64 && *no_fp64 && strcmp(no_fp64, "0") != 0);
+  const char *no_int64 = getenv("LT_OPENCL_NO_INT64");
+  st->int64 = dev->int64 && !(no_int64 && *no_int64 && strcmp(no_int64, "0") != 0);
   pthread_mutex_init(&st->lock, NULL);
   lt_status s = create_queue(st);
   if (s != LT_OK) {

@@ -52,7 +52,7 @@ lt_status lt__ocl_contract(lt_context *ctx, const lt__contract_step *s) {
   LT_TRY(lt__ocl_append(opts, sizeof opts, "-DLT_IN0=%s -DLT_IN1=%s -DLT_OUT=%s -DLT_C=%s%s",
                         lt__ocl_dtype_token(s->a.dtype), lt__ocl_dtype_token(s->b.dtype),
                         lt__ocl_dtype_token(s->out.dtype), lt__ocl_dtype_token(c->dtype),
-                        s->compute == LT_F64 ? " -DLT_COMPUTE_F64" : ""));
+                        lt__ocl_compute_define(s->compute)));
   pthread_mutex_lock(&st->lock);
   cl_kernel k;
   cl_mem dbuf = NULL;

@@ -26,7 +26,7 @@ static bool describe(cl_platform_id p, cl_device_id d, int pi, int di, lt__ocl_d
   cl_uint units;
   size_t wg;
   cl_device_fp_config fp64 = 0;
-  char ext[8192] = "";
+  char ext[8192] = "", profile[64] = "";
   if (clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof out->name, out->name, NULL) != CL_SUCCESS ||
       clGetDeviceInfo(d, CL_DEVICE_VENDOR, sizeof out->vendor, out->vendor, NULL) != CL_SUCCESS ||
       clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS ||
@@ -40,6 +40,10 @@ static bool describe(cl_platform_id p, cl_device_id d, int pi, int di, lt__ocl_d
   if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL) != CL_SUCCESS) ext[0] = 0;
   if (clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL) != CL_SUCCESS)
     fp64 = 0;
+  /* A profile the driver will not name is taken as embedded: refusing is safer than wrong
+   * integers. */
+  if (clGetDeviceInfo(d, CL_DEVICE_PROFILE, sizeof profile, profile, NULL) != CL_SUCCESS)
+    profile[0] = 0;
   out->platform = p;
   out->device = d;
   out->platform_index = pi;
@@ -53,6 +57,7 @@ static bool describe(cl_platform_id p, cl_device_id d, int pi, int di, lt__ocl_d
   out->max_work_group = (int64_t)wg;
   out->fp64 = fp64 != 0 || strstr(ext, "cl_khr_fp64") != NULL;
   out->fp16 = strstr(ext, "cl_khr_fp16") != NULL;
+  out->int64 = strcmp(profile, "FULL_PROFILE") == 0 || strstr(ext, "cles_khr_int64") != NULL;
   return true;
 }
 

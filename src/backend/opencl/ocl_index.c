@@ -107,6 +107,7 @@ static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
     desc[3 * g->rank + d] = g->out.strides[d];
   }
   if (n == 0) return LT_OK;
+  LT_TRY(lt__ocl_require_dtype(st, g->index.dtype, "index"));
   char opts[128] = "";
   LT_TRY(lt__ocl_append(opts, sizeof opts, "-DLT_ELEM=%s -DLT_INDEX=%s", elem_type(g->out.dtype),
                         index_type(g->index.dtype)));
@@ -124,7 +125,8 @@ static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
 static lt_status scatter_options(const lt__ocl_state *st, lt_dtype dt, lt_dtype index, char *opts,
                                  size_t size) {
   bool exact = is_int(dt);
-  if (!exact) LT_TRY(lt__ocl_require_dtype(st, dt, "scatter-add"));
+  LT_TRY(lt__ocl_require_dtype(st, dt, "scatter-add"));
+  LT_TRY(lt__ocl_require_dtype(st, index, "index"));
   return lt__ocl_append(opts, size, "-DLT_OUT=%s -DLT_INDEX=%s%s", lt__ocl_dtype_token(dt),
                         index_type(index),
                         exact          ? " -DLT_EXACT_INT"
@@ -205,7 +207,7 @@ static lt_status sort(lt_context *ctx, const lt__sort_step *s) {
   lt_dtype dt = s->in.dtype;
   bool exact = !(dt >= LT_F16 && dt <= LT_F64);
   bool is_signed = dt == LT_I64 || dt == LT_I8 || dt == LT_I16 || dt == LT_I32;
-  if (!exact) LT_TRY(lt__ocl_require_dtype(st, dt, "sort"));
+  LT_TRY(lt__ocl_require_dtype(st, dt, "sort"));
   char opts[160] = "";
   LT_TRY(lt__ocl_append(opts, sizeof opts, "-DLT_IN0=%s -DLT_ELEM=%s%s",
                         lt__ocl_dtype_token(s->in.dtype), elem_type(s->in.dtype),

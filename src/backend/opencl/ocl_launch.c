@@ -94,6 +94,10 @@ lt_status lt__ocl_require_dtype(const lt__ocl_state *st, lt_dtype dtype, const c
   LT_RETURN_IF(dtype == LT_F64 && !st->fp64, LT_ERR_UNSUPPORTED,
                "device %s (%s) has no float64 support (cl_khr_fp64): cannot %s in f64", st->dev->id,
                st->dev->name, what);
+  LT_RETURN_IF(lt__dtype_is_exact(dtype) && !st->int64, LT_ERR_UNSUPPORTED,
+               "device %s (%s) is an embedded-profile device without 64-bit integers "
+               "(cles_khr_int64), which exact integer and bool kernels need: cannot %s %s",
+               st->dev->id, st->dev->name, what, lt_dtype_name(dtype));
   return LT_OK;
 }
 

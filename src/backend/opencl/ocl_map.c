@@ -40,6 +40,8 @@ static lt_status options(const lt__ocl_state *st, const lt__map_step *m, bool ra
     LT_TRY(lt__ocl_require_dtype(st, m->out.dtype, "store"));
     for (int i = 0; i < m->n_in; i++)
       LT_TRY(lt__ocl_require_dtype(st, m->in[i].dtype, "load"));
+  } else if (lt__dtype_is_exact(m->out.dtype)) { /* raw bits move as 64-bit words too */
+    LT_TRY(lt__ocl_require_dtype(st, m->out.dtype, "copy"));
   }
   buf[0] = '\0';
   LT_TRY(lt__ocl_append(buf, size, "-DLT_N_IN=%d -DLT_OUT=%s", m->n_in,

@@ -3,6 +3,7 @@
  * tables. Simple rather than fast: they exist so that every op runs on every backend with the
  * same results (random bits identical to the CPU's, from the shared kernels/philox.h). */
 #include "backend/opencl/ocl.h"
+#include "core/dtype.h"
 #include "core/error.h"
 
 #include "philox.h"
@@ -39,7 +40,7 @@ lt_status lt__ocl_rows(lt_context *ctx, const lt__row_step *s) {
   char opts[256] = "";
   LT_TRY(lt__ocl_append(opts, sizeof opts, "-DLT_IN0=%s -DLT_OUT=%s%s",
                         lt__ocl_dtype_token(s->in.dtype), lt__ocl_dtype_token(s->out.dtype),
-                        s->compute == LT_F64 ? " -DLT_COMPUTE_F64" : ""));
+                        lt__ocl_compute_define(s->compute)));
   cl_mem kbuf = NULL, rbuf = NULL;
   pthread_mutex_lock(&st->lock);
   cl_kernel k;
@@ -79,7 +80,7 @@ lt_status lt__ocl_rng(lt_context *ctx, const lt__rng_step *s) {
   int group = lt_rng_group((int)s->dist, wide);
   lt_dtype compute =
       s->dist == LT__RNG_NORMAL || (s->dist == LT__RNG_UNIFORM && wide) ? LT_F64 : LT_F32;
-  bool i64 = s->dist == LT__RNG_INTEGERS && s->out.dtype == LT_I64;
+  bool i64 = s->dist == LT__RNG_INTEGERS && lt__dtype_is_int(s->out.dtype);
   LT_TRY(lt__ocl_require_dtype(st, compute, "random numbers"));
   LT_TRY(lt__ocl_require_dtype(st, s->out.dtype, "store"));
   char opts[256] = "";
