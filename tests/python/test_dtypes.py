@@ -227,6 +227,11 @@ def test_integer_power_refusals_match_numpy(device):
     b = np.array([0, 2, 7, 3], np.int32)
     np.testing.assert_array_equal(
         lt.power(lt.tensor(a, device=device), lt.tensor(b, device=device)).numpy(), a ** b)
+    # The same layouts again, now with a negative exponent: a cached plan must not skip the check.
+    for _ in range(3):
+        np.testing.assert_array_equal(lt.power(a, b), a ** b)
+    with pytest.raises(ValueError, match="negative integer powers"):
+        lt.power(a, -b)
     # A float exponent is fine, and so is an unsigned one.
     np.testing.assert_array_equal(
         lt.power(lt.tensor(a, device=device), lt.tensor(-b.astype(np.float64),

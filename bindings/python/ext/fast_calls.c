@@ -194,6 +194,15 @@ static PyObject *empty_args_of(const lt_tensor *r) {
   return args;
 }
 
+/* Whether any operand is of a floating dtype. */
+static int any_float(const operand_set *s) {
+  for (int i = 0; i < s->n; i++) {
+    lt_dtype d = lt__fast.lt_tensor_dtype(s->t[i]);
+    if (is_float(d) || d == LT_BF16) return 1;
+  }
+  return 0;
+}
+
 static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   if (n != n_in + 2) {
     PyErr_SetString(PyExc_TypeError, "libtensor._fast: wrong argument count");
@@ -225,7 +234,10 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   memcpy(what + 2, &op, sizeof op);
   PyObject *key = plan_key(what, sizeof what - 1, NULL, ctx, &s, target);
   PyObject *empty_args = NULL;
-  lt_plan *plan = key ? find_plan(key, &empty_args) : NULL;
+  /* Integer power depends on the values (a negative exponent is refused, as NumPy): lt_binary
+   * checks them on every call, so it is never run through a cached plan. */
+  int by_value = n_in == 2 && op == LT_BINARY_POW && !any_float(&s);
+  lt_plan *plan = key && !by_value ? find_plan(key, &empty_args) : NULL;
   PyObject *made = NULL; /* a NumPy result allocated by NumPy, and its tensor */
   lt_tensor *made_t = NULL;
   int made_failed = 0;
@@ -268,7 +280,7 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
                    : lt__fast.lt_unary((lt_unary_op)op, s.t[0], &r);
     /* The plan for later calls; into out= only for its dtype and shape (else a conversion or
      * broadcast follows, through the temporary each time). */
-    if (st == LT_OK && plan == NULL &&
+    if (st == LT_OK && plan == NULL && !by_value &&
         (target == NULL || (lt__fast.lt_tensor_dtype(r) == lt__fast.lt_tensor_dtype(target) &&
                             same_shape(r, target))))
       fresh = elementwise_plan(op, &s, target ? target : r);
