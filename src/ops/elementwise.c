@@ -57,7 +57,7 @@ static lt_status run_map(const lt_plan *plan, const lt_tensor *const *inputs, in
 }
 
 static bool valid_binary_op(lt_binary_op op) {
-  return (int)op >= LT_BINARY_ADD && (int)op <= LT_BINARY_WHERE;
+  return (int)op >= LT_BINARY_ADD && (int)op <= LT_BINARY_LOGADDEXP;
 }
 
 /* Checks the ops against the operands and the compute dtype (issue 18 A): WHERE only as a

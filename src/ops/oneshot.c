@@ -114,7 +114,8 @@ static lt_status unary_result_dtype(lt_unary_op op, lt_dtype a, lt_dtype *out) {
                "lt_unary: negative of a bool a is not supported (as NumPy): use logical_not");
   LT_RETURN_IF(op == LT_UNARY_INVERT && !lt__dtype_is_exact(a), LT_ERR_DTYPE,
                "lt_unary: invert needs an integer or bool a, not %s", lt_dtype_name(a));
-  if (op == LT_UNARY_NOT || op == LT_UNARY_ISNAN || op == LT_UNARY_ISINF || op == LT_UNARY_ISFINITE)
+  if (op == LT_UNARY_NOT || op == LT_UNARY_ISNAN || op == LT_UNARY_ISINF ||
+      op == LT_UNARY_ISFINITE || op == LT_UNARY_SIGNBIT)
     *out = LT_BOOL;
   else if (lt__unary_is_float_op(op))
     *out = float_of(a);

@@ -105,6 +105,7 @@ static inline uint64_t lt__int_unary(uint64_t x, lt_unary_op op, bool sgn) {
   case LT_UNARY_ISNAN:
   case LT_UNARY_ISINF: return 0;
   case LT_UNARY_ISFINITE: return 1;
+  case LT_UNARY_SIGNBIT: return neg;
   default: return x; /* identity, floor, ceil, round, trunc; float functions never come here */
   }
 }
