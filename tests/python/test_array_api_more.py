@@ -93,7 +93,12 @@ def test_dtype_rules():
             xp.result_type(a, b)
     assert xp.can_cast(xp.int8, xp.int16) and not xp.can_cast(xp.int16, xp.int8)
     assert not xp.can_cast(xp.int64, xp.float64) and xp.can_cast(xp.float32, xp.float64)
+    assert not xp.can_cast(xp.uint64, xp.int8)  # no promotion between them: False, no error
     assert xp.iinfo(xp.uint8).max == 255 and xp.finfo(xp.float32).bits == 32
+    assert type(xp.finfo(xp.float64).eps) is float  # Python floats, as the standard says
+    assert math.copysign(1.0, xp.sign(xp.asarray(-0.0)).item()) == 1.0  # sign(-0.0) is +0
+    assert xp.tensordot(xp.asarray([3], dtype=xp.uint16), xp.asarray([2], dtype=xp.int16),
+                        axes=1).dtype == xp.int32  # promoted, not through a float
     with pytest.raises(TypeError):
         xp.iinfo(xp.float32)
     with pytest.raises(TypeError):
@@ -139,6 +144,8 @@ def test_array_object():
 def test_statistics(device, rng, layout):
     a = random_array(rng, (3, 4, 5), np.float64, layout)
     t = xp.asarray(a, device=device)
+    assert math.isnan(xp.var(xp.asarray(math.nan), axis=()).item())  # no axis reduced
+    assert xp.var(xp.asarray([2.0]), axis=()).item() == 0.0
     for corr in (0, 1):
         for axis in (None, 1, (0, 2)):
             assert_close(xp.var(t, axis=axis, correction=corr).numpy(),
@@ -172,6 +179,9 @@ def test_sets_and_searching(device, rng):
     np.testing.assert_array_equal(out.inverse_indices.numpy(), inv.reshape(a.shape))
     np.testing.assert_array_equal(out.counts.numpy(), cnt)
     np.testing.assert_array_equal(xp.unique_values(t).numpy(), vals)
+    np.testing.assert_array_equal(xp.unique_counts(t).counts.numpy(), cnt)
+    np.testing.assert_array_equal(xp.unique_inverse(t).inverse_indices.numpy(),
+                                  inv.reshape(a.shape))
     assert xp.unique_values(xp.asarray(np.zeros(0))).shape == (0,)
     s = np.sort(rng.integers(-5, 6, size=9).astype(np.float64))
     v = rng.integers(-7, 8, size=(2, 3)).astype(np.float64)

@@ -14,6 +14,7 @@ namespace lacks.
 """
 import builtins
 import math
+from collections import namedtuple
 import operator
 import sys
 
@@ -289,11 +290,10 @@ def can_cast(from_, to, /):
     a, b = _dt(from_), _dt(to)
     if a == b:
         return True
-    if a == bool or b == bool:
+    try:
+        return _promote(a, b) == b
+    except TypeError:  # no promotion between them: no cast by the standard's rules
         return False
-    if (a in _KINDS["real floating"]) != (b in _KINDS["real floating"]):
-        return a == bool
-    return result_type(a, b) == b
 
 
 def result_type(*arrays_and_dtypes):
@@ -325,18 +325,25 @@ def _promote(a, b):
     return np.promote_types(a, b)
 
 
+_FInfo = namedtuple("finfo_object", "bits eps max min smallest_normal dtype")
+_IInfo = namedtuple("iinfo_object", "bits max min dtype")
+
+
 def finfo(type, /):  # noqa: A002 (the standard's name)
     dt = _dt(type)
     if dt not in _KINDS["real floating"]:
         raise TypeError(f"libtensor.array_api: finfo needs a floating dtype, not {dt}")
-    return np.finfo(dt)
+    f = np.finfo(dt)  # the standard wants Python floats, NumPy gives its scalars
+    return _FInfo(int(f.bits), float(f.eps), float(f.max), float(f.min),
+                  float(f.smallest_normal), dt)
 
 
 def iinfo(type, /):  # noqa: A002
     dt = _dt(type)
     if dt not in _KINDS["integral"]:
         raise TypeError(f"libtensor.array_api: iinfo needs an integer dtype, not {dt}")
-    return np.iinfo(dt)
+    i = np.iinfo(dt)
+    return _IInfo(int(i.bits), int(i.max), int(i.min), dt)
 
 
 def isdtype(dtype, kind):
@@ -420,12 +427,20 @@ for _name, _fn in {
         "cosh": _ops.cosh, "asinh": _ops.arcsinh, "acosh": _ops.arccosh,
         "atanh": _ops.arctanh, "log2": _ops.log2, "log10": _ops.log10, "log1p": _ops.log1p,
         "expm1": _ops.expm1, "square": _ops.square, "floor": _ops.floor, "ceil": _ops.ceil,
-        "trunc": _ops.trunc, "round": _ops.rint, "sign": _ops.sign, "signbit": _ops.signbit,
+        "trunc": _ops.trunc, "round": _ops.rint, "signbit": _ops.signbit,
         "isnan": _ops.isnan, "isinf": _ops.isinf, "isfinite": _ops.isfinite,
         "logical_not": _ops.logical_not, "bitwise_invert": _ops.invert,
         "reciprocal": _ops.reciprocal}.items():  # reciprocal: a libtensor extra
     globals()[_name] = _unary(_fn, _name)
 del _name, _fn
+
+
+def sign(x, /):
+    x = _t(x)
+    out = _ops.sign(x)
+    # the standard's sign of -0.0 is +0 (the C op keeps the zero's sign, as NumPy's copysign
+    # rules would); adding +0.0 turns -0.0 into +0.0 and changes nothing else
+    return _ops.add(out, _scalar_like(0.0, out)) if out.dtype in _KINDS["real floating"] else out
 
 
 def positive(x, /):
@@ -581,4 +596,4 @@ def missing():
 
 __all__ = sorted(n for n in globals() if not n.startswith("_") and n not in
                  ("builtins", "math", "operator", "sys", "np", "Tensor", "context",
-                  "LibtensorError"))
+                  "LibtensorError", "namedtuple"))

@@ -7,6 +7,7 @@ flip, broadcast), take/concatenate/where/sort/cumsum and einsum; nothing round-t
 NumPy except index bookkeeping on host-side shapes."""
 import builtins
 import operator
+from collections import namedtuple
 
 import numpy as np
 
@@ -100,8 +101,9 @@ def _moment(fn, x, axis, correction, keepdims):
     if x.dtype not in _KINDS["real floating"]:
         raise TypeError("libtensor.array_api: var/std need a real floating array")
     axes = _axes(axis, x.ndim)
-    if not axes:
-        return _xp.zeros_like(x) if x.size else x.copy()
+    if not axes:  # one value per result: 0 / (1 - correction), NaN for NaN and infinities
+        v = _ops.divide(_ops.square(_ops.subtract(x, x)), _xp._scalar_like(1.0 - correction, x))
+        return v if fn is _stats.var else _ops.sqrt(v)
     return fn(x, axis=list(axes), ddof=correction, keepdims=keepdims)
 
 
@@ -231,13 +233,13 @@ def unique_values(x, /):
 
 def unique_counts(x, /):
     _, _, s, first = _unique_parts(x)
-    return _values(s, first), _counts(first, s.size)
+    return _UniqueCounts(_values(s, first), _counts(first, s.size))
 
 
 def unique_inverse(x, /):
     x = _t(x)
     _, order, s, first = _unique_parts(x)
-    return _values(s, first), _inverse(order, first, x.shape)
+    return _UniqueInverse(_values(s, first), _inverse(order, first, x.shape))
 
 
 def unique_all(x, /):
@@ -269,16 +271,9 @@ def _inverse(order, first, shape):
     return _ix.take(group, back).reshape(shape)
 
 
-class _UniqueAll(tuple):
-    """unique_all's named tuple (values, indices, inverse_indices, counts)."""
-
-    def __new__(cls, values, indices, inverse_indices, counts):
-        return super().__new__(cls, (values, indices, inverse_indices, counts))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
-    inverse_indices = property(lambda self: self[2])
-    counts = property(lambda self: self[3])
+_UniqueAll = namedtuple("UniqueAllResult", "values indices inverse_indices counts")
+_UniqueCounts = namedtuple("UniqueCountsResult", "values counts")
+_UniqueInverse = namedtuple("UniqueInverseResult", "values inverse_indices")
 
 
 # ---- manipulation (zero-copy views where the standard allows)
@@ -319,7 +314,7 @@ def moveaxis(x, source, destination, /):
     return x.permute(*order)
 
 
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis=0):
     x = _t(x)
     axis = operator.index(axis)
     if not -x.ndim - 1 <= axis <= x.ndim:
@@ -437,8 +432,14 @@ def take(x, indices, /, *, axis=None):
 
 # ---- linear algebra (einsum underneath)
 
-def matmul(x1, x2, /):
+def _promoted(x1, x2):
     a, b = _xp._pair(x1, x2)
+    dt = _xp.result_type(a, b)
+    return (a if a.dtype == dt else a.contiguous(dt)), (b if b.dtype == dt else b.contiguous(dt))
+
+
+def matmul(x1, x2, /):
+    a, b = _promoted(x1, x2)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("libtensor.array_api: matmul does not take 0-d operands")
     if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
@@ -457,7 +458,7 @@ def matmul(x1, x2, /):
 
 
 def tensordot(x1, x2, /, *, axes=2):
-    a, b = _xp._pair(x1, x2)
+    a, b = _promoted(x1, x2)
     if isinstance(axes, int):
         if axes < 0 or axes > builtins.min(a.ndim, b.ndim):
             raise ValueError(f"libtensor.array_api: tensordot axes={axes} is out of range")
@@ -475,7 +476,7 @@ def tensordot(x1, x2, /, *, axes=2):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    a, b = _xp._pair(x1, x2)
+    a, b = _promoted(x1, x2)
     shape = np.broadcast_shapes(a.shape, b.shape)
     n = len(shape)
     if not -n <= axis < n or a.shape[axis] != b.shape[axis]:
