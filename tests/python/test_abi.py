@@ -280,6 +280,8 @@ ORDER.update({"indexing": 6})  # issue 18 B: a sibling of ops
 ORDER.update({"h5": 6})  # issue 23: lt.h5, a sibling of ops
 ORDER.update({"stats": 7, "random": 6})  # issue 18 C
 ORDER.update({"autograd": 7, "optim": 8, "__init__": 9})  # issue 19: on top of ops and einsum
+# issue 20 B: the array API namespace in three layers over stats (7), below __init__ (9)
+ORDER.update({"array_api_base": 7.2, "array_api_ops": 7.4, "array_api": 7.6})
 
 
 def test_modules_import_as_a_dag():

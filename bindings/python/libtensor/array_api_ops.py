@@ -11,7 +11,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import array_api as _xp
+from . import array_api_base as _xp
 from . import indexing as _ix
 from . import ops as _ops
 from . import stats as _stats
