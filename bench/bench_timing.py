@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Timing shared by the Python benchmarks: one definition of a median sample."""
 import statistics
 import time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Prepended by the host to every .cl file in kernels/ (so the .cl files do not #include it).
  * Specialisation by -D options, each with a default here:
  *   LT_FP64                 set by the host when the device has cl_khr_fp64

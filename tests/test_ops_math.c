@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Issue 20 B: the array API's elementwise functions (tan .. log10, signbit, copysign,
  * logaddexp) against the harness's float64 references, which use other formulas (atan2 for
  * asin/acos, exp for sinh/cosh, log ratios for log2/log10, long double for logaddexp), on f32

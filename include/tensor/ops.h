@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: operations over mode labels (cuTENSOR style), plans, and NumPy-style shortcuts. */
 #ifndef LT_TENSOR_OPS_H
 #define LT_TENSOR_OPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The few computations backward rules are written in: one fused elementwise call over plans
  * (scalars and read-time unary ops included, so a rule like g*(1-y^2) is one pass), summing a
  * gradient down to a broadcast input's shape, and a float64 host pass for derivatives that need

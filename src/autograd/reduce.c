@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Differentiable reductions. SUM and MEAN broadcast the gradient back; SUMSQ scales by 2x.
  * PROD, MIN, MAX and MAXABS need per-slice facts (exclusive products, which elements tie for
  * the extreme): those weights are computed per reduced slice in float64 on the host, exactly,

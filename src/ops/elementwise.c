@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Elementwise plans over mode labels: permutation (one input), binary and trinary. Each plan
  * lowers to one backend map step, built here once; execution only patches memory handles,
  * offsets and scalars into a copy of it.

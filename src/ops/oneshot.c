@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NumPy-style one-shot operations: positional axes, broadcasting by trailing alignment, a new
  * output tensor. Each builds a mode-label plan, runs it once and destroys it. */
 #include "core/dtype.h"

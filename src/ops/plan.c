@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Plan objects shared by every operation family: options, validation at execute, lifetime. */
 #include "ops/plan.h"
 #include "core/dtype.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The binding against the C headers: every enum value, #define and ctypes signature it declares
 is checked against include/tensor.h and include/tensor/*.h (parsed here, no compiler), every
 exported function (tests/abi_symbols.txt) is declared or deliberately left out, and the

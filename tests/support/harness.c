@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared test harness implementation (see harness.h). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "harness.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The C header's enums and constants, as plain ints (the fast path of the ctypes calls).
 
 One table per C enum, named after it in `ENUMS`; every table holds all of its enum's values,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Elementwise operations, reductions and permutations, NumPy style.
 
 (This module defines sum/min/max/abs like NumPy: the builtins are not used below their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPU's cost figures for the lowering's model (lt__backend_caps), measured once per process
  * on the first plan that asks: the rate of a mid-sized GEMM on the engine the dispatch picks,
  * and the time per element of a transposing copy larger than the caches, both on the asking

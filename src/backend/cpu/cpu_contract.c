@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Direct strided contraction for tiny problems: no packing, no BLAS call overhead. */
 #include "backend/cpu/cpu.h"
 #include "core/dtype.h"

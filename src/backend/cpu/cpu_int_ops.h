@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact integer arithmetic on 64-bit two's complement bits, shared by the integer chunk kernels
  * (cpu_typed_int.inc) and the integer reductions (cpu_reduce_int.c). `sgn` gives the bits the
  * signed (I64 compute) or unsigned (U64 compute) meaning. Every operation is defined for every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exact integer chunk kernels: cpu_typed_int.inc instantiated for I64 (signed) and U64
  * compute. Generated names: load_i64, store_i64, stretch_i64, scalar_i64, fill_i64,
  * transform_i64, combine_i64, select_i64, kernels_i64 and the same with _u64. */
