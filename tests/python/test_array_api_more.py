@@ -92,7 +92,8 @@ def test_dtype_rules():
         with pytest.raises(TypeError):
             xp.result_type(a, b)
     assert xp.can_cast(xp.int8, xp.int16) and not xp.can_cast(xp.int16, xp.int8)
-    assert not xp.can_cast(xp.int64, xp.float64) and xp.can_cast(xp.float32, xp.float64)
+    assert xp.can_cast(xp.int8, xp.float64) and not xp.can_cast(xp.float64, xp.int64)
+    assert xp.can_cast(xp.float32, xp.float64) and not xp.can_cast(xp.bool, xp.int8)
     assert not xp.can_cast(xp.uint64, xp.int8)  # no promotion between them: False, no error
     assert xp.iinfo(xp.uint8).max == 255 and xp.finfo(xp.float32).bits == 32
     assert type(xp.finfo(xp.float64).eps) is float  # Python floats, as the standard says

@@ -278,8 +278,10 @@ def can_cast(from_, to, /):
         return True
     try:
         return _promote(a, b) == b
-    except TypeError:  # no promotion between them: no cast by the standard's rules
-        return False
+    except TypeError:
+        # no promotion between them; the standard does not forbid cross-kind casts, and the
+        # library converts integers to a float that holds them as NumPy's "safe" rule says
+        return a.kind in "iu" and b.kind == "f" and builtins.bool(np.can_cast(a, b, "safe"))
 
 
 def result_type(*arrays_and_dtypes):
