@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Two builds of libtensor side by side in one process: `ab_builds A.so B.so [reps]` loads both
  * (dlopen with RTLD_LOCAL | RTLD_DEEPBIND, so each resolves its own symbols), runs the same
  * cases through each's public API on the same inputs, alternating A and B rep by rep so that

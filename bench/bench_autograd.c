@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Autograd costs, as ratios to limits measured in the same run:
  *  - one training step (forward, softmax cross-entropy, backward, Adam) of a 784-256-10 MLP at
  *    batch 128 in f32, against the machine's f32 FMA peak (bench_peak.h);

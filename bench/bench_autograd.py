@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One training step (forward, softmax cross-entropy, backward, Adam) of a 784-256-10 MLP at
 batch 128 in f32, side by side in one run: the C example's step (bench_autograd --step, run
 here), the Python binding, PyTorch CPU and hand-written NumPy (each skipped with a note when

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Comparisons and where (issue 18 A): libtensor vs NumPy, each as a ratio to the machine's copy
 bandwidth measured in the same run (the larger of np.copyto and libtensor's own copy).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* Tensor contractions from the TCCG benchmark set through lt_plan_contraction, as a ratio to
  * a plain OpenBLAS GEMM with the same m, n, k in the same process (medians of several runs);

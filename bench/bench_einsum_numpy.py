@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """np.einsum(optimize=True) on the TCCG cases of bench_contract.c and on multi-operand chains,
 side by side with libtensor's Python binding when it imports (else NumPy alone).
 

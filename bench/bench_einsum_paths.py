@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Contraction-path quality: libtensor's LT_PATH_AUTO against opt_einsum (greedy, auto-hq) and
 cotengra (HyperOptimizer, 32 trials) on networks this script builds (random regular graphs,
 2-D and 3-D lattices, matrix chains, MPS/MPO sandwiches, random-circuit-like networks).

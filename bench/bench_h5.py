@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Reading HDF5 datasets: libtensor (lt.h5) against h5py + NumPy in one process, and against the
 file's raw read bandwidth (a plain read of the whole file into a preallocated buffer).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Gather (take), scatter-add, concatenate and sort: libtensor beside NumPy, one process.
 
     LIBTENSOR_PATH=build/src/libtensor.so PYTHONPATH=bindings/python \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenCL device benchmark: the device's own limits measured in the same run (buffer copy
  * bandwidth through clEnqueueCopyBuffer, f32 multiply-add peak from a register-only kernel),
  * then libtensor's device kernels as ratios to them: copies and permutations (map steps),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Operations at memory speed: permutations, reductions and broadcast binary ops on 64M-element
  * float32 tensors, each printed as GB/s (bytes read + written) and as a ratio to a limit
  * measured in the same run with the same number of threads, the better of a plain loop and a

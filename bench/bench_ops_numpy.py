@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """NumPy on the cases of bench_ops.c, for a side-by-side.
 
     build/bench/bench_ops ours.csv && /usr/bin/python3 bench/bench_ops_numpy.py ours.csv

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The machine's floating-point limit, measured: independent FMA chains on every thread, in the
  * widest vector unit the CPU has (AVX-512, else AVX2+FMA, else none measured). The loop bodies
  * come from one macro: fma_loop_avx512 and fma_loop_avx2. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* Steady speed in real call patterns (issue 25), side by side in one process: for TCCG cases
  * and square GEMMs, the median time of lt_plan_execute in a back-to-back loop; of one call

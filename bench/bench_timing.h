@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Timing helpers shared by the C benchmarks: a monotonic clock and the median of runs. */
 #ifndef LT_BENCH_TIMING_H
 #define LT_BENCH_TIMING_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Timing shared by the Python benchmarks: one definition of a median sample.
 
 LT_BENCH_CLOCK=cpu times with the process's CPU time instead of the wall clock: on a machine

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Softmax, logsumexp, var, cumsum and the random generator against NumPy and PyTorch.
 
     PYTHONPATH=bindings/python LIBTENSOR_PATH=build/src/libtensor.so \\

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Gradients of the Python binding against torch.autograd on random compositions of >= 5 ops
 (a check beside the project's tests, which use finite differences: torch is not a Debian
 package). Run with the peers' venv:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # On a machine with an OpenCL GPU: builds libtensor (Release, OpenCL on, no tests) and runs the
 # device benchmark in one go. Prints the devices, then the device's own copy bandwidth
 # (clEnqueueCopyBuffer) and f32 multiply-add peak measured in the same run, and libtensor's

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """libtensor beside NumPy, both as a ratio to this machine's limits, measured in one run.
 
     /usr/bin/python3 bench/run_all.py [--quick] [--out bench/results]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -P script: turns each OpenCL source into a C byte array, so the installed library needs
 # no kernel files at run time. Inputs: KERNEL_DIR, OUTPUT. No Python at build time.
 file(GLOB kernel_files RELATIVE ${KERNEL_DIR} ${KERNEL_DIR}/*.cl ${KERNEL_DIR}/*.h)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # LT_FUZZ=ON: every target gets libFuzzer coverage instrumentation (fuzzer-no-link) and, unless
 # LT_SANITIZE says otherwise, ASan+UBSan; tests/fuzz links its targets with -fsanitize=fuzzer.
 if(LT_FUZZ)

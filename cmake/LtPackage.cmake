@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Install-side packaging: pkg-config file, CMake package (tensor::tensor), CPack.
 include(CMakePackageConfigHelpers)
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # LT_SANITIZE="address;undefined" (or "thread") instruments every target of the build.
 if(LT_SANITIZE)
   list(JOIN LT_SANITIZE "," lt_sanitize_list)

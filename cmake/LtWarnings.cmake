@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Warning flags for every target of the project (errors with LT_WERROR, as CI builds).
 set(LT_WARNING_FLAGS -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
     -Wno-unused-parameter)

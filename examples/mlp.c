@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A 2-layer MLP (ReLU, softmax cross-entropy, Adam) trained in plain C through libtensor's
  * gradient tape, on three interleaved spirals generated here or on X.npy / y.npy (rows of
  * features, integer or float class labels) given on the command line.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The model of examples/mlp.c through the Python binding: a 2-layer MLP (ReLU, softmax
 cross-entropy, Adam) on three interleaved spirals, or on X.npy / y.npy given on the command line.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: dense strided tensors, views, operations, einsum and plans on CPU and OpenCL.
  * This umbrella header is the whole public API; see README.md for a tour. */
 #ifndef LT_TENSOR_H

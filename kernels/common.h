@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Prepended by the host to every .cl file in kernels/ (so the .cl files do not #include it).
  * Specialisation by -D options, each with a default here:
  *   LT_FP64                 set by the host when the device has cl_khr_fp64
@@ -240,6 +241,7 @@ inline real_t lt_unary(int op, real_t v) {
   case 27:
   case 28: x = 0; break;
   case 29: x = 1; break;
+  case 41: x = neg; break;
   default: break;
   }
   return LT_AS_REAL(x);
@@ -335,6 +337,18 @@ inline real_t lt_unary(int op, real_t x) {
   case 27: return isnan(x) ? (real_t)1 : (real_t)0;
   case 28: return isinf(x) ? (real_t)1 : (real_t)0;
   case 29: return isfinite(x) ? (real_t)1 : (real_t)0;
+  case 30: return tan(x);
+  case 31: return asin(x);
+  case 32: return acos(x);
+  case 33: return atan(x);
+  case 34: return sinh(x);
+  case 35: return cosh(x);
+  case 36: return asinh(x);
+  case 37: return acosh(x);
+  case 38: return atanh(x);
+  case 39: return log2(x);
+  case 40: return log10(x);
+  case 41: return signbit(x) ? (real_t)1 : (real_t)0;
   default: return x;
   }
 }
@@ -367,6 +381,12 @@ inline real_t lt_binary(int op, real_t a, real_t b) {
   case 23: return fmod(a, b);
   case 24: return atan2(a, b);
   case 25: return hypot(a, b);
+  case 26: return 0; /* WHERE: selected by the kernel, never combined */
+  case 27: return copysign(a, b);
+  case 28: /* NumPy's npy_logaddexp */
+    if (a == b) return a + (real_t)0.69314718055994530942;
+    m = a - b;
+    return m > 0 ? a + log1p(exp(-m)) : m <= 0 ? b + log1p(exp(m)) : m;
   default: return 0;
   }
 }

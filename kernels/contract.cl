@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Direct contraction steps (lt__contract_step in src/backend/backend.h) for small problems:
  * one work-item per output element sums a * b over the contracted dims, then applies alpha,
  * beta and C. Operand dtypes LT_IN0 (a), LT_IN1 (b), LT_OUT, LT_C; arithmetic in real_t

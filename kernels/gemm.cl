@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Batched GEMM (lt__gemm_step in src/backend/backend.h): C = alpha * A * B + beta * C with
  * arbitrary row/column strides. Each work-group of LT_WX x LT_WY items computes an
  * LT_TM x LT_TN tile of C, every item a register block of (LT_TM / LT_WY) x (LT_TN / LT_WX)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Index steps (lt__gather_step, lt__scatter_step, lt__sort_step in src/backend/backend.h).
  * Options: LT_ELEM (the raw element type moved by gather and sort: uchar ushort uint ulong),
  * LT_INDEX (the index element type: char ... ulong, plus LT_INDEX_U64 for ulong), LT_OUT (dtype

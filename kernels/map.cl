@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Elementwise map steps (lt__map_step in src/backend/backend.h): the generic strided kernel
  * and a tiled kernel for permutations that goes through local memory, so that both its reads
  * (along the input's fastest dim) and its writes (along the output's) are coalesced.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11) and the
  * transforms from its words to distributions: ONE definition compiled both as C (the CPU
  * backend and the front end include this file) and as OpenCL C (the host prepends it to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random fills (lt__rng_step in src/backend/backend.h); compiled after kernels/philox.h, the
  * definition the CPU shares. One work-item per Philox group of LT_GROUP elements; element i is
  * numbered row-major over desc's shape (desc: shape[rank], out strides[rank]). dist numbered as

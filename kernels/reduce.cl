@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reduction steps (lt__reduce_step in src/backend/backend.h). Three kernels:
  *   lt_reduce_serial   one work-item per (output, chunk), adjacent items on adjacent outputs:
  *                      for short reductions, and for long ones whose kept dims are the

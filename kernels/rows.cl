@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Row steps (lt__row_step in src/backend/backend.h): one work-item per row. The op is a kernel
  * argument numbered as lt__row_op: 0 softmax, 1 log_softmax, 2 logsumexp, 3 var, 4 std,
  * 5 cumsum, 6 cumprod. kdesc: kept shape[rank], in and out kept strides; rdesc: row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Failure injection: a context allocator that fails exactly the N-th allocation. For every
  * representative call, N sweeps over every allocation the call makes: the call must return
  * LT_ERR_OUT_OF_MEMORY with a message (or succeed once N is past its last allocation), leave

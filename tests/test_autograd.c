@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Autograd: every backward rule against central finite differences in float64 on random inputs
  * in the layout families (contiguous, transposed, stepped, negative strides) on every device;
  * min/max ties and prod with zeros against closed-form references; the tape's contract (no_grad,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lt_plan_contraction against the naive reference: random mode groups, layouts, dtypes,
  * alpha/beta, C given or not, size-0 and size-1 modes, small (direct) and large (GEMM). */
 #define _POSIX_C_SOURCE 200809L /* setenv */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Integer and bool dtypes (issue 18 A) on every backend: promotion against NumPy 2's table,
  * every integer op x dtype x layout family against an exact reference written with __int128
  * (exact equality), the integer edge cases (2^53+1, 2^63-1, INT64_MIN // -1, unsigned wrap,

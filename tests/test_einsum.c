@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Einsum against the naive float64 reference: a random-expression generator (labels, repeats,
  * ellipses with broadcasting, size-1 broadcasting, scalars, implicit and explicit outputs,
  * spaces, 1-10 operands) over random layouts, every path algorithm, f32 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Einsum API behaviour beyond random expressions: every invalid-expression family, path
  * quality on hand-checked cases, integer labels past 52, dtype rules, descriptions, the
  * one-shot plan cache (also from several threads). */

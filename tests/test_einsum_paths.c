@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Contraction paths (issue 22): exact search against brute force, the matrix-chain optimum
  * against the textbook DP, AUTO never costlier than greedy, explicit paths and their errors,
  * tree introspection, sliced execution against a naive float64 einsum (every device) with the

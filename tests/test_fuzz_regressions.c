@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inputs the fuzzers (tests/fuzz) once crashed on, rebuilt by hand with precise expectations.
  * The raw inputs are replayed too (ctest fuzz_replay_*, tests/fuzz/regressions/). */
 #include "harness.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GEMM dispatch and the operand order (issue 25), against the naive float64 reference:
  * A.B and B.A make the same plan (same description, workspace and bit-identical results) over
  * random mode groups and layouts; LT_GEMM_ENGINE forces either CPU engine, and the measured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Handle checks: every call that takes a handle refuses one that was destroyed, destroyed
  * twice, or is of another kind, with LT_ERR_INVALID_HANDLE and a message naming the call (the
  * destroyed handles sit in the library's quarantine, so nothing here reads freed memory: ASan

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* HDF5 files: every dtype and layout written by the library and read back by HDF5's own C API
  * (an independent reader), files written by HDF5's C API (big-endian, chunked, compressed) read
  * by the library and compared with a naive float64 slab reference, hyperslabs with steps of both

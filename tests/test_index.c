@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Index family (include/tensor/index.h): gather (take, take_along_axis), scatter-add, mask
  * selection, concatenate/stack/split, creation functions and sort/argsort/topk, each against a
  * naive float64 reference in this file, over the layout families, on every device. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Saves that never lose data and reads that always end: a failed save over a good file leaves
  * it intact (disk full, file-size limit), a device node is written in place and never unlinked,
  * a symbolic link and the old file's mode survive a save, and endless or lying streams end in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* .npy files: round trips of every dtype, layout, version, byte order and memory order (the
  * byte streams are written by hand here, independently of the library), and every family of
  * malformed input, each with its status and message, on every backend. */

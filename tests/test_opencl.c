@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenCL backend specifics: device listing and selection, transfers, views handed to kernels,
  * each backend step (map, reduce, gemm) against the CPU backend, cl object leaks (counted by
  * interposing the ICD loader's create/release calls), and LT_KERNEL_DIR with a broken kernel.

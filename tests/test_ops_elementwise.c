@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Elementwise plans (binary, trinary) and the NumPy-style shortcuts against a naive float64
  * loop: every op x unary op x dtype x layout family, scalars in {0, 1, -2.5}, random mode
  * orders and broadcasting, size-0/size-1 modes, rank 0 and rank 8, on every backend. */

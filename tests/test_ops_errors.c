@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error paths of the operation plans: each a status with a message naming operand and mode;
  * nothing is created on failure and the caller's tensors are untouched. */
 #include "harness.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Permutation plans and lt_permute against a naive float64 loop: random permutations of rank
  * 0..8, every dtype (bit copies, conversions, alpha and unary ops), every layout family, sizes
  * that exercise the tiled path with ragged edges, on every backend. */

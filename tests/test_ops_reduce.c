@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reduction plans and lt_reduce/lt_argmax against a naive float64 loop: every reduce op x
  * dtype x layout family, random kept modes and orders, C with beta in {0, 1, -2.5}, NaN and
  * empty semantics, float32 accuracy over 10^7 elements, on every backend. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Row plans (softmax, log_softmax, logsumexp, var/std, cumsum/cumprod) and their one-shot
  * forms against a naive float64 loop: every op x dtype x layout family with random row modes
  * and D mode orders, on every backend; the special values (1e4 inputs, -inf entries and rows,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random generators: Philox4x32-10 against the Random123 known-answer vectors; fills against
  * the documented stream layout recomputed here; the same bits on every thread count, through
  * any output layout, and on CPU and OpenCL; statistical sanity with fixed seeds (moments,

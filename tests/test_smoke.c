@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Smoke test: a context, a tensor, a view and a copy on every backend. */
 #include "harness.h"
 

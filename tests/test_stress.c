@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Semantics under stress: outputs overlapping inputs (identical, shifted, transposed, flipped,
  * broadcast), NaN/Inf propagation, element counts and strides beyond 2^31, sizes that overflow
  * 64 bits, guard regions. Either the right answer or a documented status, never a wrong

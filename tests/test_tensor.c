@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tensors: creation, wrapping, dtypes and their conversions, elements, properties, copies with
  * broadcasting/conversion/overlap, transfers, size checks, NULL handles and error reporting.
  * References are computed here independently: element addresses from shape/strides over the

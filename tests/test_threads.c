@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Concurrency: one context used from 8 threads at once (tensors, views, copies), thread-local
  * error messages, one plan executed from 8 threads on distinct outputs, one-shot einsum from 8
  * threads sharing the context's plan cache; results bitwise identical to a single-threaded

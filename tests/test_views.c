@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Views: every view op checked against explicit index arithmetic on random data in every
  * layout family; a property test of ~1000 random chains of view ops compared element by
  * element with a naive model (an explicit list of storage offsets, transformed by the same

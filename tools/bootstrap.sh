@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Quick start, step 1: install the Debian packages, build libtensor, run `tensor demo`.
 set -e
 cd "$(dirname "$0")/.."

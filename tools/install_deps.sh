@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages libtensor needs to build, test and benchmark (idempotent:
 # does nothing when they are present). Run as root.
 set -e

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `tensor`: command-line front end of libtensor. Each verb lives in its own tool_*.c file. */
 #include "tool.h"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Quick start, step 2: build (warnings as errors) and run the whole test suite with ctest.
 #   tools/test.sh             release build in build/
 #   tools/test.sh --sanitize  ASan+UBSan build in build-asan/

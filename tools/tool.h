@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared declarations of the `tensor` tool's verbs and their small helpers. */
 #ifndef LT_TOOL_H
 #define LT_TOOL_H

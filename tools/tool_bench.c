@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `tensor bench`: runs every benchmark executable (bench_*) built beside the tool, shows a
  * progress line, prints each benchmark's table of ratios and optionally writes them as JSON. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `tensor demo`: a guided tour of the library on built-in data, printing what each step did. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, close */
 #include "tool.h"

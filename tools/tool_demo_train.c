@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The end of `tensor demo`: a short training run through the gradient tape. A 2-4-1 tanh
  * network learns XOR with Adam; the loss is printed as it falls. */
 #include "tool.h"

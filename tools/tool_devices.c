@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `tensor devices`: every device the library can open, with its properties. */
 #include "tool.h"
 

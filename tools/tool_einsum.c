@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `tensor einsum`: evaluates an einsum expression on .npy files, like numpy.einsum. */
 #include "tool.h"
 #include "tool_print.h"

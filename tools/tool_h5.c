@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* HDF5 in the `tensor` tool: FILE.h5:/dataset operands (load, save), `tensor ls FILE.h5`, and
  * `tensor info FILE.h5[:/path]`. */
 #include "tool.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `tensor info FILE.npy`: dtype, shape, strides and min/max/mean of a .npy file. */
 #include "tool.h"
 

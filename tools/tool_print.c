@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NumPy-like printing: float formatting (fixed with decimal points aligned, or scientific),
  * shortest digits up to 8 per value, summarisation of large tensors, nested brackets and line
  * wrapping at 75 columns -- close to print(numpy_array) with default print options. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NumPy-like printing of tensors for the `tensor` tool's verbs. */
 #ifndef LT_TOOL_PRINT_H
 #define LT_TOOL_PRINT_H

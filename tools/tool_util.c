@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the verbs: help detection, one-line errors, shape printing, timing. */
 #define _POSIX_C_SOURCE 200809L
 #include "tool.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `tensor version`: library version. */
 #include "tool.h"
 

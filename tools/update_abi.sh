@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Regenerates tests/abi_symbols.txt from a built library: run after a deliberate ABI change.
 # usage: tools/update_abi.sh build/src/libtensor.so
 set -e

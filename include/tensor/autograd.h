@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: reverse-mode automatic differentiation (a gradient tape) and optimisers.
  *
  * A tape records differentiable operations on tensors that require gradients. Operations are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: version, export macro, status codes, dtypes and handle types. */
 #ifndef LT_TENSOR_BASE_H
 #define LT_TENSOR_BASE_H

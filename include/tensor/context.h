@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: devices and contexts. */
 #ifndef LT_TENSOR_CONTEXT_H
 #define LT_TENSOR_CONTEXT_H

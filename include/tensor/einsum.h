@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: einsum (NumPy-complete) with contraction-path optimisation. */
 #ifndef LT_TENSOR_EINSUM_H
 #define LT_TENSOR_EINSUM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: HDF5 files — datasets in and out, hyperslabs as strided tensors, attributes.
  *
  * HDF5 support is optional at build time (CMake LT_WITH_HDF5=AUTO|ON|OFF, Debian's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: indexing (gather, scatter-add, boolean masks), joining (concatenate, stack,
  * split), creation (arange, linspace, eye, ones, *_like) and sorting (sort, argsort, topk).
  * Axes are NumPy axes (negative counts from the end). Index tensors hold any integer dtype

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: operations over mode labels (cuTENSOR style), plans, and NumPy-style shortcuts. */
 #ifndef LT_TENSOR_OPS_H
 #define LT_TENSOR_OPS_H
@@ -45,7 +46,23 @@ typedef enum lt_unary_op {
   LT_UNARY_INVERT = 26,
   LT_UNARY_ISNAN = 27,
   LT_UNARY_ISINF = 28,
-  LT_UNARY_ISFINITE = 29
+  LT_UNARY_ISFINITE = 29,
+  /* Issue 20 B (the array API's elementwise functions). TAN..LOG10 are float functions (integer
+   * and bool operands compute in f64), as C's tan, asin, acos, atan, sinh, cosh, asinh, acosh,
+   * atanh, log2 and log10. SIGNBIT gives 0/1 (a bool output in one-shot calls): 1 when the sign
+   * bit is set, also for -0.0 and a negative NaN; for integers, x < 0. */
+  LT_UNARY_TAN = 30,
+  LT_UNARY_ASIN = 31,
+  LT_UNARY_ACOS = 32,
+  LT_UNARY_ATAN = 33,
+  LT_UNARY_SINH = 34,
+  LT_UNARY_COSH = 35,
+  LT_UNARY_ASINH = 36,
+  LT_UNARY_ACOSH = 37,
+  LT_UNARY_ATANH = 38,
+  LT_UNARY_LOG2 = 39,
+  LT_UNARY_LOG10 = 40,
+  LT_UNARY_SIGNBIT = 41
 } lt_unary_op;
 
 /* Binary combinations. MIN/MAX propagate NaN. */
@@ -86,7 +103,12 @@ typedef enum lt_binary_op {
   LT_BINARY_FMOD = 23,
   LT_BINARY_ATAN2 = 24,
   LT_BINARY_HYPOT = 25,
-  LT_BINARY_WHERE = 26
+  LT_BINARY_WHERE = 26,
+  /* Issue 20 B. Float functions (integer and bool operands compute in f64): COPYSIGN is C's
+   * copysign (the magnitude of A with the sign bit of B); LOGADDEXP is log(exp(A) + exp(B))
+   * without overflow (NumPy's formula: A + log 2 when A == B, so two equal infinities stay). */
+  LT_BINARY_COPYSIGN = 27,
+  LT_BINARY_LOGADDEXP = 28
 } lt_binary_op;
 
 /* Reductions. Empty: SUM/SUMSQ 0, PROD 1, MIN +inf, MAX -inf, MAXABS 0, MEAN NaN. ARGMAX and

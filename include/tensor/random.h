@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: counter-based random numbers (Philox4x32-10) keyed by (seed, stream). */
 #ifndef LT_TENSOR_RANDOM_H
 #define LT_TENSOR_RANDOM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: softmax, log_softmax, logsumexp, variance / standard deviation and cumulative
  * sums / products, as plans over mode labels and as NumPy-style one-shot calls. */
 #ifndef LT_TENSOR_STATS_H

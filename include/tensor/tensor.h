@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor: tensors, zero-copy views, copies and .npy files. */
 #ifndef LT_TENSOR_TENSOR_H
 #define LT_TENSOR_TENSOR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The few computations backward rules are written in: one fused elementwise call over plans
  * (scalars, read-time unary ops and comparisons included, so a rule like g*(1-y^2) or
  * g*(y > 0) is one pass on the device), and summing a gradient down to a broadcast input's

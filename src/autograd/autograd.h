@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal shape of the gradient tape: variables (tracked tensors, by handle serial), nodes
  * (recorded ops with what their backward needs) and the rule table. */
 #ifndef LT_AUTOGRAD_AUTOGRAD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Differentiable einsum (string and integer-label forms; contraction plans are the two-operand
  * case). The gradient of operand i is itself an einsum of the output gradient and the other
  * operands, planned through the path optimiser and the plan cache like any one-shot einsum.

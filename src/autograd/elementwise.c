@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Differentiable elementwise ops: unary, and binary/trinary with alpha/beta/gamma. Each saves
  * only what its derivative reads (exp keeps its output, log its input, add nothing), so a chain
  * of unary ops holds one tensor per op. */

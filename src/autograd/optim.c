@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Optimisers: SGD (momentum, dampening, Nesterov, weight decay) and Adam/AdamW, updating each
  * parameter in place through elementwise plans built once per parameter (its layout and dtype
  * are fixed), with the step-dependent numbers passed as plan scalars. Formulas follow

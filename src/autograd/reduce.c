@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Differentiable reductions. SUM and MEAN broadcast the gradient back; SUMSQ scales by 2x.
  * PROD, MIN, MAX and MAXABS need per-slice facts (products of the others, which elements tie for
  * the extreme): those come from comparisons, a second reduction and fused elementwise passes on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The gradient tape: tracked tensors (variables, found by handle serial), recorded nodes, leaf
  * gradients, and the backward sweep. Nodes are appended in execution order, so walking them
  * backwards is a valid reverse topological order and no graph sort is needed. */

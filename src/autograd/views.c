@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Differentiable views and copies. Views save nothing: reshape/squeeze/unsqueeze reshape the
  * gradient back, permute permutes it back, broadcast and dtype conversion hand it on (the tape
  * sums to the input's shape and converts dtype), and the views that pick elements (slice,

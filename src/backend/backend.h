@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The backend interface: memory plus a few strided primitives. The front end lowers every
  * operation into these steps; a backend never sees einsum strings, modes or plans. */
 #ifndef LT_BACKEND_H

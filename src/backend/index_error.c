@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Range errors of the index steps, shared by the backends (backend/index_error.h). */
 #include "backend/index_error.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The message both backends give for an index out of range in a gather or scatter step. */
 #ifndef LT_BACKEND_INDEX_ERROR_H
 #define LT_BACKEND_INDEX_ERROR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one table of backends. A new backend is one folder that exports an lt__backend_desc and
  * one line here; core (context.c, device.c) loops over this table and names no backend. */
 #include "backend/backend.h"

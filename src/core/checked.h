@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Overflow-checked integer arithmetic for shapes, sizes and offsets. */
 #ifndef LT_CORE_CHECKED_H
 #define LT_CORE_CHECKED_H

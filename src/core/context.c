@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Contexts: a device's backend, allocator hooks, thread count and plan cache. */
 #include "core/error.h"
 #include "core/object.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Materialisation and transfers: contiguous copies, copy with broadcasting, host and
  * cross-context copies. Every copy is one map step of the backend. */
 #include "core/checked.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Device enumeration over the backend registry: the CPU is device 0, OpenCL devices (if built)
  * follow. */
 #include "core/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Dtype names, sizes and the f16/bf16 conversions (round to nearest even, NaN/Inf kept). */
 #include "core/dtype.h"
 #include "core/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-dtype load/store converters for single elements (host side: items, scalars, files) and
  * the dtype classification; the bulk converters are the backends' typed kernels. */
 #ifndef LT_CORE_DTYPE_H

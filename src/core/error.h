@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal error reporting: statuses are raised where the cause is known, forwarded unchanged. */
 #ifndef LT_CORE_ERROR_H
 #define LT_CORE_ERROR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Handle tags and the quarantine of destroyed handles (see handle.h for why). */
 #include "core/handle.h"
 #include "core/error.h"

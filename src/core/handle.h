@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Handle tags: every opaque handle (context, tensor, plan, plan options) starts with a tag
  * that names its type while it lives and a "destroyed" value afterwards, so that a stale,
  * doubly destroyed or wrong-type handle is refused with LT_ERR_INVALID_HANDLE instead of being

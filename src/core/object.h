@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal layout of the opaque handles: context, storage, tensor. */
 #ifndef LT_CORE_OBJECT_H
 #define LT_CORE_OBJECT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory-overlap analysis, so that no operation silently reads what it already overwrote. */
 #include "core/object.h"
 

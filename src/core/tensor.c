@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tensors and their reference-counted storage: creation, wrapping, properties, elements. */
 #include "core/checked.h"
 #include "core/dtype.h"

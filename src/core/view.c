@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Layout algebra: every view is O(rank) metadata over shared storage, never a copy. */
 #include "core/checked.h"
 #include "core/error.h"

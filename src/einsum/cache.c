@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-context cache of one-shot einsum plans, keyed by the bytes of (expression, layouts,
  * dtypes, options). Thread safe: lookups and inserts hold ctx->cache_lock; plans are immutable,
  * so several threads may execute one at once. Entries in use when the cache is cleared are

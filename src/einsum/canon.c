@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Canonical einsum: labels to dense mode ids, extents resolved (NumPy broadcasting of extent 1
  * across operands), repeated labels folded into diagonal strides (zero-copy). */
 #include "core/error.h"

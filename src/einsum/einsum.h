@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal einsum pieces: the parsed expression (labels per axis), its canonical form over
  * dense mode ids (diagonals and broadcasting folded into strides), the contraction path and
  * the plan cache. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One-shot einsum (lt_einsum, lt_einsum_into, lt_einsum_modes): a plan from the context's
  * cache, executed once. */
 #include "core/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NumPy einsum strings (and integer labels) into labels per axis, with NumPy's rejections. */
 #include "core/error.h"
 #include "einsum/einsum.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Contraction path: which search runs for which network, under the plan options' budget.
  * Cost model: a step costs the product of the extents of every label it touches (reported as
  * twice that in flops); the objective adds memory_weight times the elements each step writes.

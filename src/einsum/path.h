@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Contraction-path search over a network of any size. The searches see only labels and
  * extents: a tensor is a sorted list of legs (label, how many original operands under it
  * hold the label); a label leaves a contraction's result once every holder is inside (and

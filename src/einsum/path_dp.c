@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact searches: dynamic programming over every subset of a few items (whole small
  * networks, and subtrees during refinement), and the O(n^3) matrix-chain order for networks
  * shaped as a line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Greedy contraction with Boltzmann-style sampling: among connected pairs, contract the one
  * of lowest score size(ab) - costmod * (size(a) + size(b)); a positive temperature perturbs
  * scores with Gumbel noise so that repeated trials sample different good trees (as

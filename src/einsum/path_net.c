@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The network the path searches see (legs per operand), tree evaluation, and the conversions
  * between SSA trees and NumPy-style paths. */
 #include "core/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tree refinement (cotengra's subtree reconfiguration): walk the tree's steps, most costly
  * first; around each, expand a subtree to at most `subtree` leaves by opening its costliest
  * internal nodes, re-solve that subtree exactly (lt__path_dp_items) and keep the better one. A

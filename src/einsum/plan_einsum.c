@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lt_plan_einsum / lt_plan_einsum_modes: parse, canonicalise, choose a path, lower every
  * pairwise step (lower/pair.c) into one program run by lt_plan_execute. */
 #include "core/dtype.h"

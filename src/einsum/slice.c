@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Slicing (as cotengra's SliceFinder): when the best tree's largest intermediate exceeds the
  * memory target, fix some labels to one value at a time; every slice runs the same smaller
  * tree and the slices' results add up (or fill disjoint parts of the output). Labels are

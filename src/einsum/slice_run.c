@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running a sliced einsum plan: the program computes one slice (sliced labels at one value);
  * every run moves the operands' and the output's offsets to its slice. Slices of a label the
  * output keeps fill disjoint parts of the output; slices of a summed label add up, so only

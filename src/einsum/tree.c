@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The einsum tree through the C API: a plan's steps and slicing, and paths found without a
  * plan (lt_einsum_find_path, as np.einsum_path). */
 #include "core/error.h"

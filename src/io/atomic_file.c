@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes that never lose the previous file (see atomic_file.h). */
 #include "io/atomic_file.h"
 #include "core/error.h"

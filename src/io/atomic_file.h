@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing a file so that a failure never loses what was there: every writer of the library
  * (.npy, HDF5, the CLI's -o) goes through this.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HDF5 layer's shared pieces (built only with LT_HAVE_HDF5): the file handle, the lock,
  * HDF5's error stack turned into a status, dtype <-> HDF5 type mapping, hyperslab arithmetic. */
 #ifndef LT_IO_H5_H

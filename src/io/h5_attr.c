@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scalar and string attributes of groups and datasets. */
 #include "core/error.h"
 #include "io/h5.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* HDF5 files: open/close (atomic creation), the lock, errors from HDF5's stack, listing. */
 #include "core/error.h"
 #include "io/h5.h"

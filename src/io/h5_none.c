@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HDF5 functions of a build without HDF5 (LT_WITH_HDF5=OFF or no libhdf5-dev): exported all
  * the same, so that the ABI does not depend on the build option, each refusing with
  * LT_ERR_UNSUPPORTED. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading datasets and hyperslabs into tensors: straight into CPU memory through an HDF5 memory
  * hyperslab when the tensor's strides allow it, else through one contiguous host buffer. */
 #include "core/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tensor dtypes <-> HDF5 types, derived from each dtype's name and size so that the dtypes of
  * the table (f16 bf16 f32 f64, and iN uN bool where the build has them) need no list here. */
 #include "core/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writing tensors as new datasets (complete before they are linked under their name) and into
  * hyperslabs of existing ones. */
 #include "core/error.h"

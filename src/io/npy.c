@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* .npy load and save: bytes <-> tensors (byte order and Fortran order handled on the host). */
 #include "io/npy.h"
 #include "core/error.h"

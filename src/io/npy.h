@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .npy header: parsing untrusted bytes into a checked description, and formatting one. */
 #ifndef LT_IO_NPY_H
 #define LT_IO_NPY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* .npy header parsing and formatting. Nothing read from the file is trusted: every length,
  * extent and size is range- and overflow-checked before it is used. */
 #include "io/npy.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lowering of a pairwise contraction into map / reduce / direct / GEMM steps (see pair.h). */
 #include "lower/pair.h"
 #include "core/dtype.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lowering of one pairwise contraction D = alpha*opA(A).opB(B) + beta*C over mode labels
  * into backend steps. Shared by lt_plan_contraction and every step of an einsum path.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Canonical operand order for a pairwise contraction (see lt__pair_canonical_order). */
 #include "lower/pair.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Building and running lowered step lists (see program.h). */
 #include "lower/program.h"
 #include "core/checked.h"

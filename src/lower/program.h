@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A lowered operation: a list of backend steps over the plan's inputs, its output and one
  * workspace block. Everything is decided when the plan is built; executing only patches
  * memory handles, offsets and the alpha/beta scalars into copies of the steps. */

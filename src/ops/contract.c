@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lt_plan_contraction: D = alpha*opA(A).opB(B) + beta*C over mode labels, lowered once into
  * backend steps by lt__lower_pair (lower/pair.c). */
 #include "core/dtype.h"

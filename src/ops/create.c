@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Creation functions with NumPy's semantics: arange (NumPy's length rule and fill), linspace
  * (endpoint), eye, ones and the *_like family. Sequences are computed on the host in double,
  * converted once to the dtype and copied to the context's device. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Elementwise plans over mode labels: permutation (one input), binary and trinary. Each plan
  * lowers to a program of one backend map step, built here once, which runs like every other
  * plan's program (memory handles, offsets and scalars patched into a copy of the step).
@@ -65,7 +66,7 @@ static lt_status run_map(const lt_plan *plan, const lt_tensor *const *inputs, in
 }
 
 static bool valid_binary_op(lt_binary_op op) {
-  return (int)op >= LT_BINARY_ADD && (int)op <= LT_BINARY_WHERE;
+  return (int)op >= LT_BINARY_ADD && (int)op <= LT_BINARY_LOGADDEXP;
 }
 
 /* Checks the ops against the operands and the compute dtype (issue 18 A): WHERE only as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Gather and scatter-add plans (np.take, np.take_along_axis, torch index_add / scatter_add)
  * and their one-shot calls. Each lowers to one backend step over an iteration space in which
  * the indexed axis of the data operand has stride 0 and is reached through the index. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The plan shell shared by gather, scatter-add and sort plans: validation at execution
  * (aliasing), patching memory into the step, and naming the operand and axis when the backend
  * meets an index out of range. */

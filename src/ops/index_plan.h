@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Plans of the index family (gather, scatter-add, sort): one backend step built at creation,
  * run as a program of that step (ops/index_plan.c). */
 #ifndef LT_OPS_INDEX_PLAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Joining and splitting along an axis: np.concatenate (a view when the pieces already sit side
  * by side in one storage, else copies into slices of a new tensor), np.stack (concatenate of
  * size-1 axes) and np.split with split points (views). */

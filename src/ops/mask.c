@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Boolean-mask selection (a[mask]) and np.argwhere. The result's size depends on the data, so
  * the mask is read on the host (as NumPy and PyTorch synchronise too); the selection itself is
  * a gather along the flattened masked axes, on the tensor's device. A mask element counts as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mode-label validation and alignment shared by every mode-based operation. */
 #include "ops/modes.h"
 #include "core/error.h"

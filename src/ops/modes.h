@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mode labels: validation and alignment of a tensor's axes with another tensor's by label. */
 #ifndef LT_OPS_MODES_H
 #define LT_OPS_MODES_H

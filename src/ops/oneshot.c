@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NumPy-style one-shot operations: positional axes, broadcasting by trailing alignment, a new
  * output tensor. Each builds a mode-label plan, runs it once and destroys it. */
 #include "core/dtype.h"
@@ -140,7 +141,8 @@ static lt_status unary_result_dtype(lt_unary_op op, lt_dtype a, lt_dtype *out) {
                "lt_unary: sign of a bool a is not supported (as NumPy)");
   LT_RETURN_IF(op == LT_UNARY_INVERT && !lt__dtype_is_exact(a), LT_ERR_DTYPE,
                "lt_unary: invert needs an integer or bool a, not %s", lt_dtype_name(a));
-  if (op == LT_UNARY_NOT || op == LT_UNARY_ISNAN || op == LT_UNARY_ISINF || op == LT_UNARY_ISFINITE)
+  if (op == LT_UNARY_NOT || op == LT_UNARY_ISNAN || op == LT_UNARY_ISINF ||
+      op == LT_UNARY_ISFINITE || op == LT_UNARY_SIGNBIT)
     *out = LT_BOOL;
   else if (lt__unary_is_float_op(op))
     *out = float_of(a);

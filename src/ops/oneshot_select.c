@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Three-operand one-shot calls (issue 18 A): where (a select) and clip (a max then a min), each
  * one trinary map plan over NumPy-broadcast operands. */
 #include "core/dtype.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Plan objects shared by every operation family: options, validation at execute, lifetime. */
 #include "ops/plan.h"
 #include "core/dtype.h"
@@ -58,7 +59,7 @@ lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary
   LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_unary", "opts"));
   LT_RETURN_IF(operand < 0 || operand > 2, LT_ERR_OUT_OF_RANGE,
                "unary operand index %d is outside [0, 2] (A, B, C)", operand);
-  LT_RETURN_IF((int)op < LT_UNARY_IDENTITY || (int)op > LT_UNARY_ISFINITE, LT_ERR_INVALID_ARGUMENT,
+  LT_RETURN_IF((int)op < LT_UNARY_IDENTITY || (int)op > LT_UNARY_SIGNBIT, LT_ERR_INVALID_ARGUMENT,
                "unknown unary op code %d", (int)op);
   opts->unary[operand] = op;
   return LT_OK;
@@ -188,13 +189,25 @@ bool lt__unary_is_float_op(lt_unary_op op) {
   case LT_UNARY_GELU:
   case LT_UNARY_SILU:
   case LT_UNARY_SOFTPLUS:
-  case LT_UNARY_RSQRT: return true;
+  case LT_UNARY_RSQRT:
+  case LT_UNARY_TAN:
+  case LT_UNARY_ASIN:
+  case LT_UNARY_ACOS:
+  case LT_UNARY_ATAN:
+  case LT_UNARY_SINH:
+  case LT_UNARY_COSH:
+  case LT_UNARY_ASINH:
+  case LT_UNARY_ACOSH:
+  case LT_UNARY_ATANH:
+  case LT_UNARY_LOG2:
+  case LT_UNARY_LOG10: return true;
   default: return false;
   }
 }
 
 bool lt__binary_is_float_op(lt_binary_op op) {
-  return op == LT_BINARY_DIV || op == LT_BINARY_ATAN2 || op == LT_BINARY_HYPOT;
+  return op == LT_BINARY_DIV || op == LT_BINARY_ATAN2 || op == LT_BINARY_HYPOT ||
+         op == LT_BINARY_COPYSIGN || op == LT_BINARY_LOGADDEXP;
 }
 
 bool lt__unary_is_int_op(lt_unary_op op) { return op == LT_UNARY_INVERT; }
@@ -205,10 +218,12 @@ bool lt__binary_is_int_op(lt_binary_op op) {
 
 const char *lt__unary_name(lt_unary_op op) {
   static const char *const names[] = {
-      "identity", "neg",         "abs",    "sqrt",       "exp",    "log",     "sin",   "cos",
-      "tanh",     "sigmoid",     "relu",   "reciprocal", "square", "log1p",   "expm1", "floor",
-      "ceil",     "round",       "trunc",  "sign",       "erf",    "gelu",    "silu",  "softplus",
-      "rsqrt",    "logical_not", "invert", "isnan",      "isinf",  "isfinite"};
+      "identity", "neg",      "abs",      "sqrt",    "exp",         "log",    "sin",
+      "cos",      "tanh",     "sigmoid",  "relu",    "reciprocal",  "square", "log1p",
+      "expm1",    "floor",    "ceil",     "round",   "trunc",       "sign",   "erf",
+      "gelu",     "silu",     "softplus", "rsqrt",   "logical_not", "invert", "isnan",
+      "isinf",    "isfinite", "tan",      "arcsin",  "arccos",      "arctan", "sinh",
+      "cosh",     "arcsinh",  "arccosh",  "arctanh", "log2",        "log10",  "signbit"};
   return (int)op >= 0 && (size_t)op < sizeof names / sizeof names[0] ? names[op] : "op";
 }
 
@@ -218,7 +233,7 @@ const char *lt__binary_name(lt_binary_op op) {
       "power",         "equal",       "not_equal",   "less",         "less_equal",  "greater",
       "greater_equal", "logical_and", "logical_or",  "logical_xor",  "bitwise_and", "bitwise_or",
       "bitwise_xor",   "left_shift",  "right_shift", "floor_divide", "remainder",   "fmod",
-      "arctan2",       "hypot",       "where"};
+      "arctan2",       "hypot",       "where",       "copysign",     "logaddexp"};
   return (int)op >= 0 && (size_t)op < sizeof names / sizeof names[0] ? names[op] : "op";
 }
 

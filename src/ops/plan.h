@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal shape of plans and plan options, shared by every operation family (ops/, einsum/). */
 #ifndef LT_OPS_PLAN_H
 #define LT_OPS_PLAN_H

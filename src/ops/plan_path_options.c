@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Plan options of the einsum path search (issue 22): budget, seed, objective, explicit path. */
 #include "core/error.h"
 #include "ops/plan.h"

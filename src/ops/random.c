@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random generators and fills: the handle holds (seed, stream) and an atomic counter; a fill
  * reserves the Philox blocks it needs and hands one backend step (backend.h) over. The bits
  * themselves are defined in kernels/philox.h, shared with both backends; permutations are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reduction plans over mode labels: D = alpha * reduce(opA(A)) + beta * C over the modes of A
  * that D lacks, lowered once to a program of one backend reduce step. ARGMAX/ARGMIN reduce exactly
  * one mode into an I64 output. Aliasing (checked at execution): D may not overlap A at all; C may

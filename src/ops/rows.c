@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Row plans: softmax, log_softmax, logsumexp, variance / standard deviation and scans. Each
  * lowers to a program of one backend row step (backend.h): A's modes split into the row
  * (normalised, reduced or scanned) and the kept modes, D matched to them by label. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NumPy-style one-shot forms of the row plans (ops/rows.c): positional axes, a new
  * C-contiguous output, the plan built, run once and destroyed. */
 #include "core/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sort plans (the first k of each row along an axis, as values or positions) and the
  * one-shots np.sort, np.argsort (stable) and torch.topk built on them. */
 #include "core/dtype.h"

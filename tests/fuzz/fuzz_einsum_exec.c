@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: end-to-end einsum. The bytes choose a valid random einsum (1-3 operands, up to
  * 5 labels of extent 0-3, repeated labels, explicit or implicit output), each operand's dtype
  * and layout (contiguous, transposed, stepped, negative strides, broadcast) and its values.

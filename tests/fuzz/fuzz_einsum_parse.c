@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: the einsum parser and planner. Operand shapes and an expression come from the
  * bytes: [n_inputs][rank, extents...] per input, [dtype], then the expression text. Planning
  * must either succeed (and the plan must describe itself and create its output) or fail with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: arbitrary bytes as an HDF5 file (written to a temporary file, since HDF5 opens
  * paths), opened read-only; every object listed is described, read whole (in its own dtype and
  * converted to f64), read as a stepped slab, and its attributes listed and read. Malformed input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Decodes fuzzer bytes into bounded integers; an exhausted input reads as zeros, so every
  * prefix of an input is itself a valid (shorter) program. */
 #ifndef LT_FUZZ_INPUT_H

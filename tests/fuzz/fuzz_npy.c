@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: the .npy reader on arbitrary bytes (lt_npy_load_buffer), and the same bytes as a
  * stream (lt_npy_load on a pipe, the path that cannot know the size in advance). Malformed
  * input must be a status with a message and no tensor; accepted input must describe a tensor

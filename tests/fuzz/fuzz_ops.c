@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: operation plans over mode labels on random layouts. The bytes choose a binary
  * plan (add, sub, mul, min, max; inputs lacking modes or with extent 1 broadcast; alpha/beta)
  * or a reduction plan (sum, max, min, maxabs, sumsq over up to two modes; alpha, and beta * D

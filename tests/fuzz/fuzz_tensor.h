@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Builds fuzzed operands in the layout families the tests use, filled with given values. */
 #ifndef LT_FUZZ_TENSOR_H
 #define LT_FUZZ_TENSOR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target: random chains of view operations (and copies) with random arguments. A naive
  * model keeps, for every element of the current view, the index of the storage element it
  * names, materialised as an explicit array, so it shares no layout arithmetic with the library.

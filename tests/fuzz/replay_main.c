@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs a fuzz target without libFuzzer: every file named on the command line (directories are
  * walked one level deep) is passed to LLVMFuzzerTestOneInput once. The normal build uses it to
  * replay the seed corpora and every input that ever crashed, with any compiler. */

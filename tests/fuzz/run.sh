@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets with clang (ASan+UBSan, build-fuzz/) and fuzzes each one for
 # SECONDS (default 20; CI runs 15). Each target starts from its committed seed
 # corpus (tests/fuzz/corpus/<target>/) and grows a working corpus in build-fuzz/corpus/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compiled alone as C11 and as C++: the public header must be self-contained. */
 #include "tensor.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An external program built against the installed library. */
 #include <stdio.h>
 #include <tensor.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Installs the build into WORK_DIR/prefix and builds + runs a consumer with pkg-config and with
 # find_package(tensor CONFIG).
 file(REMOVE_RECURSE ${WORK_DIR})

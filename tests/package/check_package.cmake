@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs cpack on the build tree into WORK_DIR and checks that it made a .deb and a .tar.gz
 # holding the library, the header, the tool, the pkg-config file and the Python binding.
 file(REMOVE_RECURSE ${WORK_DIR})

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared fixtures of the Python differential tests: devices, seeded RNG, layouts, tolerances."""
 import os
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The binding against the C headers: every enum value, #define and ctypes signature it declares
 is checked against include/tensor.h and include/tensor/*.h (parsed here, no compiler), every
 exported function (tests/abi_symbols.txt) is declared or deliberately left out, and the
@@ -284,6 +285,8 @@ ORDER.update({"stats": 7, "random": 6})  # issue 18 C
 ORDER.update({"autograd": 7, "optim": 8, "__init__": 9})  # issue 19: on top of ops and einsum
 ORDER.update({"_ext": 4.5})  # issue 20 A: the C extension's loader, between tensor and convert
 ORDER.update({"dask": 8})  # issue 24 A: libtensor.dask, imported on its own (needs dask)
+# issue 20 B: the array API namespace in three layers over stats (7), below __init__ (9)
+ORDER.update({"array_api_base": 7.2, "array_api_ops": 7.4, "array_api": 7.6})
 
 
 def test_modules_import_as_a_dag():

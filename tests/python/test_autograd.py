@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Python autograd (PyTorch conventions) against central finite differences in float64 on random
 compositions of >= 5 ops, on every device; the API's contract (grad = None, no_grad, detach,
 retain_graph, in-place detection) and the optimisers against their formulas."""

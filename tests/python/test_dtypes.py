@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Integer and bool dtypes (issue 18 A) against NumPy: no silent widening, exact values,
 result dtypes of array operations (NumPy's promotion of arrays), operators, where/clip,
 comparisons and the extra math, on every device."""

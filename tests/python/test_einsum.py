@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """einsum against numpy.einsum on random expressions, operand counts and layouts; plans."""
 import string
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Failing calls raise the exception class of their lt_status, with the library's message."""
 import numpy as np
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """lt.h5 against h5py (Debian's python3-h5py): files written by h5py read by libtensor and files
 written by libtensor read by h5py, for every dtype both know, both byte orders, contiguous /
 chunked / compressed, hyperslabs with steps of both signs, 0-d and size-0 datasets, strided

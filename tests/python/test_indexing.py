@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Gather/scatter, masks, joining, creation and sorting against NumPy, on every device."""
 import numpy as np
 import pytest

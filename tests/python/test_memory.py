@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Nothing grows across 100k calls: Python objects (tracemalloc), held arrays, process RSS."""
 import gc
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Nothing lost, nothing silent (issue 17, Python side): paths reach C as the bytes the OS uses
 (NUL refused), NumPy arrays that cannot write through are read-only, and an operation never
 moves a Tensor between devices or contexts."""

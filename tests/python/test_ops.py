@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Elementwise operations, reductions and permutations against NumPy."""
 import numpy as np
 import pytest

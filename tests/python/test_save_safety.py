@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Saves from Python keep the library's promise: a failed save leaves the old file, devices are
 written in place and never removed, fsync=True works, and the C status reaches Python."""
 import os

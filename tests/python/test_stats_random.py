@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """softmax / log_softmax / logsumexp / var / std / cumsum / cumprod against NumPy (SciPy's
 logsumexp and softmax when python3-scipy is installed, else the NumPy formulas) on every
 device and layout family; lt.random's Generator API, bounds, moments, reproducibility and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tensors and views against NumPy: round trips, zero-copy, every view kind on many layouts."""
 import gc
 import weakref

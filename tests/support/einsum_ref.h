@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Naive float64 reference for contractions and einsum: loops over every value of every
  * label. Header-only so each test that needs it includes it. */
 #ifndef LT_TEST_EINSUM_REF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared test harness implementation (see harness.h). */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include "harness.h"
@@ -382,6 +383,19 @@ double lt_test_unary_ref(lt_unary_op op, double x) {
   case LT_UNARY_ISNAN: return isnan(x);
   case LT_UNARY_ISINF: return isinf(x);
   case LT_UNARY_ISFINITE: return isfinite(x);
+  case LT_UNARY_TAN: return sin(x) / cos(x);
+  case LT_UNARY_ASIN: return atan2(x, sqrt((1 - x) * (1 + x)));
+  case LT_UNARY_ACOS: return atan2(sqrt((1 - x) * (1 + x)), x);
+  case LT_UNARY_ATAN: return atan2(x, 1.0);
+  case LT_UNARY_SINH: return (expm1(x) - expm1(-x)) / 2;
+  case LT_UNARY_COSH: return (exp(x) + exp(-x)) / 2;
+  case LT_UNARY_ASINH: /* odd; log1p keeps small |x| exact */
+    return isinf(x) ? x : copysign(log1p(fabs(x) + x * x / (1 + sqrt(x * x + 1))), x);
+  case LT_UNARY_ACOSH: return log(x + sqrt(x * x - 1));
+  case LT_UNARY_ATANH: return 0.5 * log1p(2 * x / (1 - x));
+  case LT_UNARY_LOG2: return log(x) / log(2.0);
+  case LT_UNARY_LOG10: return log(x) / log(10.0);
+  case LT_UNARY_SIGNBIT: return isnan(x) ? signbit(x) != 0 : (x < 0 || 1 / x < 0);
   }
   fail_msg("unknown unary op %d", (int)op);
   return 0;
@@ -413,6 +427,11 @@ double lt_test_binary_ref(lt_binary_op op, double a, double b) {
   case LT_BINARY_FMOD: return fmod(a, b);
   case LT_BINARY_ATAN2: return atan2(a, b);
   case LT_BINARY_HYPOT: return sqrt(a * a + b * b);
+  case LT_BINARY_COPYSIGN: return (signbit(b) ? -1.0 : 1.0) * fabs(a);
+  case LT_BINARY_LOGADDEXP: /* the larger plus log(1 + e^(smaller - larger)), in long double */
+    if (isnan(a) || isnan(b)) return NAN;
+    if (a == b) return a + log(2.0);
+    return (double)(fmaxl(a, b) + log1pl(expl(-fabsl((long double)a - b))));
   case LT_BINARY_BITWISE_AND:
   case LT_BINARY_BITWISE_OR:
   case LT_BINARY_BITWISE_XOR:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared test harness: devices, seeded random data, layout families, float64 reference
  * reads, poisoned and guarded outputs, tolerances. Every test_*.c uses it. */
 #ifndef LT_TEST_HARNESS_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs the `tensor` tool and checks exit codes and output.
 #   cmake -DTOOL=path/to/tensor -DFIXTURE=tests/data/fortran_be_f8.npy -DMODE=demo|info|errors -P
 function(run_tool expect_rc out_var err_var)

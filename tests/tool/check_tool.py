@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checks the `tensor` tool's einsum and bench verbs against NumPy.
 
 usage: check_tool.py PATH/TO/tensor

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checks the `tensor` tool's HDF5 verbs (ls, info FILE.h5[:/path], einsum with FILE.h5:/dataset
 operands and -o FILE.h5:/dataset) against h5py and NumPy. Exits 77 (skipped) without h5py or
 without HDF5 in the library.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libtensor: dense strided tensors, views, operations, einsum and plans (ctypes binding).
 
     import libtensor as lt

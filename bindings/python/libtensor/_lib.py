@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Loading libtensor.so and declaring the C signatures (ctypes, no compiler needed).
 
 The library is found, in order, through the environment variable LIBTENSOR_PATH (a file or a

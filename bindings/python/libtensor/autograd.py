@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Gradients in PyTorch's conventions, over libtensor's C gradient tape.
 
     x = lt.tensor(a, requires_grad=True)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Devices and contexts."""
 import ctypes
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Operands in, results out: what ops and einsum share. Sits on tensor; below ops and einsum.
 
 Operations take Tensors, NumPy arrays (anything np.asarray takes) and Python scalars. With no

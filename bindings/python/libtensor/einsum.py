@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """einsum like numpy.einsum on NumPy arrays or Tensors, its path text, and explicit plans.
 
 Operands as in ops (see convert): Tensors of one call share one context, nothing is moved

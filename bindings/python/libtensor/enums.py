@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The C header's enums and constants, as plain ints (the fast path of the ctypes calls).
 
 One table per C enum, named after it in `ENUMS`; every table holds all of its enum's values,
@@ -55,7 +56,12 @@ UNARY_OP = {"LT_UNARY_IDENTITY": 0, "LT_UNARY_NEG": 1, "LT_UNARY_ABS": 2, "LT_UN
             "LT_UNARY_ROUND": 17, "LT_UNARY_TRUNC": 18, "LT_UNARY_SIGN": 19, "LT_UNARY_ERF": 20,
             "LT_UNARY_GELU": 21, "LT_UNARY_SILU": 22, "LT_UNARY_SOFTPLUS": 23,
             "LT_UNARY_RSQRT": 24, "LT_UNARY_NOT": 25, "LT_UNARY_INVERT": 26,
-            "LT_UNARY_ISNAN": 27, "LT_UNARY_ISINF": 28, "LT_UNARY_ISFINITE": 29}
+            "LT_UNARY_ISNAN": 27, "LT_UNARY_ISINF": 28, "LT_UNARY_ISFINITE": 29,
+            # issue 20 B
+            "LT_UNARY_TAN": 30, "LT_UNARY_ASIN": 31, "LT_UNARY_ACOS": 32, "LT_UNARY_ATAN": 33,
+            "LT_UNARY_SINH": 34, "LT_UNARY_COSH": 35, "LT_UNARY_ASINH": 36,
+            "LT_UNARY_ACOSH": 37, "LT_UNARY_ATANH": 38, "LT_UNARY_LOG2": 39,
+            "LT_UNARY_LOG10": 40, "LT_UNARY_SIGNBIT": 41}
 BINARY_OP = {"LT_BINARY_ADD": 0, "LT_BINARY_MUL": 1, "LT_BINARY_MIN": 2, "LT_BINARY_MAX": 3,
              "LT_BINARY_SUB": 4, "LT_BINARY_DIV": 5, "LT_BINARY_POW": 6,
              # issue 18 A
@@ -66,7 +72,9 @@ BINARY_OP = {"LT_BINARY_ADD": 0, "LT_BINARY_MUL": 1, "LT_BINARY_MIN": 2, "LT_BIN
              "LT_BINARY_BITWISE_XOR": 18, "LT_BINARY_SHIFT_LEFT": 19,
              "LT_BINARY_SHIFT_RIGHT": 20, "LT_BINARY_FLOOR_DIVIDE": 21,
              "LT_BINARY_REMAINDER": 22, "LT_BINARY_FMOD": 23, "LT_BINARY_ATAN2": 24,
-             "LT_BINARY_HYPOT": 25, "LT_BINARY_WHERE": 26}
+             "LT_BINARY_HYPOT": 25, "LT_BINARY_WHERE": 26,
+             # issue 20 B
+             "LT_BINARY_COPYSIGN": 27, "LT_BINARY_LOGADDEXP": 28}
 REDUCE_OP = {"LT_REDUCE_SUM": 0, "LT_REDUCE_PROD": 1, "LT_REDUCE_MIN": 2, "LT_REDUCE_MAX": 3,
              "LT_REDUCE_MEAN": 4, "LT_REDUCE_SUMSQ": 5, "LT_REDUCE_MAXABS": 6,
              "LT_REDUCE_ARGMAX": 7, "LT_REDUCE_ARGMIN": 8}

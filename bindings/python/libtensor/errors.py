@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exceptions raised for failing library calls: one class per lt_status, with the message of
 lt_last_error(). Each class also derives from the closest built-in exception, so callers can
 catch ValueError / IndexError / TypeError / MemoryError / OSError as with NumPy."""

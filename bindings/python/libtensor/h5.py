@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """HDF5 files through libtensor's C layer (include/tensor/hdf5.h), in the style of h5py:
 
     with lt.h5.File("data.h5", "r") as f:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Gather/scatter, boolean masks, joining, creation and sorting, NumPy style (include/tensor/index.h).
 
 As in ops: Tensors, NumPy arrays or lists in; NumPy arrays out when no Tensor came in, else

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Elementwise operations, reductions and permutations, NumPy style.
 
 (This module defines sum/min/max/abs like NumPy: the builtins are not used below their
@@ -141,6 +142,30 @@ def invert(a, out=None): return _unary("invert", a, out)
 def isnan(a, out=None): return _unary("isnan", a, out)
 def isinf(a, out=None): return _unary("isinf", a, out)
 def isfinite(a, out=None): return _unary("isfinite", a, out)
+
+
+# issue 20 B: the array API's remaining elementwise functions, under NumPy's names.
+_UNARY.update({"tan": enums.LT_UNARY_TAN, "arcsin": enums.LT_UNARY_ASIN,
+               "arccos": enums.LT_UNARY_ACOS, "arctan": enums.LT_UNARY_ATAN,
+               "sinh": enums.LT_UNARY_SINH, "cosh": enums.LT_UNARY_COSH,
+               "arcsinh": enums.LT_UNARY_ASINH, "arccosh": enums.LT_UNARY_ACOSH,
+               "arctanh": enums.LT_UNARY_ATANH, "log2": enums.LT_UNARY_LOG2,
+               "log10": enums.LT_UNARY_LOG10, "signbit": enums.LT_UNARY_SIGNBIT})
+_BINARY.update({"copysign": enums.LT_BINARY_COPYSIGN, "logaddexp": enums.LT_BINARY_LOGADDEXP})
+def tan(a, out=None): return _unary("tan", a, out)
+def arcsin(a, out=None): return _unary("arcsin", a, out)
+def arccos(a, out=None): return _unary("arccos", a, out)
+def arctan(a, out=None): return _unary("arctan", a, out)
+def sinh(a, out=None): return _unary("sinh", a, out)
+def cosh(a, out=None): return _unary("cosh", a, out)
+def arcsinh(a, out=None): return _unary("arcsinh", a, out)
+def arccosh(a, out=None): return _unary("arccosh", a, out)
+def arctanh(a, out=None): return _unary("arctanh", a, out)
+def log2(a, out=None): return _unary("log2", a, out)
+def log10(a, out=None): return _unary("log10", a, out)
+def signbit(a, out=None): return _unary("signbit", a, out)
+def copysign(a, b, out=None): return _binary("copysign", a, b, out)
+def logaddexp(a, b, out=None): return _binary("logaddexp", a, b, out)
 
 
 mod, bitwise_not, atan2 = remainder, invert, arctan2

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Optimisers in torch.optim's conventions over the C optimisers (lt_optim_*): each updates its
 parameters in place through plans from the gradients on their context's tape.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Counter-based random numbers (Philox4x32-10) with an API close to numpy.random.Generator.
 
     rng = lt.random.default_rng(42)

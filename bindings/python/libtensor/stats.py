@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Softmax, log_softmax, logsumexp, var, std, cumsum and cumprod, NumPy / SciPy style.
 
 As in ops: NumPy inputs give NumPy results, a Tensor input gives a Tensor on its context.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tensors: NumPy interop (zero-copy both ways on the CPU), views, copies and .npy files.
 
 Sits on _lib, enums, errors and context; the arithmetic operators of Tensor (+, -, *, /, **,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loop-nest normalisation shared by the backends (see nest.h). */
 #include "backend/common/nest.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loop-nest normalisation shared by the backends' host code: an iteration space of `rank`
  * dims with one stride table per operand (strides[k][d]: operand k, dim d, in elements) is
  * brought to the fewest, best-ordered dims before a kernel walks it. The CPU's nests

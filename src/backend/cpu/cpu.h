@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU backend kernels (host pointers as memory handles) and the backend's private state. */
 #ifndef LT_BACKEND_CPU_H
 #define LT_BACKEND_CPU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU backend: host memory through the context allocator; kernels in the other cpu_*.c files. */
 #include "backend/cpu/cpu.h"
 #include "core/error.h"

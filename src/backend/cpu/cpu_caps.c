@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPU's cost figures for the lowering's model (lt__backend_caps), measured once per process
  * on the first plan that asks: the rate of a mid-sized GEMM on the faster engine, the shares of
  * it the packed engine (the one that takes any strides) and small-k GEMMs reach, and the time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Direct strided contraction: tiny float problems (no packing, no BLAS call overhead), and every
  * integer contraction, which must not pass through a float GEMM (issue 18: exact above 2^53).
  * Outputs are split across threads; each output sums its products in one fixed order (the

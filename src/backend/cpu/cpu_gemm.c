@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running a GEMM step on one of the CPU's engines: the packed kernels (cpu_gemm_packed.c), or
  * OpenBLAS, single-threaded inside the context's pool (a batch split across threads, or each
  * GEMM's C split into blocks). Which engine runs a step is chosen by measurement

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which engine runs a GEMM step, by measurement rather than by what either engine reports about
  * itself: OpenBLAS's speed depends on the kernels its build picks for this CPU (Debian's 0.3.21
  * runs some CPUs on old ones), ours on the ISA table, and which is faster differs by shape (our

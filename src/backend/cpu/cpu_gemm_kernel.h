@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The packed GEMM: register-blocked micro-kernels and the block sizes that go with them. The
  * driver (cpu_gemm_packed.c) packs A into MR-row panels and B into NR-column panels, both
  * k-major and zero-padded, so a micro-kernel only ever streams two dense arrays. */

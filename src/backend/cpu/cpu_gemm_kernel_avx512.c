@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* AVX-512 GEMM micro-kernels: a 2-vector by 12 tile (32x12 floats, 16x12 doubles) held in 24
  * zmm accumulators, fed by one broadcast of B per column. The kernel body is written once in
  * cpu_gemm_kernel_simd.inc over a few vector macros and instantiated per dtype:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Portable GEMM micro-kernels in plain C (the compiler vectorises the row loop with whatever
  * the baseline has). They run plans whose matrices have no unit stride on CPUs without the
  * AVX-512 kernels, where OpenBLAS cannot take them; speed there is secondary. Generated names:

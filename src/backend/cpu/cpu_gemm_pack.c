@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Panel packing by element size (the values are only moved, so f32/f64 differ only in width):
  * pack_u32 and pack_u64. The read order follows whichever source stride is unit. */
 #include "backend/cpu/cpu_gemm_pack.h"

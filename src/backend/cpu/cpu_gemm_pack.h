@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Packing for the micro-kernels: a block of a strided matrix into k-major panels of R rows. */
 #ifndef LT_BACKEND_CPU_GEMM_PACK_H
 #define LT_BACKEND_CPU_GEMM_PACK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The packed GEMM driver, in BLIS's loop order: for each nc-wide block of B columns and each
  * kc-deep slice of k, B's block is packed once (in parallel) and then every mc-tall block of A
  * is packed and multiplied against it, register tile by register tile. Packing reads any

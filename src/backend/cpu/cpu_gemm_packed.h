@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GEMM on the library's own packed micro-kernels (BLIS loop order), beside the OpenBLAS path. */
 #ifndef LT_BACKEND_CPU_GEMM_PACKED_H
 #define LT_BACKEND_CPU_GEMM_PACKED_H

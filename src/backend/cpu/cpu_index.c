@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU gather and scatter-add steps (backend.h). Gather moves raw element bits, rows of the
  * iteration space split across threads. Scatter-add splits the positions off the scattered
  * axis across threads and walks that axis in order inside each, so every output element

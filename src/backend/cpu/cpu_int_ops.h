@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact integer arithmetic on 64-bit two's complement bits, shared by the integer chunk kernels
  * (cpu_typed_int.inc) and the integer reductions (cpu_reduce_int.c). `sgn` gives the bits the
  * signed (I64 compute) or unsigned (U64 compute) meaning. Every operation is defined for every
@@ -105,6 +106,7 @@ static inline uint64_t lt__int_unary(uint64_t x, lt_unary_op op, bool sgn) {
   case LT_UNARY_ISNAN:
   case LT_UNARY_ISINF: return 0;
   case LT_UNARY_ISFINITE: return 1;
+  case LT_UNARY_SIGNBIT: return neg;
   default: return x; /* identity, floor, ceil, round, trunc; float functions never come here */
   }
 }

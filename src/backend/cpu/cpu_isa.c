@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runtime instruction-set checks and the per-instruction-set tables (cpu_isa.h). LT_CPU_ISA
  * (baseline, avx2, avx512) caps the set, so the tests can run every code path on one machine
  * and users can rule out a suspect kernel. */

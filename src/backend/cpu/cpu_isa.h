@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which vector instruction sets the CPU kernels may use: one table per instruction set, chosen
  * once when a context opens (lt__cpu_isa_select; LT_CPU_ISA is read then, not per operation).
  * Kernels for AVX2 / AVX-512 live in files named *_avx2.c / *_avx512.c that are compiled for

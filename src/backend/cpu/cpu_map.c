@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The strided elementwise engine. A map step becomes a loop nest (size-1 dims dropped, dims
  * sorted so that the output is walked in memory order, contiguous dims fused) and runs one of
  * three ways, each split across the context's threads:

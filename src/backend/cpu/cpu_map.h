@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The map engine's job, shared by its row walk (cpu_map.c) and its tile walk (cpu_map_tiles.c).
  * Internal to the CPU backend. */
 #ifndef LT_BACKEND_CPU_MAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The map engine's tiles: a permutation whose input's contiguous dim is not the output's is
  * walked in tiles over the output's innermost dims and the input's, so both sides move whole
  * cache lines. Bit copies go through the register transposes of cpu_transpose.h; outputs past

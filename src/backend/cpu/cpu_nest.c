@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPU's loop nests (see cpu_nest.h): normalisation through backend/common/nest.h, plus the
  * odometer. */
 #include "backend/cpu/cpu_nest.h"

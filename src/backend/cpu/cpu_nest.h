@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loop nests: the iteration space of a step with one stride per operand, normalised before a
  * kernel runs (size-1 dims dropped, dims sorted by one operand's strides, contiguous dims
  * fused), plus an odometer over the outer dims. */

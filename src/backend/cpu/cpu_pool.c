@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Persistent worker threads, one job at a time. A job's tasks are handed out in chunks from an
  * atomic counter, so a worker the OS has not scheduled yet (the machine may be shared) delays
  * nothing: the others, the caller included, take its chunks. The caller closes the job when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small persistent thread pool for the CPU kernels. Idle workers sleep on a condition
  * variable, so they never compete with OpenBLAS's threads while a GEMM runs. */
 #ifndef LT_BACKEND_CPU_POOL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random fills on the CPU. The output's row-major index space is cut into chunks of whole
  * Philox groups, split across threads; each chunk's values are computed into a buffer by
  * kernels/philox.h (the definition the OpenCL kernel shares) and stored through the engine's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The strided reduction engine. The kept space and the reduced space become two loop nests
  * (normalised as in cpu_map.c) and one of two walks runs, split across threads:
  *   - inner: the reduced dims are the input's contiguous ones, so each output element reduces

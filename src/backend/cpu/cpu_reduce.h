@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The reduction engine's shared pieces (cpu_reduce.c describes the engine): the job a
  * reduction step becomes, the tuning constants, and the helpers both walks use. The walks live
  * in cpu_reduce_inner.c (an output at a time, row walk, split outputs) and cpu_reduce_outer.c

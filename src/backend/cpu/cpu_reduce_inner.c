@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The reduction engine's inner walks: the reduced dims are the input's contiguous ones, so each
  * output reduces rows in chunks; few outputs split their reduced range between threads, and
  * reduced rows outside the kept space are read in memory order (row walk). See cpu_reduce.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact integer reductions (I64 / U64 compute): the float walks keep totals and argmax bests
  * in double, which loses integers above 2^53, so integer steps take this walk instead: an
  * output at a time (split across threads), the reduced space read a row at a time through the

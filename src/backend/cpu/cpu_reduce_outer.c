@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The reduction engine's outer walk: a kept dim is the input's contiguous one, so a chunk of
  * outputs accumulates whole input rows elementwise (flushed into double every few rows); with
  * groups, lanes or transposed tiles for the layouts described at each (see cpu_reduce.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Row steps on the CPU: softmax, log_softmax, logsumexp, var/std and cumulative sum/product.
  * Rows are split across threads; each row is moved through a small buffer in the compute type
  * (the engine's converting loads and stores, so every storage dtype works) and processed by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small cache of scratch buffers: take the smallest kept buffer that fits, else allocate;
  * give back into a free slot, else replace the smallest kept buffer if the new one is larger. */
 #include "backend/cpu/cpu_scratch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reusable scratch buffers for CPU kernels (GEMM packing). Page-faulting fresh multi-megabyte
  * buffers on every call would cost more than a medium GEMM, so buffers given back are kept, a
  * few at a time, until the context dies. */

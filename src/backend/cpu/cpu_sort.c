@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU sort step (backend.h). Each row's elements become 64-bit keys whose unsigned order is the
  * wanted order (NaN greatest and -0.0 equal to 0.0 for floats, inverted for descending), so
  * every comparison is one integer compare. Full sorts of longer rows are an LSD radix sort of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Copy and tile-transpose kernels by element size. The 4- and 8-byte tiles use register
  * transposes, so both the reads and the writes are full vectors: AVX-512 or AVX2 blocks where
  * the CPU has them (cpu_transpose_avx*.c), else SSE2 (baseline on x86-64) 4x4 floats / 2x2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bit-exact copies for permutations without arithmetic: strided rows and transposed tiles. */
 #ifndef LT_BACKEND_CPU_TRANSPOSE_H
 #define LT_BACKEND_CPU_TRANSPOSE_H

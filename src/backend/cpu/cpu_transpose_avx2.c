@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* AVX2 tile transposes: 8x8 blocks of 4-byte elements, 4x4 blocks of 8-byte elements, done in
  * pairs along the destination rows so that each row receives whole cache lines. */
 #include "backend/cpu/cpu_transpose.h"

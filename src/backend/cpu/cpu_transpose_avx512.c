@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* AVX-512 tile transposes: 16x16 blocks of 4-byte elements, 8x8 blocks of 8-byte elements.
  * Every destination row of a block is one full 64-byte vector, so with `stream` (rows aligned
  * to 64 bytes) each store is a whole cache line written without a read-for-ownership. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The portable chunk kernels (cpu_typed_instances.inc, names in cpu_typed.h); the context's
  * ISA table (cpu_isa.c) picks these or a wider instance. */
 #include "backend/cpu/cpu_isa.h"

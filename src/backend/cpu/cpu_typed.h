@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Chunk kernels of the CPU engine, one table per compute dtype (F32, F64; I64 and U64 for exact
  * integers, cpu_typed_int.inc, whose reduction entries are NULL: cpu_reduce_int.c reduces them).
  * Every kernel works on short chunks (at most LT__CPU_CHUNK elements) in the compute type, so the

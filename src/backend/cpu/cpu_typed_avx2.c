@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The chunk kernels of cpu_typed.inc compiled for AVX2 (names: those of cpu_typed.h with
  * _avx2 appended). The code is the portable one: without -ffast-math (and with ISO C's
  * fp-contract=off) the compiler may only widen the vectors, so results are bit for bit those of

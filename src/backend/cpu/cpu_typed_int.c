@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exact integer chunk kernels: cpu_typed_int.inc instantiated for I64 (signed) and U64
  * compute, and for the narrow widths the map engine computes at where the result is the same
  * (cpu_map.c). Generated names: load_X, store_X, stretch_X, scalar_X, fill_X, transform_X,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compute-heavy loops of the row engine (cpu_rows.c) and the random fills (cpu_random.c),
  * compiled once portably and once for AVX2 (cpu_vocab_kernels.c / cpu_vocab_kernels_avx2.c from
  * cpu_vocab_kernels.inc). Without -ffast-math and with ISO C's fp-contract=off the wider build

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The portable build of cpu_vocab_kernels.inc, and the choice of table per context. */
 #include "backend/cpu/cpu.h"
 

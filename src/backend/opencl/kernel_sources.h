@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenCL C sources embedded at build time from kernels/ (cmake/EmbedKernels.cmake). */
 #ifndef LT_OPENCL_KERNEL_SOURCES_H
 #define LT_OPENCL_KERNEL_SOURCES_H

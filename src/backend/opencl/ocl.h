@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenCL backend internals shared by the ocl_*.c files (never included by the front end). */
 #ifndef LT_BACKEND_OPENCL_OCL_H
 #define LT_BACKEND_OPENCL_OCL_H

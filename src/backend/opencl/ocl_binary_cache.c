@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process-wide cache of program binaries, keyed by device, build options and a hash of the
  * full source text. Compiling OpenCL C from source costs tens to hundreds of milliseconds per
  * program (PoCL runs clang every time), and every context needs its own cl_program; rebuilding

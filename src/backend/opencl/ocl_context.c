@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenCL contexts: device selection from the device string, the cl_context and in-order
  * queue, synchronisation and teardown. Every call is ordered on the one queue; reads back to
  * the host block, so errors of earlier asynchronous kernels surface there or at synchronize. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Direct contraction steps on the device (kernels/contract.cl): one work-item per output
  * element, for the small contractions the front end does not send through GEMM. */
 #include "backend/opencl/ocl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Device enumeration through the ICD loader, once per process, and the device properties
  * reported by lt_device_string / lt_device_int. */
 #include "backend/opencl/ocl.h"

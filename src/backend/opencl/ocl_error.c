@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CL error codes: their names, and the statuses they map to. */
 #include "backend/opencl/ocl.h"
 #include "core/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Batched GEMM steps on the device through the tiled, register-blocked kernel of
  * kernels/gemm.cl; the batch index is the third NDRange dimension (looped when larger). */
 #include "backend/opencl/ocl.h"

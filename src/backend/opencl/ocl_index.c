@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Index steps on the device (kernels/index.cl): gather, scatter-add and sort. Gather and
  * scatter-add report a bad index through a one-long buffer the host reads back after the run
  * (so each such step waits for the device); sort uses a scratch buffer of two position arrays

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel arguments, small constant buffers and NDRange launches, each CL call checked. */
 #include "backend/opencl/ocl.h"
 #include "core/dtype.h"

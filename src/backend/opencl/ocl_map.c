@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Map steps on the device: the iteration space is simplified on the host (size-1 dims
  * dropped, dims ordered by the output's strides, mergeable dims fused), then runs on the
  * tiled permutation kernel when the input's fastest dim differs from the output's, else on

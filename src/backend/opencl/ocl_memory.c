@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Device memory: one cl_mem per storage; host transfers block, so the caller's buffer may be
  * reused as soon as they return. */
 #include "backend/opencl/ocl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel programs: sources from the embedded copy of kernels/ (or from $LT_KERNEL_DIR while
  * developing kernels), specialised by -D options, built lazily and cached per context by
  * (file, kernel, options). kernels/common.h is prepended to every file. */

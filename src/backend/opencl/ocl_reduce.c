@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reduction steps on the device (kernels/reduce.cl): short reductions, and long ones whose kept
  * dims are the input's fastest, run one work-item per (output, chunk); other long ones a
  * work-group tree per (output, chunk). When outputs are split into several chunks to fill the

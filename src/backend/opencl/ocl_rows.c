@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Row steps and random fills on the device (kernels/rows.cl, kernels/random.cl): one
  * work-item per row, and one per Philox group, with the shapes and strides in constant
  * tables. Simple rather than fast: they exist so that every op runs on every backend with the
