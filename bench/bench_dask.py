@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """libtensor.dask (issue 24 A): the overhead of a sliced einsum run on a dask.distributed
 LocalCluster against the same slices run in one process, side by side with dask.array.einsum
 over NumPy chunks (and over Tensor chunks) of the same contraction.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """TCCG-48 (issue 21): the 48 contractions of the TCCG benchmark in f32, and the first 12 in
 f64, side by side in one process with the peers that import (NumPy's einsum, PyTorch's einsum;
 pytblis and JAX when installed, else skipped with a note), each case also run as a plain GEMM

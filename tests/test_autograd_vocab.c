@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Autograd of the vocabulary ops (issue 19): the issue-18 unary and binary math ops, softmax /
  * log_softmax / logsumexp, var / std, cumsum / cumprod, take / index_select / take_along_axis /
  * scatter_add, where, clip, concatenate / stack / split, each against central finite

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lt_plan_execute_slices (issue 24): ranges of a sliced einsum plan's slices, as distributed
  * workers run them, against the naive float64 einsum of tests/support/einsum_ref.h, on every
  * device, with inputs and outputs in varied layouts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lt_plan_execute_slices (issue 24), on random networks: a sliced einsum plan's slices run in
  * ranges, as workers share them. Every range is checked against a naive float64 loop that keeps
  * only the label values whose slice number lies in the range (D = alpha*partial + beta*D over all

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact integer and bool contractions, einsum and scans (issue 18) on every backend: results
  * must equal, bit for bit, a naive reference computed in unsigned __int128 (the exact integer
  * result reduced modulo 2^64, then wrapped to the output's width, as NumPy's integer einsum,

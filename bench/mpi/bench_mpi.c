@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor_mpi benchmark (issue 24). Run: mpirun -np 4 --oversubscribe bench_mpi [n]
  *   1. SUMMA (lt_dist_contract, C = A B, n x n f64): bytes each rank received, against the
  *      volume SUMMA must move on that process grid, (M K (pc-1) + K N (pr-1)) / P elements per

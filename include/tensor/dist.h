@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor_mpi: tensors and einsum over MPI (issue 24). A separate library, libtensor_mpi.so
  * (built when LT_WITH_MPI finds MPI; link -ltensor_mpi -ltensor and MPI), so that libtensor.so
  * never depends on MPI and its ABI does not change with the build option. Not included by

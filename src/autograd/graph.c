@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Pruning the tape, so that it holds only graphs something can still run backward through
  * (PyTorch frees a graph when backward walked it, or when its results die). A node is kept when
  * a kept node reads its result, or when it was not freed by a backward and its result's handle

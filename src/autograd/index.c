@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Differentiable indexing, selection and joining: take / index_select / take_along_axis
  * (gradient: scatter-add into zeros), scatter_add (gradient: the identity and a gather), where
  * (the gradient goes to the chosen branch, none to the condition), clip, and concatenate /

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Differentiable statistics: softmax, log_softmax, logsumexp, var/std and the cumulative sum and
  * product. Every rule runs on the device with library ops and saves one tensor at most:
  * softmax and log_softmax their output, logsumexp/var/std/cumprod their input (the rest is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The distributed tensor object, its layouts, and the status agreement every collective call
  * runs before moving data (so a rank that failed never leaves the others blocked). */
 #include "dist/dist.h"

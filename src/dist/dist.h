@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor_mpi internals: the distributed tensor, its layout algebra, and the collective
  * helpers every lt_dist_* call shares. This layer sees only the public API (include/), like
  * any program linking libtensor: it is a client of the library, never a part of it. */

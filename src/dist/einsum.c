@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Einsum over ranks, two ways. lt_dist_einsum_sliced: every rank holds the small operands and
  * runs its share of a sliced plan's slices (lt_plan_execute_slices); one MPI_Allreduce sums.
  * lt_dist_einsum: distributed operands, rank 0's contraction path, one lt_dist_contract per

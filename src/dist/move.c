@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Moving blocks between distributions: every pair of ranks exchanges the intersection of what
  * one holds under the source layout and the other under the destination layout (a box, since
  * both are block layouts of one global shape), all in one MPI_Alltoallv. Scatter, gather and

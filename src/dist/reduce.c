@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Distributed reductions: each rank reduces its block over the chosen axes (lt_reduce), writes
  * the result into its place of a buffer of the whole result filled with the operation's
  * identity, and one MPI_Allreduce with the same operation combines the ranks (blocks that

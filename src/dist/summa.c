@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SUMMA contraction of two distributed tensors. The labels fall into the matricised roles
  * M (A and C), N (B and C), K (A and B, summed), batch (all three) and local sums (one operand
  * only). One M label is split over the pr process rows, one N label over the pc columns and one

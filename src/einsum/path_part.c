@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Contraction trees by recursive bisection (as cotengra's partition-based trees): split the
  * operands in two so that few label weight crosses the cut (weight log2(extent): the cut's
  * labels are the step joining the halves), recurse into each half, and solve groups of at

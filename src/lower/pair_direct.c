@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The lowerings of a pair that need no GEMM: fill (a contracted extent is 0), elementwise (no
  * contracted mode) and the backend's direct kernel (small problems); see pair.h. */
 #include "core/error.h"

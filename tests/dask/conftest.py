@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Without dask/distributed (Debian: python3-dask python3-distributed) nothing here is
 collected: pytest then exits 5, which ctest reports as skipped (dask_tests)."""
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libtensor.dask (issue 24 A) on a real dask.distributed LocalCluster: worker processes on
 loopback. Sliced tensor networks and dask.array programs over Tensor chunks against NumPy; a
 worker killed mid-computation gives the right sum (Dask's retry) or WorkerLostError, never a

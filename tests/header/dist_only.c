@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* include/tensor/dist.h compiles alone (with <mpi.h> on the include path), as C11 and C++. */
 #include "tensor/dist.h"
 

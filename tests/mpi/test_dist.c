@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libtensor_mpi (issue 24), run as `mpirun -np 4 test_dist`: block-distributed tensors over
  * several process grids (4x1, 2x2, 1x4, with odd extents, uneven and empty blocks), scatter,
  * gather, redistribution, permutation, reductions, SUMMA contraction, distributed and sliced

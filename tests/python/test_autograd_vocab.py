@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Python autograd of the vocabulary ops (issue 19) against central finite differences in
 float64, on every device: the issue-18 math ops, softmax & co, var/std, scans, take /
 take_along_axis / Tensor.scatter_add, where, clip, concatenate / stack / split, a composition of

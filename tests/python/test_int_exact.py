@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exact integer and bool einsum, matmul and scans (issue 18) against NumPy, on every device:
 exact equality (NumPy's integer einsum/matmul/cumsum wrap modulo 2^64), NumPy's result dtypes
 (bool einsum gives bool, int32 with int64 gives int64, ...), with values near 2^62, 2^63 - 1,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Central finite differences against the tape (see gradcheck.h). */
 #include "gradcheck.h"
 

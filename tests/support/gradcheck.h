@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Gradient checks shared by the autograd tests: a differentiable function of up to
  * LT_GC_MAX_IN inputs is run through the tape and compared with central finite differences in
  * float64. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libtensor on Dask (issue 24 A): a sliced einsum whose slices run on dask.distributed
 workers, and Tensors as dask.array chunks.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* See map_rules.h. */
 #include "backend/common/map_rules.h"
 

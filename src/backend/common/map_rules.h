@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rules every backend's map kernels share, decided here once: when a map step is a plain
  * move of bits, and that a zero scalar's operand is never read. */
 #ifndef LT_BACKEND_COMMON_MAP_RULES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* AVX2+FMA GEMM micro-kernels: a 2-vector by 6 tile (16x6 floats, 8x6 doubles) held in 12 ymm
  * accumulators, which with the two A vectors and one broadcast of B fills the 16 registers.
  * The body is the shared one in cpu_gemm_kernel_simd.inc, instantiated per dtype:
