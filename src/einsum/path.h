@@ -64,6 +64,11 @@ bool lt__tree_cost_less(const lt__tree_cost *a, const lt__tree_cost *b);
 /* log2(2^a + 2^b), with -inf as zero. */
 double lt__log2_add(double a, double b);
 
+/* The product of the extents in the union of two label-sorted leg lists (a pairwise step's
+ * cost), or with as_log2 the sum of their log2 (for steps past 2^1024). */
+double lt__legs_union_extent(const lt__pnet *net, const lt__leg *a, int na, const lt__leg *b,
+                             int nb, bool as_log2);
+
 /* Evaluates an SSA tree of n-1 steps; sliced (may be NULL) marks labels run one value at a
  * time (their extent counts as 1, and the totals are multiplied by the slice count).
  * step_cost/step_size (may be NULL) receive per-step figures. */

@@ -9,23 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Product of every extent in the union of two leg lists (the step's cost). */
-static double union_cost(const lt__pnet *net, const lt__leg *a, int na, const lt__leg *b, int nb) {
-  int i = 0, j = 0;
-  double c = 1;
-  while (i < na || j < nb) {
-    int32_t l;
-    if (j >= nb || (i < na && a[i].label < b[j].label))
-      l = a[i++].label;
-    else if (i >= na || b[j].label < a[i].label)
-      l = b[j++].label;
-    else
-      l = a[i].label, i++, j++;
-    c *= net->extent[l];
-  }
-  return c;
-}
-
 /* Subsets' labels as bits over the items' distinct labels (when at most 128), so that a
  * split's cost is size(a) * size(b) / (extents a and b share): a few multiplications. */
 typedef struct lmask {
@@ -150,7 +133,8 @@ lt_status lt__path_dp_items(const lt__pnet *net, int k, const lt__leg *const *le
             shared *= local_ext[w * 64 + __builtin_ctzll(x)];
         u = d.size[a] * d.size[b] / shared;
       } else {
-        u = union_cost(net, pool.data + d.at[a], d.cnt[a], pool.data + d.at[b], d.cnt[b]);
+        u = lt__legs_union_extent(net, pool.data + d.at[a], d.cnt[a], pool.data + d.at[b], d.cnt[b],
+                                  false);
       }
       c += u + net->mem_weight * size;
       if (c < best) best = c, d.split[s] = a;
@@ -275,7 +259,7 @@ lt_status lt__path_chain(const lt__pnet *net, int32_t (*ssa)[2], bool *is_chain)
     const lt__leg *b = net->legs + net->leg_at[order[i + 1]];
     int na = (int)(net->leg_at[order[i] + 1] - net->leg_at[order[i]]);
     int nb = (int)(net->leg_at[order[i + 1] + 1] - net->leg_at[order[i + 1]]);
-    double u = union_cost(net, a, na, b, nb);
+    double u = lt__legs_union_extent(net, a, na, b, nb, false);
     bond[i] = lt__legs_size(net, a, na) * lt__legs_size(net, b, nb) / u;
   }
   /* segment sizes by growing each segment one operand at a time */

@@ -159,10 +159,10 @@ static double legs_log2(const lt__pnet *net, const lt__leg *a, int na) {
   return s;
 }
 
-/* log2 of the product of every extent in the union of two leg lists (a step past 2^1024). */
-static double union_log2(const lt__pnet *net, const lt__leg *a, int na, const lt__leg *b, int nb) {
+double lt__legs_union_extent(const lt__pnet *net, const lt__leg *a, int na, const lt__leg *b,
+                             int nb, bool as_log2) {
   int i = 0, j = 0;
-  double s = 0;
+  double c = as_log2 ? 0 : 1;
   while (i < na || j < nb) {
     int32_t l;
     if (j >= nb || (i < na && a[i].label < b[j].label))
@@ -171,9 +171,12 @@ static double union_log2(const lt__pnet *net, const lt__leg *a, int na, const lt
       l = b[j++].label;
     else
       l = a[i].label, i++, j++;
-    s += log2(net->extent[l]);
+    if (as_log2)
+      c += log2(net->extent[l]);
+    else
+      c *= net->extent[l];
   }
-  return s;
+  return c;
 }
 
 lt_status lt__tree_eval(const lt__pnet *net, const int32_t (*ssa)[2], const bool *sliced,
@@ -224,8 +227,9 @@ lt_status lt__tree_eval(const lt__pnet *net, const int32_t (*ssa)[2], const bool
     double size, cost;
     int r = lt__legs_merge(&view, la, cnt[a], lb, cnt[b], tmp, &size, &cost);
     /* before the push: la and lb may point into the pool, which the push may move */
-    l2_cost = lt__log2_add(l2_cost,
-                           isfinite(cost) ? log2(cost) : union_log2(&view, la, cnt[a], lb, cnt[b]));
+    l2_cost = lt__log2_add(
+        l2_cost,
+        isfinite(cost) ? log2(cost) : lt__legs_union_extent(&view, la, cnt[a], lb, cnt[b], true));
     l2_written = lt__log2_add(l2_written, isfinite(size) ? log2(size) : legs_log2(&view, tmp, r));
     st = lt__legpool_push(&pool, tmp, r, &at[n + s]);
     cnt[n + s] = r;
