@@ -99,34 +99,6 @@ static uint64_t random_bits(void) {
   return lt_test_rand_int(0, 2) ? r : r % 19 - 9; /* small values exercise division */
 }
 
-/* A tensor of shape/layout filled with random edge values (set exactly), on ctx. */
-static lt_tensor *int_tensor(lt_context *ctx, lt_dtype d, int rank, const int64_t *shape,
-                             lt_test_layout layout) {
-  lt_tensor *t = lt_test_random_tensor(ctx, d, rank, shape, layout);
-  if (layout == LT_LAYOUT_BROADCAST) { /* aliased elements: set one by one, read back later */
-    int64_t n = lt_test_numel(rank, shape), idx[LT_MAX_RANK];
-    for (int64_t i = 0; i < n; i++) {
-      lt_test_unravel(i, rank, shape, idx);
-      LT_CHECK(lt_tensor_set_u64(t, idx, random_bits()));
-    }
-    return t;
-  }
-  int64_t n = lt_test_numel(rank, shape);
-  size_t es = lt_dtype_size(d);
-  unsigned char *raw = malloc((size_t)n * es + 1);
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t v = random_bits();
-    if (d == LT_BOOL) v &= 1;
-    memcpy(raw + (size_t)i * es, &v, es); /* little-endian host: the low bytes */
-  }
-  lt_tensor *src;
-  LT_CHECK(lt_tensor_from_host(ctx, d, rank, shape, NULL, raw, &src));
-  LT_CHECK(lt_tensor_copy_into(t, src));
-  lt_tensor_destroy(src);
-  free(raw);
-  return t;
-}
-
 /* NumPy's integer semantics at the width of dtype d, computed exactly. */
 static __int128 ref_binary(lt_binary_op op, lt_dtype d, __int128 a, __int128 b) {
   int w = bits_of(d);
@@ -238,11 +210,11 @@ static void run_int_binary(lt_context *ctx) {
   for (size_t di = 0; di < sizeof int_dtypes / sizeof int_dtypes[0]; di++) {
     lt_dtype d = int_dtypes[di];
     for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++) {
-      lt_tensor *a = int_tensor(ctx, d, 2, shape, (lt_test_layout)layout);
+      lt_tensor *a = lt_test_bits_tensor(ctx, d, 2, shape, (lt_test_layout)layout, random_bits);
       /* b broadcast over rows: every (a, b) pair of edge values meets somewhere */
-      lt_tensor *b =
-          int_tensor(ctx, d, 1, bshape,
-                     layout == LT_LAYOUT_BROADCAST ? LT_LAYOUT_NEGATIVE : (lt_test_layout)layout);
+      lt_tensor *b = lt_test_bits_tensor(
+          ctx, d, 1, bshape,
+          layout == LT_LAYOUT_BROADCAST ? LT_LAYOUT_NEGATIVE : (lt_test_layout)layout, random_bits);
       for (size_t oi = 0; oi < sizeof int_ops / sizeof int_ops[0]; oi++) {
         lt_binary_op op = int_ops[oi];
         lt_tensor *o;
@@ -363,7 +335,7 @@ static void run_int_unary(lt_context *ctx) {
   int64_t shape[2] = {4, 3};
   for (size_t di = 0; di < sizeof int_dtypes / sizeof int_dtypes[0]; di++) {
     lt_dtype d = int_dtypes[di];
-    lt_tensor *a = int_tensor(ctx, d, 2, shape, LT_LAYOUT_NEGATIVE);
+    lt_tensor *a = lt_test_bits_tensor(ctx, d, 2, shape, LT_LAYOUT_NEGATIVE, random_bits);
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
       lt_tensor *o;
       LT_CHECK(lt_unary(ops[k], a, &o));
@@ -435,7 +407,7 @@ static void run_exact_examples(lt_context *ctx) {
   for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++)
     for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++)
       for (int axis = -1; axis < 3; axis++) {
-        a = int_tensor(ctx, ds[di], 3, shape, (lt_test_layout)layout);
+        a = lt_test_bits_tensor(ctx, ds[di], 3, shape, (lt_test_layout)layout, random_bits);
         for (int op = 0; op < 4; op++) { /* SUM PROD MIN MAX */
           LT_CHECK(lt_reduce((lt_reduce_op)op, a, axis < 0 ? -1 : 1, &axis, false, &o));
           bool unsig = ds[di] == LT_U8 || ds[di] == LT_U64;

@@ -51,34 +51,6 @@ static uint64_t edge_bits(void) {
   return lt_test_rand_int(0, 1) ? lt_test_rand_u64() : (uint64_t)lt_test_rand_int(-9, 9);
 }
 
-/* A tensor of dtype d in a layout family, holding edge values (bool: 0/1). */
-static lt_tensor *exact_tensor(lt_context *ctx, lt_dtype d, int rank, const int64_t *shape,
-                               lt_test_layout layout) {
-  lt_tensor *t = lt_test_random_tensor(ctx, d, rank, shape, layout);
-  int64_t n = lt_test_numel(rank, shape), idx[LT_MAX_RANK];
-  if (layout == LT_LAYOUT_BROADCAST) { /* aliased elements: set one by one */
-    for (int64_t i = 0; i < n; i++) {
-      lt_test_unravel(i, rank, shape, idx);
-      uint64_t v = edge_bits();
-      LT_CHECK(lt_tensor_set_u64(t, idx, d == LT_BOOL ? v & 1 : v));
-    }
-    return t;
-  }
-  size_t es = lt_dtype_size(d);
-  unsigned char *raw = malloc((size_t)n * es + 1);
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t v = edge_bits();
-    if (d == LT_BOOL) v &= 1;
-    memcpy(raw + (size_t)i * es, &v, es); /* little-endian host: the low bytes */
-  }
-  lt_tensor *src;
-  LT_CHECK(lt_tensor_from_host(ctx, d, rank, shape, NULL, raw, &src));
-  LT_CHECK(lt_tensor_copy_into(t, src));
-  lt_tensor_destroy(src);
-  free(raw);
-  return t;
-}
-
 /* Every element of t in C order, exactly, as the value its dtype holds. */
 static __int128 *read_exact(const lt_tensor *t) {
   lt_tensor *c;
@@ -168,7 +140,7 @@ static void check_einsum(lt_context *ctx, const char *expr, int n, const lt_dtyp
   lt_tensor *ts[4];
   __int128 *vals[4];
   for (int i = 0; i < n; i++) {
-    ts[i] = exact_tensor(ctx, dt[i], ranks[i], shapes[i], layout);
+    ts[i] = lt_test_bits_tensor(ctx, dt[i], ranks[i], shapes[i], layout, edge_bits);
     vals[i] = read_exact(ts[i]);
   }
   lt_tensor *d = NULL;
@@ -258,10 +230,10 @@ static void run_contraction(lt_context *ctx) {
   int64_t sa[2] = {3, 5}, sb[2] = {5, 4}, sd[2] = {3, 4};
   int32_t ma[2] = {'i', 'k'}, mb[2] = {'k', 'j'}, md[2] = {'i', 'j'};
   for (int layout = 0; layout < LT_LAYOUT_BROADCAST; layout++) {
-    lt_tensor *a = exact_tensor(ctx, LT_I64, 2, sa, (lt_test_layout)layout);
-    lt_tensor *b = exact_tensor(ctx, LT_I64, 2, sb, LT_LAYOUT_TRANSPOSED);
-    lt_tensor *c = exact_tensor(ctx, LT_I64, 2, sd, LT_LAYOUT_NEGATIVE);
-    lt_tensor *d = exact_tensor(ctx, LT_I64, 2, sd, (lt_test_layout)layout);
+    lt_tensor *a = lt_test_bits_tensor(ctx, LT_I64, 2, sa, (lt_test_layout)layout, edge_bits);
+    lt_tensor *b = lt_test_bits_tensor(ctx, LT_I64, 2, sb, LT_LAYOUT_TRANSPOSED, edge_bits);
+    lt_tensor *c = lt_test_bits_tensor(ctx, LT_I64, 2, sd, LT_LAYOUT_NEGATIVE, edge_bits);
+    lt_tensor *d = lt_test_bits_tensor(ctx, LT_I64, 2, sd, (lt_test_layout)layout, edge_bits);
     __int128 *va = read_exact(a), *vb = read_exact(b), *vc = read_exact(c);
     lt_plan *plan;
     LT_CHECK(lt_plan_contraction(a, ma, b, mb, c, md, d, md, NULL, &plan));
@@ -302,7 +274,7 @@ static void run_scans(lt_context *ctx) {
         if (few && (q + (size_t)axis + (size_t)prod) % 3 != 0) continue;
         lt_dtype dt = dts[q];
         lt_test_layout layout = (lt_test_layout)((q + (size_t)axis) % LT_LAYOUT_COUNT);
-        lt_tensor *a = exact_tensor(ctx, dt, 2, shape, layout);
+        lt_tensor *a = lt_test_bits_tensor(ctx, dt, 2, shape, layout, edge_bits);
         __int128 *va = read_exact(a);
         lt_tensor *d = NULL;
         LT_CHECK(prod ? lt_cumprod(a, axis, &d) : lt_cumsum(a, axis, &d));
@@ -378,8 +350,9 @@ static void run_narrow_edges(lt_context *ctx) {
         if (op == LT_BINARY_BITWISE_XOR && (pairs[p][0] == LT_BOOL) != (pairs[p][1] == LT_BOOL))
           continue;
         lt_test_layout layout = (lt_test_layout)((p + o + q) % LT_LAYOUT_COUNT);
-        lt_tensor *a = exact_tensor(ctx, pairs[p][0], 2, shape, layout);
-        lt_tensor *b = exact_tensor(ctx, pairs[p][1], 2, shape, LT_LAYOUT_TRANSPOSED);
+        lt_tensor *a = lt_test_bits_tensor(ctx, pairs[p][0], 2, shape, layout, edge_bits);
+        lt_tensor *b =
+            lt_test_bits_tensor(ctx, pairs[p][1], 2, shape, LT_LAYOUT_TRANSPOSED, edge_bits);
         lt_tensor *d = lt_test_random_tensor(ctx, outs[o], 2, shape, LT_LAYOUT_STEPPED);
         __int128 *va = read_exact(a), *vb = read_exact(b);
         lt_plan *plan;

@@ -199,6 +199,34 @@ lt_tensor *lt_test_random_tensor_range(lt_context *ctx, lt_dtype dtype, int rank
   return t;
 }
 
+lt_tensor *lt_test_bits_tensor(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                               lt_test_layout layout, uint64_t (*bits)(void)) {
+  lt_tensor *t = lt_test_random_tensor(ctx, dtype, rank, shape, layout);
+  int64_t n = lt_test_numel(rank, shape), idx[LT_MAX_RANK];
+  if (layout == LT_LAYOUT_BROADCAST) { /* aliased elements: set one by one */
+    for (int64_t i = 0; i < n; i++) {
+      lt_test_unravel(i, rank, shape, idx);
+      uint64_t v = bits();
+      LT_CHECK(lt_tensor_set_u64(t, idx, dtype == LT_BOOL ? v & 1 : v));
+    }
+    return t;
+  }
+  size_t es = lt_dtype_size(dtype);
+  unsigned char *raw = malloc((size_t)n * es + 1);
+  assert_non_null(raw);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t v = bits();
+    if (dtype == LT_BOOL) v &= 1;
+    memcpy(raw + (size_t)i * es, &v, es); /* little-endian host: the low bytes */
+  }
+  lt_tensor *src;
+  LT_CHECK(lt_tensor_from_host(ctx, dtype, rank, shape, NULL, raw, &src));
+  LT_CHECK(lt_tensor_copy_into(t, src));
+  lt_tensor_destroy(src);
+  free(raw);
+  return t;
+}
+
 double *lt_test_read_all(const lt_tensor *t) {
   int64_t n = lt_tensor_numel(t);
   double *out = malloc(sizeof(double) * (size_t)(n ? n : 1));

@@ -76,6 +76,11 @@ lt_tensor *lt_test_random_tensor_range(lt_context *ctx, lt_dtype dtype, int rank
                                        const int64_t *shape, lt_test_layout layout, double lo,
                                        double hi);
 
+/* A tensor of an integer or bool dtype in a layout family holding bits() truncated to the
+ * dtype's width, set exactly (bool: the lowest bit), for the exact-integer tests. */
+lt_tensor *lt_test_bits_tensor(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
+                               lt_test_layout layout, uint64_t (*bits)(void));
+
 /* A guarded output: `view` is a strided view (of the given layout family, never broadcast)
  * inside a larger `base` buffer poisoned with NaN. lt_test_output_check_guard fails the test if
  * anything outside the view was written. */
