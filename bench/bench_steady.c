@@ -155,6 +155,7 @@ int main(int argc, char **argv) {
     loop_time(plan, ins, c, 1);
     loop_time(swapped, ins_swapped, c, 1);
     for (int r = 0; r < reps; r++) {
+      run_once(plan, ins, c); /* warm again after the previous round's pause */
       blas_call();
       t_blas[r] = run_once(plan, ins, c);
       sleep_then(BLAS_SETTLE_MS);
