@@ -5,7 +5,11 @@
  * after an idle pause of 10, 100 and 1000 ms; of one call right after a (threaded) OpenBLAS
  * sgemm; and of the same contraction planned with A and B swapped. Each is printed as a ratio
  * to the loop time (aim: all <= 1.1), with the loop's GFLOP/s as a fraction of the machine's
- * FMA peak measured in the same run, and the plan each ran.
+ * FMA peak measured in the same run, and the plan each ran. One more column, "1t", is a
+ * diagnosis rather than an aim: the call after a 100 ms pause with the context on one thread,
+ * against the one-thread loop, so no thread pool is involved; what it shows is the cost of
+ * caches and TLBs refilled after the pause (other processes ran), which the 2-thread ratios
+ * include too.
  * Usage: bench_steady [repeats] (LT_BENCH_QUICK=1: fewer cases and pauses). */
 #include "bench_peak.h"
 #include "bench_timing.h"
@@ -91,6 +95,13 @@ static void sleep_then(int ms) {
   if (ms > 0) sleep_ms(ms);
 }
 
+/* After a threaded call, OpenBLAS's worker threads spin (sched_yield) until its thread timeout
+ * (2^28 cycles, ~0.1 s); measured here: ~60 ms of CPU after one 256^3 sgemm. A pause timed
+ * inside that window times OpenBLAS's spinner, not an idle process (the 10 ms column read
+ * 2.1x on 512^3 that way, 1.2x with OPENBLAS_NUM_THREADS=1), so every round begins with the
+ * OpenBLAS case and then waits this long before the loop and the idle pauses. */
+#define BLAS_SETTLE_MS 300
+
 /* A threaded OpenBLAS call of its own (as NumPy would make), after which ours runs at once. */
 static float blas_a[256 * 256], blas_b[256 * 256], blas_c[256 * 256];
 static void blas_call(void) {
@@ -110,8 +121,8 @@ int main(int argc, char **argv) {
   printf("bench_steady: %d threads, f32 FMA peak %.1f GFLOP/s, OpenBLAS %s; times are medians "
          "of %d, ratios to the loop time\n",
          threads, peak, openblas_get_corename(), reps);
-  printf("%-18s %-8s %7s %6s %6s %6s %6s %6s %6s  %s\n", "case", "loop ms", "GFLOP/s", "/peak",
-         "10ms", "100ms", "1000ms", "blas", "swap", "plan");
+  printf("%-18s %-8s %7s %6s %6s %6s %6s %6s %6s %6s  %s\n", "case", "loop ms", "GFLOP/s", "/peak",
+         "10ms", "100ms", "1000ms", "blas", "swap", "1t", "plan");
   int n_cases = (int)(sizeof cases / sizeof cases[0]);
   double worst = 0;
   for (int ci = 0; ci < n_cases; ci++) {
@@ -138,12 +149,16 @@ int main(int argc, char **argv) {
     const lt_tensor *ins[2] = {a, b}, *ins_swapped[2] = {b, a};
     /* One sample of every pattern per round, so that the drift of a shared machine hits
      * them all alike; each ratio is a median over the rounds against the loop's median. */
-    double t_loop[64], t_idle[3][64], t_blas[64], t_swap[64];
+    double t_loop[64], t_idle[3][64], t_blas[64], t_swap[64], t_loop1[64], t_idle1[64];
     const int pauses[3] = {10, 100, 1000};
     int idle_reps[3] = {reps, reps, quick ? 0 : reps < 3 ? reps : 3};
     loop_time(plan, ins, c, 1);
     loop_time(swapped, ins_swapped, c, 1);
     for (int r = 0; r < reps; r++) {
+      run_once(plan, ins, c); /* warm again after the previous round's pause */
+      blas_call();
+      t_blas[r] = run_once(plan, ins, c);
+      sleep_then(BLAS_SETTLE_MS);
       t_loop[r] = loop_time(plan, ins, c, 3);
       t_swap[r] = loop_time(swapped, ins_swapped, c, 3);
       for (int p = 0; p < 3; p++)
@@ -151,8 +166,11 @@ int main(int argc, char **argv) {
           sleep_then(pauses[p]);
           t_idle[p][r] = run_once(plan, ins, c);
         }
-      blas_call();
-      t_blas[r] = run_once(plan, ins, c);
+      CHECK(lt_context_set_num_threads(ctx, 1));
+      t_loop1[r] = loop_time(plan, ins, c, 3);
+      sleep_then(100);
+      t_idle1[r] = run_once(plan, ins, c);
+      CHECK(lt_context_set_num_threads(ctx, 0));
     }
     double loop = bench_median(t_loop, reps);
     double r10 = bench_median(t_idle[0], reps) / loop;
@@ -160,10 +178,11 @@ int main(int argc, char **argv) {
     double r1000 = idle_reps[2] ? bench_median(t_idle[2], idle_reps[2]) / loop : NAN;
     double rblas = bench_median(t_blas, reps) / loop;
     double rswap = bench_median(t_swap, reps) / loop;
+    double r1t = bench_median(t_idle1, reps) / bench_median(t_loop1, reps);
     double gflops = flops / loop / 1e9;
-    printf("%-18s %8.3f %7.1f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f  %s%s\n",
+    printf("%-18s %8.3f %7.1f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f  %s%s\n",
            sc->spec[0] == 'a' && sc->spec[1] == 'b' && sc->spec[2] == '-' ? "gemm" : sc->spec,
-           loop * 1e3, gflops, peak > 0 ? gflops / peak : 0.0, r10, r100, r1000, rblas, rswap,
+           loop * 1e3, gflops, peak > 0 ? gflops / peak : 0.0, r10, r100, r1000, rblas, rswap, r1t,
            lt_plan_describe(plan),
            strcmp(lt_plan_describe(plan), lt_plan_describe(swapped)) ? "  (swapped plan differs)"
                                                                      : "");

@@ -3,11 +3,13 @@
  * A.B and B.A make the same plan (same description, workspace and bit-identical results) over
  * random mode groups and layouts; LT_GEMM_ENGINE forces either CPU engine, and the measured
  * choice is named in the plan's description, is the same for every plan of a shape class, and
- * computes the same products. No timing is asserted. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+ * computes the same products; OpenBLAS's process-wide thread count is left as found. No timing
+ * is asserted. */
+#define _GNU_SOURCE /* setenv, RTLD_DEFAULT */
 #include "einsum_ref.h"
 #include "harness.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +214,27 @@ static void test_engine_choice(void **state) {
   }
 }
 
+/* libtensor runs OpenBLAS single-threaded inside its own pool (OpenBLAS's threads would spin
+ * ~0.1 s after each call, slowing whatever runs next), so it lowers OpenBLAS's process-wide
+ * thread count around its steps; another caller in the process (NumPy, the application) must
+ * find its own setting back. Looked up at run time: the test links no BLAS. */
+static void test_openblas_threads_restored(void **state) {
+  (void)state;
+  int (*get)(void);
+  void (*set)(int);
+  *(void **)&get = dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+  *(void **)&set = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (!get || !set || !cpu_has_openblas()) skip();
+  int found = get();
+  set(2);
+  int want = get();
+  for (int threads = 1; threads <= 2; threads++) {
+    assert_int_equal(products_on_engine("openblas", ", OpenBLAS)", threads), 8);
+    assert_int_equal(get(), want);
+  }
+  set(found);
+}
+
 /* LT_CPU_ISA is read when a context opens: contexts made after it changes use the capped
  * instruction set (plan and run alike), and one made before keeps its own. */
 static void test_isa_per_context(void **state) {
@@ -235,6 +258,7 @@ int main(void) {
       cmocka_unit_test(test_swapped_operands),
       cmocka_unit_test(test_engine_choice),
       cmocka_unit_test(test_isa_per_context),
+      cmocka_unit_test(test_openblas_threads_restored),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
