@@ -232,6 +232,7 @@ lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) 
     return LT_OK;
   }
 #endif
+  if (engine == LT__CPU_GEMM_STREAM && lt__cpu_gemm_stream(ctx, s)) return LT_OK;
   const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
   const lt__gemm_blocking *bk = isa->gemm_blocking ? isa->gemm_blocking(s->dtype) : NULL;
   if (lt__cpu_gemm_packed(ctx, s, bk ? bk : lt__gemm_blocking_portable(s->dtype))) return LT_OK;
