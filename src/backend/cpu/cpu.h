@@ -22,7 +22,12 @@ typedef struct lt__cpu_state {
 } lt__cpu_state;
 
 /* The CPU's GEMM engines (lt__gemm_step.engine). */
-enum { LT__CPU_GEMM_AUTO = 0, LT__CPU_GEMM_PACKED = 1, LT__CPU_GEMM_OPENBLAS = 2 };
+enum {
+  LT__CPU_GEMM_AUTO = 0,
+  LT__CPU_GEMM_PACKED = 1,
+  LT__CPU_GEMM_OPENBLAS = 2,
+  LT__CPU_GEMM_STREAM = 3 /* small k (cpu_gemm_stream.c); packed where it does not apply */
+};
 
 /* The instruction-set table of a CPU context: kernels, GEMM blocking, transposes. */
 const lt__cpu_isa *lt__cpu_isa_of(const lt_context *ctx);
@@ -42,10 +47,13 @@ const char *lt__cpu_gemm_choose(lt_context *ctx, lt__gemm_step *step);
 /* The backend's measured_caps: GEMM rate and copy cost measured once per process
  * (cpu_caps.c). */
 const lt__backend_caps *lt__cpu_measured_caps(lt_context *ctx);
-/* The backend's measured_caps: GEMM rate and copy cost measured once per process
- * (cpu_caps.c). */
-const lt__backend_caps *lt__cpu_measured_caps(lt_context *ctx);
-/* LT_GEMM_ENGINE ("packed", "openblas"; anything else: measure) as an engine, 0 to measure. */
+/* Whether the streaming engine takes the step (1 <= k <= LT__CAPS_SMALL_K, a unit stride in
+ * C, tile kernels on this ISA), and running it: false when it does not take the step or its
+ * B buffer cannot be had (then nothing was written). */
+bool lt__cpu_gemm_stream_ok(lt_context *ctx, const lt__gemm_step *step);
+bool lt__cpu_gemm_stream(lt_context *ctx, const lt__gemm_step *step);
+/* LT_GEMM_ENGINE ("packed", "openblas", "stream"; anything else: measure) as an engine, 0 to
+ * measure. */
 int lt__cpu_gemm_engine_from_env(void);
 /* GEMMs in a step's batch, and the element offsets of A, B and C for linear batch index b
  * (row-major over batch_shape); shared by the OpenBLAS and the packed paths. */

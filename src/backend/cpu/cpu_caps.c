@@ -72,7 +72,9 @@ static void gemm_rates(lt_context *ctx, lt__backend_caps *caps) {
   double blas = gemm_rate(ctx, n, n, n, LT__CPU_GEMM_OPENBLAS);
   double packed = gemm_rate(ctx, n, n, n, LT__CPU_GEMM_PACKED);
   double blas_k = gemm_rate(ctx, wide, wide, small_k, LT__CPU_GEMM_OPENBLAS);
-  double packed_k = gemm_rate(ctx, wide, wide, small_k, LT__CPU_GEMM_PACKED);
+  /* At small k, the engine that takes any strides is the streaming one where it has kernels
+   * (the step falls back to the packed one elsewhere). */
+  double packed_k = gemm_rate(ctx, wide, wide, small_k, LT__CPU_GEMM_STREAM);
   double best = blas > packed ? blas : packed;
   if (best <= 0) return;
   caps->gemm_flops = pow2_round(best);

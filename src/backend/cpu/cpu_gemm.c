@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Running a GEMM step on one of the CPU's engines: the packed kernels (cpu_gemm_packed.c), or
- * OpenBLAS, single-threaded inside the context's pool (a batch split across threads, or each
- * GEMM's C split into blocks). Which engine runs a step is chosen by measurement
- * (cpu_gemm_choose.c). Built without OpenBLAS (LT_WITH_OPENBLAS=OFF), the packed kernels run
- * every GEMM. */
+/* Running a GEMM step on one of the CPU's engines: the packed kernels (cpu_gemm_packed.c), the
+ * streaming small-k kernels (cpu_gemm_stream.c), or OpenBLAS, single-threaded inside the context's
+ * pool (a batch split across threads, or each GEMM's C split into blocks). Which engine runs a step
+ * is chosen by measurement (cpu_gemm_choose.c). Built without OpenBLAS (LT_WITH_OPENBLAS=OFF), the
+ * packed kernels run every GEMM. */
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_gemm_packed.h"
 #include "backend/cpu/cpu_isa.h"
@@ -232,6 +232,7 @@ lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) 
     return LT_OK;
   }
 #endif
+  if (engine == LT__CPU_GEMM_STREAM && lt__cpu_gemm_stream(ctx, s)) return LT_OK;
   const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
   const lt__gemm_blocking *bk = isa->gemm_blocking ? isa->gemm_blocking(s->dtype) : NULL;
   if (lt__cpu_gemm_packed(ctx, s, bk ? bk : lt__gemm_blocking_portable(s->dtype))) return LT_OK;

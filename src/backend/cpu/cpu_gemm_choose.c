@@ -22,18 +22,21 @@
 
 /* The engine chosen per class, 0 while unmeasured; racing threads may both measure, and the
  * later store wins (either answer was measured). */
-static atomic_int chosen[3][2][2][2][2][2][BUCKETS][BUCKETS][BUCKETS];
+static atomic_int chosen[3][2][2][2][2][2][2][BUCKETS][BUCKETS][BUCKETS];
 
 static int bucket(int64_t x) { return x < 16 ? 0 : x < 64 ? 1 : x < 256 ? 2 : 3; }
 
 static const char *engine_name(int engine) {
-  return engine == LT__CPU_GEMM_OPENBLAS ? "OpenBLAS" : "packed";
+  return engine == LT__CPU_GEMM_OPENBLAS ? "OpenBLAS"
+         : engine == LT__CPU_GEMM_STREAM ? "stream"
+                                         : "packed";
 }
 
 int lt__cpu_gemm_engine_from_env(void) {
   const char *e = getenv("LT_GEMM_ENGINE");
   if (e && strcmp(e, "packed") == 0) return LT__CPU_GEMM_PACKED;
   if (e && strcmp(e, "openblas") == 0) return LT__CPU_GEMM_OPENBLAS;
+  if (e && strcmp(e, "stream") == 0) return LT__CPU_GEMM_STREAM;
   return LT__CPU_GEMM_AUTO;
 }
 
@@ -90,18 +93,25 @@ static double time_engine(lt_context *ctx, const lt__gemm_step *s, int engine) {
 
 int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
   const lt__cpu_state *st = ctx->backend_state;
-  if (!lt__cpu_gemm_blas_ok(s)) return LT__CPU_GEMM_PACKED;
+  /* Our engine for the step: at small k the streaming one, which writes C once in place
+   * (the packed one re-blocks for a k it does not have and updates tiles of an interleaved C
+   * element by element). */
+  int ours = lt__cpu_gemm_stream_ok(ctx, s) ? LT__CPU_GEMM_STREAM : LT__CPU_GEMM_PACKED;
+  if (st->gemm_forced == LT__CPU_GEMM_STREAM || st->gemm_forced == LT__CPU_GEMM_PACKED)
+    return st->gemm_forced == LT__CPU_GEMM_PACKED ? LT__CPU_GEMM_PACKED : ours;
+  if (!lt__cpu_gemm_blas_ok(s)) return ours;
   if (st->gemm_forced) return st->gemm_forced;
   /* A matrix-vector product is memory-bound: BLAS's gemv streams the matrix once. */
   if ((s->m == 1 || s->n == 1) && s->k > 0) return LT__CPU_GEMM_OPENBLAS;
   int isa = st->isa->simd == LT__CPU_SIMD_AVX512 ? 2 : st->isa->simd == LT__CPU_SIMD_AVX2;
-  atomic_int *slot = &chosen[isa][s->dtype == LT_F64][lt__cpu_gemm_batch_count(s) > 1][s->a.cs == 1]
-                            [s->b.cs == 1][s->c.cs == 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
+  atomic_int *slot =
+      &chosen[isa][ours == LT__CPU_GEMM_STREAM][s->dtype == LT_F64][lt__cpu_gemm_batch_count(s) > 1]
+             [s->a.cs == 1][s->b.cs == 1][s->c.cs == 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
   int engine = atomic_load_explicit(slot, memory_order_relaxed);
   if (engine) return engine;
-  double packed = time_engine(ctx, s, LT__CPU_GEMM_PACKED);
+  double packed = time_engine(ctx, s, ours);
   double blas = time_engine(ctx, s, LT__CPU_GEMM_OPENBLAS);
-  engine = packed >= 0 && (blas < 0 || packed < blas) ? LT__CPU_GEMM_PACKED : LT__CPU_GEMM_OPENBLAS;
+  engine = packed >= 0 && (blas < 0 || packed < blas) ? ours : LT__CPU_GEMM_OPENBLAS;
   atomic_store_explicit(slot, engine, memory_order_relaxed);
   return engine;
 }

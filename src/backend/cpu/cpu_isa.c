@@ -47,6 +47,7 @@ static const lt__cpu_isa isa_baseline = {
     .simd = LT__CPU_SIMD_BASELINE,
     .kernels = lt__cpu_kernels_for,
     .gemm_blocking = NULL,
+    .gemm_stream = NULL,
 };
 #if defined(LT_HAVE_X86_ISA_KERNELS)
 static const lt__cpu_isa isa_avx2 = {
@@ -54,12 +55,14 @@ static const lt__cpu_isa isa_avx2 = {
     .simd = LT__CPU_SIMD_AVX2,
     .kernels = lt__cpu_kernels_avx2,
     .gemm_blocking = lt__gemm_blocking_avx2,
+    .gemm_stream = lt__gemm_stream_avx2,
 };
 static const lt__cpu_isa isa_avx512 = {
     .name = "avx512",
     .simd = LT__CPU_SIMD_AVX512,
     .kernels = lt__cpu_kernels_avx512,
     .gemm_blocking = lt__gemm_blocking_avx512,
+    .gemm_stream = lt__gemm_stream_avx512,
 };
 #endif
 

@@ -7,6 +7,7 @@
 #define LT_BACKEND_CPU_ISA_H
 
 #include "backend/cpu/cpu_gemm_kernel.h"
+#include "backend/cpu/cpu_gemm_stream.h"
 #include "backend/cpu/cpu_transpose.h"
 #include "backend/cpu/cpu_typed.h"
 
@@ -21,6 +22,9 @@ typedef struct lt__cpu_isa {
   /* Blocking of the packed AVX-512 GEMM kernels, NULL where they may not run (then GEMM goes
    * to OpenBLAS, or to the portable packed kernels for what BLAS does not take). */
   const lt__gemm_blocking *(*gemm_blocking)(lt_dtype dtype);
+  /* Tile kernels of the streaming small-k GEMM engine (cpu_gemm_stream.c), NULL where there
+   * are none (then small-k GEMMs run on the other engines). */
+  const lt__gemm_stream *(*gemm_stream)(lt_dtype dtype);
 } lt__cpu_isa;
 
 /* The widest table the build has and the running CPU (and OS) supports, capped by LT_CPU_ISA

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/* The streaming small-k GEMM engine (cpu_gemm_stream.c, issue 21) against the naive float64
+ * reference: contractions with k <= 32 (k = 1 included) whose output interleaves A's and B's
+ * modes (TCCG's abcdef shapes, scaled down), with inputs and outputs transposed, stepped,
+ * reversed and broadcast, size-1 and size-0 modes, alpha and beta, f32 and f64, on contexts
+ * made with LT_GEMM_ENGINE=stream (and measured, to see it chosen). Outputs live inside a
+ * NaN-poisoned buffer whose guard must stay untouched. Registered again with LT_CPU_ISA=avx2
+ * for the AVX2 tile kernels. No timing is asserted. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "einsum_ref.h"
+#include "harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct stream_case {
+  const char *a, *b, *d; /* one letter per mode, 'a' = label 0 */
+  int64_t extent[8];
+} stream_case;
+
+static int labels_of(const char *s, int32_t *modes, int *ids, const int64_t *extent,
+                     int64_t *shape) {
+  int n = (int)strlen(s);
+  for (int i = 0; i < n; i++)
+    modes[i] = s[i] - 'a', ids[i] = s[i] - 'a', shape[i] = extent[s[i] - 'a'];
+  return n;
+}
+
+/* Runs D = alpha * A.B + beta * D for one case and layout choice; returns whether the plan ran
+ * on the streaming engine. */
+static bool run_case(lt_context *ctx, const stream_case *c, lt_dtype dt, lt_test_layout la,
+                     lt_test_layout lb, lt_test_layout ld, bool accumulate) {
+  int32_t ma[8], mb[8], md[8];
+  int ia[8], ib[8], id[8];
+  int64_t sa[8], sb[8], sd[8];
+  int na = labels_of(c->a, ma, ia, c->extent, sa), nb = labels_of(c->b, mb, ib, c->extent, sb);
+  int nd = labels_of(c->d, md, id, c->extent, sd);
+  int n_labels = 0;
+  int64_t terms = 1;
+  for (int l = 0; l < 8 && c->extent[l] >= 0; l++)
+    if (!strchr(c->d, 'a' + l)) terms *= c->extent[l] > 0 ? c->extent[l] : 1;
+  while (n_labels < 8 && c->extent[n_labels] >= 0)
+    n_labels++;
+  lt_tensor *a = lt_test_random_tensor(ctx, dt, na, sa, la);
+  lt_tensor *b = lt_test_random_tensor(ctx, dt, nb, sb, lb);
+  lt_test_output out;
+  lt_test_output_make(ctx, dt, nd, sd, ld, &out);
+  int64_t numel = lt_test_numel(nd, sd);
+  double *before = NULL;
+  if (accumulate) {
+    /* beta reads D: give it finite values first. */
+    lt_tensor *init = lt_test_random_tensor(ctx, dt, nd, sd, LT_LAYOUT_CONTIGUOUS);
+    LT_CHECK(lt_tensor_copy_into(out.view, init));
+    lt_tensor_destroy(init);
+    before = lt_test_read_all(out.view);
+  }
+  lt_plan *plan;
+  LT_CHECK(lt_plan_contraction(a, ma, b, mb, NULL, NULL, out.view, md, NULL, &plan));
+  const lt_tensor *ins[2] = {a, b};
+  const double scalars[2] = {0.75, accumulate ? -0.5 : 0.0};
+  LT_CHECK(lt_plan_execute(plan, ins, 2, scalars, 2, out.view));
+  char desc[512];
+  snprintf(desc, sizeof desc, "%s,%s->%s %s (%s/%s/%s%s): %s", c->a, c->b, c->d, lt_dtype_name(dt),
+           lt_test_layout_name(la), lt_test_layout_name(lb), lt_test_layout_name(ld),
+           accumulate ? ", beta" : "", lt_plan_describe(plan));
+  bool stream = strstr(desc, ", stream)") != NULL;
+  double *da = lt_test_read_all(a), *db = lt_test_read_all(b);
+  lt_ref_operand ro[2] = {{na, ia, sa, da}, {nb, ib, sb, db}};
+  double *want = lt_ref_einsum(2, ro, n_labels, c->extent, nd, id);
+  for (int64_t i = 0; i < numel; i++)
+    want[i] = 0.75 * want[i] + (accumulate ? -0.5 * before[i] : 0.0);
+  double *got = lt_test_read_all(out.view);
+  lt_test_assert_close(got, want, numel, lt_test_tolerance(dt, terms), desc);
+  lt_test_output_check_guard(&out);
+  free(got);
+  free(want);
+  free(da);
+  free(db);
+  free(before);
+  lt_plan_destroy(plan);
+  lt_test_output_free(&out);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(b);
+  return stream;
+}
+
+/* TCCG-like shapes: k (the modes D lacks) at most 32, D's modes from A and B in turn, its
+ * innermost extent not a multiple of the vector length as well as one that is. */
+static const stream_case cases[] = {
+    {"geab", "dfgc", "abcdef", {5, 2, 3, 4, 2, 16, 7, -1}},
+    {"gfab", "degc", "abcdef", {2, 3, 2, 3, 2, 19, 24, -1}},
+    {"dega", "gfbc", "abcdef", {5, 2, 3, 4, 3, 2, 32, -1}},
+    {"efcad", "bf", "abcde", {5, 6, 4, 7, 9, 29, -1, -1}},
+    {"acd", "db", "abc", {7, 13, 41, 1, -1, -1, -1, -1}},  /* k = 1: elementwise */
+    {"adc", "db", "abc", {9, 5, 37, 17, -1, -1, -1, -1}},  /* n = 5 */
+    {"ad", "bdc", "abc", {3, 70, 45, 11, -1, -1, -1, -1}}, /* m = 3 */
+    {"ac", "cb", "ab", {150, 67, 32, -1, -1, -1, -1, -1}},
+    {"acd", "dcb", "ab", {40, 1, 7, 3, -1, -1, -1, -1}}, /* size-1 modes */
+    {"abd", "dc", "abc", {6, 0, 50, 8, -1, -1, -1, -1}}, /* size-0 output mode */
+};
+
+static lt_context *context_with(const char *engine) {
+  if (engine)
+    setenv("LT_GEMM_ENGINE", engine, 1);
+  else
+    unsetenv("LT_GEMM_ENGINE");
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  unsetenv("LT_GEMM_ENGINE");
+  return ctx;
+}
+
+/* The engine has tile kernels for AVX2+FMA and AVX-512 (x86 builds), none below. */
+static bool has_stream_kernels(void) {
+  const char *isa = getenv("LT_CPU_ISA");
+  if (isa && strcmp(isa, "baseline") == 0) return false;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+static void test_fixed_cases(void **state) {
+  (void)state;
+  for (int threads = 1; threads <= 2; threads++) {
+    lt_context *ctx = context_with("stream");
+    LT_CHECK(lt_context_set_num_threads(ctx, threads));
+    int streamed = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      for (int v = 0; v < 4; v++) {
+        lt_dtype dt = (i + (size_t)v) % 2 ? LT_F32 : LT_F64;
+        lt_test_layout la = (lt_test_layout)((i + (size_t)v) % LT_LAYOUT_COUNT);
+        lt_test_layout lb = (lt_test_layout)((i + 2 * (size_t)v) % LT_LAYOUT_COUNT);
+        /* beta with an output the engine writes in place (not reversed). */
+        lt_test_layout ld = (lt_test_layout)(v < 3 ? (size_t)v : i % 3);
+        streamed += run_case(ctx, &cases[i], dt, la, lb, ld, v == 3);
+      }
+    /* Most of these plans must reach the engine (some pack or permute first, which is fine). */
+    if (has_stream_kernels() && streamed < 12) fail_msg("only %d plans streamed", streamed);
+    if (!has_stream_kernels()) assert_int_equal(streamed, 0);
+    lt_context_destroy(ctx);
+  }
+}
+
+/* Random small-k contractions: groups of batch, M, N and K modes with random extents (K's
+ * product at most 32), random layouts, on the engine the measurement picks and on the
+ * streaming one. */
+static void test_random_cases(void **state) {
+  (void)state;
+  lt_context *forced = context_with("stream"), *measured = context_with(NULL);
+  int rounds = lt_test_instrumented() ? 12 : 60;
+  for (int it = 0; it < rounds; it++) {
+    char a[8] = {0}, b[8] = {0}, d[8] = {0};
+    int na = 0, nb = 0, nd = 0, nl = 0;
+    stream_case c = {a, b, d, {-1, -1, -1, -1, -1, -1, -1, -1}};
+    int64_t k_total = 1, total = 1;
+    for (int g = 0; g < 4; g++) {
+      int count = (int)lt_test_rand_int(g == 3, g == 0 ? 1 : 2);
+      for (int i = 0; i < count; i++) {
+        char l = (char)('a' + nl);
+        int64_t e = g == 3 ? lt_test_rand_int(1, 32 / k_total) : lt_test_rand_int(1, 40);
+        if (g == 3) k_total *= e;
+        c.extent[nl++] = e, total *= e;
+        if (g != 2) a[na++] = l;
+        if (g != 1) b[nb++] = l;
+        if (g != 3) d[nd++] = l;
+      }
+    }
+    /* Shuffle each operand's mode order. */
+    char *ops[3] = {a, b, d};
+    int lens[3] = {na, nb, nd};
+    for (int o = 0; o < 3; o++)
+      for (int i = lens[o] - 1; i > 0; i--) {
+        int j = (int)lt_test_rand_int(0, i);
+        char t = ops[o][i];
+        ops[o][i] = ops[o][j], ops[o][j] = t;
+      }
+    if (total > 400000) continue; /* keep the reference cheap */
+    lt_dtype dt = it % 2 ? LT_F32 : LT_F64;
+    lt_test_layout la = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_COUNT - 1);
+    lt_test_layout lb = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_COUNT - 1);
+    lt_test_layout ld = (lt_test_layout)lt_test_rand_int(0, LT_LAYOUT_BROADCAST - 1);
+    run_case(it % 3 ? forced : measured, &c, dt, la, lb, ld, it % 5 == 0);
+  }
+  lt_context_destroy(forced);
+  lt_context_destroy(measured);
+}
+
+/* An output larger than the engine's non-temporal threshold (32 MiB; f64 so that the check
+ * reads half as many elements): the stores that bypass the cache, and the fence after them.
+ * D[a,b,c] = sum_d A[a,c,d] B[b,d], checked at random positions against a float64 sum. */
+static void test_large_output(void **state) {
+  (void)state;
+  if (lt_test_instrumented()) skip(); /* 4.2M elements: too slow under valgrind */
+  lt_context *ctx = context_with("stream");
+  const int64_t na = 64, nb = 256, nc = 257, nd = 3;
+  const int64_t sa[3] = {na, nc, nd}, sb[2] = {nb, nd}, sd[3] = {na, nb, nc};
+  const int32_t ma[3] = {0, 2, 3}, mb[2] = {1, 3}, md[3] = {0, 1, 2};
+  lt_tensor *a = lt_test_random_tensor(ctx, LT_F64, 3, sa, LT_LAYOUT_CONTIGUOUS);
+  lt_tensor *b = lt_test_random_tensor(ctx, LT_F64, 2, sb, LT_LAYOUT_CONTIGUOUS);
+  lt_tensor *d;
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F64, 3, sd, &d));
+  lt_plan *plan;
+  LT_CHECK(lt_plan_contraction(a, ma, b, mb, NULL, NULL, d, md, NULL, &plan));
+  /* Without stream kernels (LT_CPU_ISA=baseline) the same product runs packed. */
+  if (has_stream_kernels()) assert_non_null(strstr(lt_plan_describe(plan), ", stream)"));
+  const lt_tensor *ins[2] = {a, b};
+  LT_CHECK(lt_plan_execute(plan, ins, 2, NULL, 0, d));
+  double *da = lt_test_read_all(a), *db = lt_test_read_all(b), *dd = lt_test_read_all(d);
+  for (int t = 0; t < 4096; t++) {
+    int64_t i = lt_test_rand_int(0, na - 1), j = lt_test_rand_int(0, nb - 1);
+    int64_t l = t < 64 ? nc - 1 - t : lt_test_rand_int(0, nc - 1); /* the edge rows too */
+    double want = 0;
+    for (int64_t p = 0; p < nd; p++)
+      want += da[(i * nc + l) * nd + p] * db[j * nd + p];
+    double got = dd[(i * nb + j) * nc + l];
+    if (!(fabs(got - want) <= 1e-12 * (1.0 + fabs(want))))
+      fail_msg("D[%lld,%lld,%lld] = %g, want %g", (long long)i, (long long)j, (long long)l, got,
+               want);
+  }
+  free(da);
+  free(db);
+  free(dd);
+  lt_plan_destroy(plan);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(b);
+  lt_tensor_destroy(d);
+  lt_context_destroy(ctx);
+}
+
+int main(void) {
+  lt_test_rng_reset(lt_test_seed() + 21);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fixed_cases),
+      cmocka_unit_test(test_random_cases),
+      cmocka_unit_test(test_large_output),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
