@@ -130,22 +130,48 @@ class Peers:
         except Exception as exc:
             self.torch = None
             self.notes.append(f"PyTorch not installed ({type(exc).__name__}): skipped")
-        for mod in ("tblis", "jax"):
-            try:
-                __import__(mod)
-                self.notes.append(f"{mod} imports but has no runner here yet: skipped")
-            except Exception:
-                self.notes.append(f"{mod} not installed: skipped")
+        try:
+            import pytblis
+            pytblis.set_num_threads(threads)
+            self.tblis = pytblis
+            self.names.append("tblis")
+        except Exception as exc:
+            self.tblis = None
+            self.notes.append(f"pytblis not installed ({type(exc).__name__}): skipped")
+        try:
+            import jax
+            import jax.numpy as jnp
+            jax.config.update("jax_enable_x64", True)
+            self.jax, self.jnp = jax, jnp
+            self.names.append("jax")
+            self.notes.append("jax: XLA's CPU client picks its own thread count (all cores "
+                              "here); outputs are allocated per call (no out=)")
+        except Exception as exc:
+            self.jax = None
+            self.notes.append(f"JAX not installed ({type(exc).__name__}): skipped")
+
+    def _jax_runner(self, expr, A, B):
+        f = self.jax.jit(lambda x, y: self.jnp.einsum(expr, x, y))
+        ja, jb = self.jax.device_put(A), self.jax.device_put(B)
+        return lambda: f(ja, jb).block_until_ready()
 
     def einsum(self, name, expr, A, B, C):
         if name == "numpy":
             return lambda: np.einsum(expr, A, B, out=C, optimize=True)
+        if name == "tblis":
+            return lambda: self.tblis.contract(expr, A, B, out=C)
+        if name == "jax":
+            return self._jax_runner(expr, A, B)
         ta, tb = self.torch.from_numpy(A), self.torch.from_numpy(B)
         return lambda: self.torch.einsum(expr, ta, tb)
 
     def gemm(self, name, a, b, c):
         if name == "numpy":
             return lambda: np.matmul(a, b, out=c)
+        if name == "tblis":
+            return lambda: self.tblis.contract("ik,kj->ij", a, b, out=c)
+        if name == "jax":
+            return self._jax_runner("ik,kj->ij", a, b)
         ta, tb, tc = (self.torch.from_numpy(x) for x in (a, b, c))
         return lambda: self.torch.matmul(ta, tb, out=tc)
 
