@@ -52,7 +52,9 @@ class _Options:
         out = ctypes.c_void_p()
         check(_lib.fn("lt_plan_options_create")(ctypes.byref(out)))
         self.handle = out.value
-        check(_lib.fn("lt_plan_options_set_lowp_compute")(self.handle, _PRECISIONS[precision]))
+        if precision != "fast":  # the library's default: older builds lack the setter
+            check(_lib.fn("lt_plan_options_set_lowp_compute")(self.handle,
+                                                              _PRECISIONS[precision]))
         check(_lib.fn("lt_plan_options_set_path")(self.handle, _PATHS[key]))
         if pairs is not None:
             flat = _lib.int64_array([i for pair in pairs for i in pair])
