@@ -161,6 +161,20 @@ LT_API lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t
 /* Output dtype for plans that allocate their output (einsum one-shot). */
 LT_API lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtype dtype);
 
+/* How contractions and einsum multiply f16 and bf16 operands under f32 compute. Both modes
+ * accumulate in f32 and round to the output dtype once. */
+typedef enum lt_lowp_compute {
+  /* Default: the fastest units the device has. On CPUs with AVX512-BF16, bf16 x bf16 products
+   * run on vdpbf16ps (products exact, sums in f32, but subnormal inputs and results flushed to
+   * zero); f16, and bf16 elsewhere, are widened to f32 exactly while packing. */
+  LT_LOWP_FAST = 0,
+  /* IEEE f32 arithmetic throughout (subnormals kept): bf16 is widened to f32 as f16 is. */
+  LT_LOWP_F32 = 1
+} lt_lowp_compute;
+/* Selects the lt_lowp_compute mode of contraction and einsum plans (default LT_LOWP_FAST).
+ * Returns LT_ERR_INVALID_HANDLE for a bad opts, LT_ERR_INVALID_ARGUMENT for an unknown mode. */
+LT_API lt_status lt_plan_options_set_lowp_compute(lt_plan_options *opts, lt_lowp_compute mode);
+
 /* Plan constructors. Tensors given here only describe layouts (dtype, shape, strides, context);
  * their data is not read and they are not retained. Modes are int32 labels, one per axis. A
  * plan validates everything at creation; executing it with tensors of the same layouts
@@ -227,8 +241,9 @@ LT_API void lt_plan_destroy(lt_plan *plan);
  * NOT and ISNAN/ISINF/ISFINITE, f64 for DIV of integers or bools, and for ATAN2, HYPOT and the
  * float functions the smallest float holding the input (i8/u8/bool -> f16, i16/u16 -> f32,
  * wider -> f64). lt_binary(LT_BINARY_POW) of integers with a negative exponent anywhere in b is
- * LT_ERR_INVALID_ARGUMENT, as NumPy (a plan computes it as described above). Reductions: SUM/PROD/SUMSQ of signed integers and bool give
- * i64, of unsigned u64; MIN/MAX/MAXABS keep the dtype; MEAN of integers f64. */
+ * LT_ERR_INVALID_ARGUMENT, as NumPy (a plan computes it as described above). Reductions:
+ * SUM/PROD/SUMSQ of signed integers and bool give i64, of unsigned u64; MIN/MAX/MAXABS keep the
+ * dtype; MEAN of integers f64. */
 
 /* out = a op b, a new tensor. */
 LT_API lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b,

@@ -80,13 +80,19 @@ typedef struct lt__matrix {
 } lt__matrix;
 
 /* Batched GEMM: C[b] = alpha * A[b] (m x k) * B[b] (k x n) + beta * C[b] for every index b of
- * the batch space, all operands of `dtype` (F32 or F64). The front end guarantees that C's
+ * the batch space, all operands of `dtype` (F32 or F64), except that A and B may both be F16 or
+ * both BF16 (ab_dtype) with dtype F32 where the backend's gemm_takes_16bit said yes: they are
+ * then converted exactly while packing, or, for BF16 unless `exact`, multiplied by bf16
+ * dot-product instructions (exact products, f32 sums; subnormal inputs and results flushed to
+ * zero). The front end guarantees that C's
  * elements do not overlap each other, and that each matrix has rs == 1 or cs == 1 (a BLAS
  * layout) unless the backend's gemm_takes_any_strides said yes when the plan was made; a backend
  * that ever says yes must then run any strides, whatever it would say at execution.
  * beta == 0: C is never read. */
 typedef struct lt__gemm_step {
   lt_dtype dtype;
+  lt_dtype ab_dtype; /* A's and B's dtype; LT_DTYPE_INVALID (a zeroed step): `dtype` */
+  bool exact;        /* 16-bit A and B: IEEE f32 arithmetic only (no flushing dot products) */
   /* Which of the backend's GEMM engines runs the step, as its gemm_choose set it when the plan
    * was made (0: the backend chooses when the step runs). */
   int engine;
@@ -96,6 +102,11 @@ typedef struct lt__gemm_step {
   lt__matrix a, b, c;
   double alpha, beta;
 } lt__gemm_step;
+
+/* The dtype of a GEMM step's A and B. */
+static inline lt_dtype lt__gemm_ab_dtype(const lt__gemm_step *s) {
+  return s->ab_dtype != LT_DTYPE_INVALID ? s->ab_dtype : s->dtype;
+}
 
 /* Direct contraction for small problems (no packing, no BLAS): for every index of the first
  * out_rank dims of `shape`, out = alpha * sum over the remaining dims of u_a(a) * u_b(b)
@@ -284,6 +295,9 @@ typedef struct lt__backend {
   /* Optional: true when gemm runs matrices with no unit stride (packing them itself) fast
    * enough that the front end should not copy them into a BLAS layout first. */
   bool (*gemm_takes_any_strides)(lt_context *ctx);
+  /* Optional: true when gemm takes F16 or BF16 A and B with F32 compute (lt__gemm_step), so
+   * that the front end need not convert them into F32 workspace first. */
+  bool (*gemm_takes_16bit)(lt_context *ctx);
   /* Optional: picks the engine for a GEMM step once, when the plan is made (step->engine; the
    * operands' memory is not bound yet), and returns its name for plan descriptions. */
   const char *(*gemm_choose)(lt_context *ctx, lt__gemm_step *step);

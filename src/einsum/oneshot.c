@@ -55,8 +55,8 @@ static void key_common(key_buf *k, int n, const lt_tensor *const *inputs, const 
   key_put(k, &has_d, sizeof has_d);
   if (d) key_layout(k, d);
   const lt_plan_options *o = opts ? opts : lt__plan_options_default();
-  int64_t fields[7] = {o->compute,  o->output, o->unary[0],    o->unary[1],
-                       o->unary[2], o->path,   o->memory_limit};
+  int64_t fields[8] = {o->compute,  o->output, o->unary[0],     o->unary[1],
+                       o->unary[2], o->path,   o->memory_limit, o->lowp};
   key_put(k, fields, sizeof fields);
   /* path search options (issue 22) */
   double pf[3] = {o->path_seconds, o->path_memory_weight, (double)o->path_trials};

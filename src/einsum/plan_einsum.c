@@ -18,7 +18,8 @@ typedef struct einsum_build {
   int64_t out_shape[LT_MAX_RANK];
   lt__path path;
   lt_dtype compute, out_dtype;
-  char *text; /* description being built (cap bytes from ctx's allocator) */
+  bool lowp_exact; /* lt_plan_options' LT_LOWP_F32 */
+  char *text;      /* description being built (cap bytes from ctx's allocator) */
   size_t len, cap;
   bool text_oom; /* a line of the description did not fit in memory */
 } einsum_build;
@@ -219,6 +220,7 @@ static lt_status lower_path(lt_context *ctx, einsum_build *b, lt__program *prog)
       st = result_modes(b, list, n, i, j, &p.d);
     if (st != LT_OK) break;
     p.compute = b->compute;
+    p.lowp_exact = b->lowp_exact;
     p.alpha = last ? LT__SCALAR_ALPHA : LT__SCALAR_ONE;
     p.beta = last ? LT__SCALAR_BETA : LT__SCALAR_ZERO;
     char ta[160], tb[160], td[160];
@@ -371,6 +373,7 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
                  : opts->output != LT_DTYPE_INVALID ? opts->output
                                                     : natural_dtype(n, inputs);
   LT_TRY(lt__plan_compute_dtype(opts, n, inputs, &b->compute));
+  b->lowp_exact = opts->lowp == LT_LOWP_F32;
   LT_TRY(lt__einsum_canonicalize(&b->expr, inputs, d, &b->canon, b->out_shape));
   b->canon.out.dtype = b->out_dtype;
   if (d == NULL) {

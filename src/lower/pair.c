@@ -18,27 +18,6 @@ typedef struct group {
   int64_t size; /* product of extents */
 } group;
 
-const char *lt__how_name(lt__how how) {
-  switch (how) {
-  case LT__HOW_EMPTY: return "empty";
-  case LT__HOW_FILL: return "fill";
-  case LT__HOW_ELEMENTWISE: return "elementwise";
-  case LT__HOW_DIRECT: return "direct";
-  case LT__HOW_GEMM: return "GEMM";
-  case LT__HOW_BATCHED_GEMM: return "batched GEMM";
-  }
-  return "?";
-}
-
-void lt__pair_describe_gemm(const lt__pair *p, lt__how how, char *text, size_t size) {
-  size_t used = strlen(text);
-  if ((how != LT__HOW_GEMM && how != LT__HOW_BATCHED_GEMM) || used >= size) return;
-  snprintf(text + used, size - used, " (%lld x %lld x %lld, batch %lld%s%s)",
-           (long long)p->gemm_shape[0], (long long)p->gemm_shape[1], (long long)p->gemm_shape[2],
-           (long long)p->gemm_shape[3], p->gemm_engine ? ", " : "",
-           p->gemm_engine ? p->gemm_engine : "");
-}
-
 int64_t lt__mview_stride(const lt__mview *v, int32_t mode) {
   for (int i = 0; i < v->rank; i++)
     if (v->mode[i] == mode) return v->stride[i];
@@ -90,7 +69,7 @@ static lt_status pack(lt__program *prog, const int64_t *extent, const lt__mview 
   lt__pair_operand_over(src, rank, modes, &m->in[0]);
   lt__pair_operand_over(out, rank, modes, &m->out);
   m->unary[0] = unary;
-  m->compute = dtype;
+  m->compute = lt_dtype_size(dtype) == 2 ? LT_F32 : dtype; /* a 16-bit GEMM operand: exact */
   s->buf[0] = src->buf;
   s->buf[3] = out->buf;
   return LT_OK;
@@ -267,13 +246,26 @@ static void concat(int32_t *out, int *n, const group *g) {
     out[(*n)++] = g->mode[i];
 }
 
-/* Fills one GEMM matrix from v (in place or packed over batch+rows+cols). */
+/* The dtype the GEMM step reads A and B in: their own when both are f16 or both bf16 (no unary
+ * to apply) and the backend widens them itself while packing, else the compute dtype. */
+static lt_dtype gemm_in_dtype(const lt__pair *p) {
+  lt_dtype t = p->a.dtype;
+  bool half = t == LT_F16 || t == LT_BF16;
+  if (p->gemm_16bit && half && p->compute == LT_F32 && p->b.dtype == t &&
+      p->unary[0] == LT_UNARY_IDENTITY && p->unary[1] == LT_UNARY_IDENTITY)
+    return t;
+  return p->compute;
+}
+
+/* Fills one GEMM matrix from v (in place or packed over batch+rows+cols, in the dtype the step
+ * reads: packing a 16-bit operand keeps it 16-bit, exactly). */
 static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mview *v,
                               lt_unary_op unary, const group *bt, const group *r, const group *c,
                               lt__matrix *mat, lt__bufref *buf, bool *packed) {
   lt__mview use = *v;
   int64_t rs, cs;
-  *packed = v->dtype != p->compute || unary != LT_UNARY_IDENTITY ||
+  lt_dtype in = gemm_in_dtype(p);
+  *packed = v->dtype != in || unary != LT_UNARY_IDENTITY ||
             !as_matrix_of(p, v, r, c, &rs, &cs, &mat->rows, &mat->cols);
   if (*packed) {
     /* Batch modes the operand lacks (free modes promoted to the batch) stay out: its batch
@@ -284,7 +276,7 @@ static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mv
       if (lt__mview_has(v, bt->mode[i])) modes[n++] = bt->mode[i];
     concat(modes, &n, r);
     concat(modes, &n, c);
-    LT_TRY(pack(prog, p->extent, v, unary, n, modes, p->compute, &use));
+    LT_TRY(pack(prog, p->extent, v, unary, n, modes, in, &use));
     as_matrix_of(p, &use, r, c, &rs, &cs, &mat->rows, &mat->cols);
   }
   mat->offset = use.offset;
@@ -374,12 +366,13 @@ static void configure(const lt__pair *p, gemm_cfg *cfg) {
   double a_elems = (double)operand_elems(p, &p->a, &cfg->bt, &cfg->m, &cfg->k);
   double b_elems = (double)operand_elems(p, &p->b, &cfg->bt, &cfg->k, &cfg->n);
   lt__gemm_group gr, gc;
-  if (p->a.dtype != p->compute || p->unary[0] != LT_UNARY_IDENTITY ||
+  lt_dtype in = gemm_in_dtype(p);
+  if (p->a.dtype != in || p->unary[0] != LT_UNARY_IDENTITY ||
       !as_matrix_of(p, &p->a, &cfg->m, &cfg->k, &rs, &cs, &gr, &gc))
     copies += a_elems;
   else if (strided_matrix(rs, cs) || gr.n || gc.n)
     copies += 0.5 * a_elems;
-  if (p->b.dtype != p->compute || p->unary[1] != LT_UNARY_IDENTITY ||
+  if (p->b.dtype != in || p->unary[1] != LT_UNARY_IDENTITY ||
       !as_matrix_of(p, &p->b, &cfg->k, &cfg->n, &rs, &cs, &gr, &gc))
     copies += b_elems;
   else if (strided_matrix(rs, cs) || gr.n || gc.n)
@@ -437,6 +430,8 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
   LT_TRY(gemm_operand(prog, p, &p->a, p->unary[0], bt, m, k, &g.a, &ba, &pa));
   LT_TRY(gemm_operand(prog, p, &p->b, p->unary[1], bt, k, n, &g.b, &bb, &pb));
   g.dtype = p->compute;
+  g.ab_dtype = gemm_in_dtype(p);
+  g.exact = p->lowp_exact;
   g.m = m->size, g.n = n->size, g.k = k->size;
   g.batch_rank = bt->n;
   for (int i = 0; i < bt->n; i++)
@@ -520,6 +515,7 @@ static lt_status alloc_d(lt__program *prog, lt__pair *p) {
 lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__how *how) {
   p->gemm_any_strides =
       ctx->backend->gemm_takes_any_strides && ctx->backend->gemm_takes_any_strides(ctx);
+  p->gemm_16bit = ctx->backend->gemm_takes_16bit && ctx->backend->gemm_takes_16bit(ctx);
   p->caps = ctx->backend->measured_caps ? ctx->backend->measured_caps(ctx) : &ctx->backend->caps;
   const int64_t index_max = p->caps->gemm_index_max;
   for (int i = 0; i < p->d.rank; i++)

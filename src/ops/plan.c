@@ -16,6 +16,7 @@ static const lt_plan_options default_options = {
     .unary = {LT_UNARY_IDENTITY, LT_UNARY_IDENTITY, LT_UNARY_IDENTITY},
     .path = LT_PATH_AUTO,
     .memory_limit = 0,
+    .lowp = LT_LOWP_FAST,
     .path_trials = LT__PATH_DEFAULT_TRIALS,
     .path_seconds = LT__PATH_DEFAULT_SECONDS,
     .path_seed = 0,
@@ -52,6 +53,17 @@ lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtyp
                LT_ERR_DTYPE, "compute dtype must be f32, f64, i64 or u64, not %s",
                lt_dtype_name(dtype) ? lt_dtype_name(dtype) : "an invalid dtype");
   opts->compute = dtype;
+  return LT_OK;
+}
+
+lt_status lt_plan_options_set_lowp_compute(lt_plan_options *opts, lt_lowp_compute mode) {
+  LT_TRY(
+      lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_lowp_compute", "opts"));
+  LT_RETURN_IF(mode != LT_LOWP_FAST && mode != LT_LOWP_F32, LT_ERR_INVALID_ARGUMENT,
+               "lt_plan_options_set_lowp_compute: mode %d is neither LT_LOWP_FAST (0) nor "
+               "LT_LOWP_F32 (1)",
+               (int)mode);
+  opts->lowp = mode;
   return LT_OK;
 }
 

@@ -16,6 +16,7 @@ struct lt_plan_options {
   lt_unary_op unary[3];
   lt_path_algo path;
   int64_t memory_limit; /* 0 = unlimited */
+  lt_lowp_compute lowp; /* f16/bf16 GEMM arithmetic (LT_LOWP_FAST by default) */
   /* einsum path search (issue 22): budget, seed, objective, caller's path */
   int path_trials;
   double path_seconds;

@@ -233,3 +233,22 @@ def test_mixed_dtype_result_is_numpys_promotion(d1, d2):
         assert got.dtype == np.einsum(expr, a, b).dtype == np.result_type(a, b)
         tol = 1e-2 if "float16" in (d1, d2) else 1e-5
         np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("precision", ["fast", "f32"])
+def test_low_precision_plans(rng, precision):
+    """issue 21: bf16/f16 plans in either lowp mode match a float64 product of the same rounded
+    inputs (f32 sums of k = 70 terms, one rounding to the output); a bad mode is refused."""
+    a = rng.standard_normal((40, 70)).astype(np.float32)
+    b = rng.standard_normal((70, 30)).astype(np.float32)
+    for dtype, unit in (("bfloat16", 2.0 ** -8), ("float16", 2.0 ** -11)):
+        ta, tb = lt.from_numpy(a, dtype=dtype), lt.from_numpy(b, dtype=dtype)
+        ra = np.asarray(ta.numpy(), dtype=np.float64)
+        rb = np.asarray(tb.numpy(), dtype=np.float64)
+        plan = lt.plan_einsum("ij,jk->ik", ta, tb, precision=precision)
+        got = np.asarray(plan(ta, tb).numpy(), dtype=np.float64)
+        ref = ra @ rb
+        tol = 72 * 2.0 ** -24 * (np.abs(ra) @ np.abs(rb)) + unit * np.abs(ref)
+        assert np.all(np.abs(got - ref) <= tol), (dtype, precision)
+    with pytest.raises(ValueError, match="precision"):
+        lt.plan_einsum("ij,jk->ik", ta, tb, precision="half")

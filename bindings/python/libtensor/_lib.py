@@ -133,6 +133,7 @@ _SIGNATURES = {
     "lt_plan_options_set_path": (status, [handle, ctypes.c_int]),
     "lt_plan_options_set_memory_limit": (status, [handle, ctypes.c_int64]),
     "lt_plan_options_set_output_dtype": (status, [handle, ctypes.c_int]),
+    "lt_plan_options_set_lowp_compute": (status, [handle, ctypes.c_int]),
     "lt_plan_execute": (status, [handle, handle_p, ctypes.c_int, ctypes.POINTER(ctypes.c_double),
                                  ctypes.c_int, handle]),
     "lt_plan_create_output": (status, [handle, handle_p]),

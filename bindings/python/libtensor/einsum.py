@@ -23,12 +23,15 @@ _PATHS = {"auto": enums.LT_PATH_AUTO, True: enums.LT_PATH_AUTO, "greedy": enums.
           "partition": enums.LT_PATH_PARTITION,
           False: enums.LT_PATH_NONE, None: enums.LT_PATH_NONE}
 _EINVAL = enums.LT_ERR_INVALID_ARGUMENT
+# lt_lowp_compute: how f16/bf16 operands multiply (the C header documents both).
+_PRECISIONS = {"fast": enums.LT_LOWP_FAST, "f32": enums.LT_LOWP_F32}
 
 
 class _Options:
-    """lt_plan_options for an einsum: path algorithm, output dtype, memory limit."""
+    """lt_plan_options for an einsum: path algorithm, output dtype, memory limit, f16/bf16
+    arithmetic (precision "fast" or "f32")."""
 
-    def __init__(self, optimize="auto", dtype=None, memory_limit=None):
+    def __init__(self, optimize="auto", dtype=None, memory_limit=None, precision="fast"):
         key = optimize.lower() if isinstance(optimize, str) else optimize
         pairs = None
         if _is_explicit_path(key):
@@ -43,9 +46,15 @@ class _Options:
             raise InvalidArgumentError(f"libtensor: optimize={optimize!r}: expected 'auto', "
                                        "'greedy', 'optimal', 'none', True or False",
                                        _EINVAL)
+        if precision not in _PRECISIONS:
+            raise InvalidArgumentError(f"libtensor: precision={precision!r}: expected 'fast' or "
+                                       "'f32'", _EINVAL)
         out = ctypes.c_void_p()
         check(_lib.fn("lt_plan_options_create")(ctypes.byref(out)))
         self.handle = out.value
+        if precision != "fast":  # the library's default: older builds lack the setter
+            check(_lib.fn("lt_plan_options_set_lowp_compute")(self.handle,
+                                                              _PRECISIONS[precision]))
         check(_lib.fn("lt_plan_options_set_path")(self.handle, _PATHS[key]))
         if pairs is not None:
             flat = _lib.int64_array([i for pair in pairs for i in pair])
@@ -95,13 +104,13 @@ def _path_pairs(steps):
     return pairs
 
 
-def _options(optimize="auto", dtype=None, memory_limit=None):
+def _options(optimize="auto", dtype=None, memory_limit=None, precision="fast"):
     """Plan options for these settings, created once: the library only reads them."""
     key = (optimize if isinstance(optimize, (str, bool, type(None))) else repr(optimize),
-           None if dtype is None else lt_dtype(dtype), memory_limit)
+           None if dtype is None else lt_dtype(dtype), memory_limit, precision)
     opts = _options_cache.get(key)
     if opts is None:
-        opts = _options_cache.setdefault(key, _Options(optimize, dtype, memory_limit))
+        opts = _options_cache.setdefault(key, _Options(optimize, dtype, memory_limit, precision))
     return opts
 
 
@@ -192,12 +201,12 @@ class EinsumPlan:
     other layouts raise LayoutMismatchError. `shape` and `dtype` describe the result."""
 
     def __init__(self, expr, *arrays, device=None, optimize="auto", dtype=None,
-                 memory_limit=None):
+                 memory_limit=None, precision="fast"):
         tensors, self._numpy_out = operands(arrays, device)
         self.context = tensors[0].context if tensors else context(device)
         self.expr = expr
         self.n_inputs = len(tensors)
-        opts = _options(optimize, dtype, memory_limit)
+        opts = _options(optimize, dtype, memory_limit, precision)
         out = ctypes.c_void_p()
         check(_lib.fn("lt_plan_einsum")(_lib.cstr(expr, "einsum expression"), len(tensors),
                                         _lib.handle_array(t.handle for t in tensors), None,

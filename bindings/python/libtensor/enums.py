@@ -80,6 +80,7 @@ REDUCE_OP = {"LT_REDUCE_SUM": 0, "LT_REDUCE_PROD": 1, "LT_REDUCE_MIN": 2, "LT_RE
              "LT_REDUCE_ARGMAX": 7, "LT_REDUCE_ARGMIN": 8}
 PATH_ALGO = {"LT_PATH_AUTO": 0, "LT_PATH_GREEDY": 1, "LT_PATH_OPTIMAL": 2, "LT_PATH_NONE": 3,
              "LT_PATH_PARTITION": 4}
+LOWP_COMPUTE = {"LT_LOWP_FAST": 0, "LT_LOWP_F32": 1}
 SCAN_OP = {"LT_SCAN_SUM": 0, "LT_SCAN_PROD": 1}  # stats.h
 # lt_save_flags (tensor.h)
 SAVE_FLAGS = {"LT_SAVE_DEFAULT": 0, "LT_SAVE_FSYNC": 1}
@@ -117,6 +118,7 @@ ENUMS.update({"lt_h5_mode": H5_MODE, "lt_h5_write_flags": H5_WRITE_FLAGS, "lt_h5
 ENUMS.update({"lt_scan_op": SCAN_OP})  # issue 18 C
 ENUMS.update({"lt_backward_flags": BACKWARD_FLAGS, "lt_optim_kind": OPTIM_KIND,
               "lt_optim_param": OPTIM_PARAM})  # issue 19
+ENUMS.update({"lt_lowp_compute": LOWP_COMPUTE})  # issue 21 (low precision)
 
 # The header's integer #defines the binding uses.
 DEFINES = {"LT_SLICE_DEFAULT": -2 ** 63, "LT_ALL_AXES": -1000}

@@ -26,7 +26,8 @@ enum {
   LT__CPU_GEMM_AUTO = 0,
   LT__CPU_GEMM_PACKED = 1,
   LT__CPU_GEMM_OPENBLAS = 2,
-  LT__CPU_GEMM_STREAM = 3 /* small k (cpu_gemm_stream.c); packed where it does not apply */
+  LT__CPU_GEMM_STREAM = 3,  /* small k (cpu_gemm_stream.c); packed where it does not apply */
+  LT__CPU_GEMM_BF16_DOT = 4 /* packed, bf16 A and B on the dot-product kernels */
 };
 
 /* The instruction-set table of a CPU context: kernels, GEMM blocking, transposes. */
@@ -63,6 +64,9 @@ void lt__cpu_gemm_batch_offsets(const lt__gemm_step *step, int64_t b, int64_t *o
 /* Whether plans should hand gemm matrices with no unit stride (true where the packed AVX-512
  * path runs; gemm still runs them on any CPU). */
 bool lt__cpu_gemm_takes_any_strides(lt_context *ctx);
+/* The backend's gemm_takes_16bit: yes on every CPU (packing converts f16 and bf16 to f32,
+ * or to bf16 pairs for the dot-product kernels). */
+bool lt__cpu_gemm_takes_16bit(lt_context *ctx);
 lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *step);
 /* Index steps (cpu_index.c, cpu_sort.c). */
 lt_status lt__cpu_sort(lt_context *ctx, const lt__sort_step *step);

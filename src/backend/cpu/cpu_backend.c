@@ -116,6 +116,7 @@ static const lt__backend cpu_backend = {
     .gemm = lt__cpu_gemm,
     .contract = lt__cpu_contract,
     .gemm_takes_any_strides = lt__cpu_gemm_takes_any_strides,
+    .gemm_takes_16bit = lt__cpu_gemm_takes_16bit,
     .gemm_choose = lt__cpu_gemm_choose,
     .measured_caps = lt__cpu_measured_caps,
     .rows = lt__cpu_rows,

@@ -212,10 +212,15 @@ bool lt__cpu_gemm_takes_any_strides(lt_context *ctx) {
   return lt__cpu_isa_of(ctx)->gemm_blocking != NULL;
 }
 
+bool lt__cpu_gemm_takes_16bit(lt_context *ctx) {
+  (void)ctx;
+  return true;
+}
+
 bool lt__cpu_gemm_blas_ok(const lt__gemm_step *s) {
 #ifdef LT_HAVE_OPENBLAS
-  return blas_layout(&s->a, s->m, s->k) && blas_layout(&s->b, s->k, s->n) &&
-         blas_layout(&s->c, s->m, s->n);
+  return lt__gemm_ab_dtype(s) == s->dtype && blas_layout(&s->a, s->m, s->k) &&
+         blas_layout(&s->b, s->k, s->n) && blas_layout(&s->c, s->m, s->n);
 #else
   (void)s;
   return false;
@@ -234,7 +239,14 @@ lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) 
 #endif
   if (engine == LT__CPU_GEMM_STREAM && lt__cpu_gemm_stream(ctx, s)) return LT_OK;
   const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
-  const lt__gemm_blocking *bk = isa->gemm_blocking ? isa->gemm_blocking(s->dtype) : NULL;
+  lt_dtype ab = lt__gemm_ab_dtype(s);
+  /* bf16 A and B run on the dot-product kernels where that engine was chosen (never for an
+   * `exact` step), else widened to f32 panels for the f32 kernels. */
+  const lt__gemm_blocking *bk =
+      isa->gemm_blocking && ab == LT_BF16 && !s->exact && engine == LT__CPU_GEMM_BF16_DOT
+          ? isa->gemm_blocking(LT_BF16)
+          : NULL;
+  if (!bk && isa->gemm_blocking) bk = isa->gemm_blocking(s->dtype);
   if (lt__cpu_gemm_packed(ctx, s, bk ? bk : lt__gemm_blocking_portable(s->dtype))) return LT_OK;
 #ifdef LT_HAVE_OPENBLAS
   if (blas_ok) { /* our packing buffers are out of memory: OpenBLAS needs none of its own */

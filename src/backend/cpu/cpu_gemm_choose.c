@@ -26,10 +26,14 @@ static atomic_int chosen[3][2][2][2][2][2][2][BUCKETS][BUCKETS][BUCKETS];
 
 static int bucket(int64_t x) { return x < 16 ? 0 : x < 64 ? 1 : x < 256 ? 2 : 3; }
 
+/* bf16 steps: whether the dot-product kernels beat widening to f32 panels, per class. */
+static atomic_int dot_chosen[2][BUCKETS][BUCKETS][BUCKETS];
+
 static const char *engine_name(int engine) {
-  return engine == LT__CPU_GEMM_OPENBLAS ? "OpenBLAS"
-         : engine == LT__CPU_GEMM_STREAM ? "stream"
-                                         : "packed";
+  return engine == LT__CPU_GEMM_OPENBLAS   ? "OpenBLAS"
+         : engine == LT__CPU_GEMM_STREAM   ? "stream"
+         : engine == LT__CPU_GEMM_BF16_DOT ? "packed, bf16 dot products"
+                                           : "packed";
 }
 
 int lt__cpu_gemm_engine_from_env(void) {
@@ -37,6 +41,8 @@ int lt__cpu_gemm_engine_from_env(void) {
   if (e && strcmp(e, "packed") == 0) return LT__CPU_GEMM_PACKED;
   if (e && strcmp(e, "openblas") == 0) return LT__CPU_GEMM_OPENBLAS;
   if (e && strcmp(e, "stream") == 0) return LT__CPU_GEMM_STREAM;
+  /* packed, and bf16 steps on the dot-product kernels where the CPU has them (tests) */
+  if (e && strcmp(e, "bf16dot") == 0) return LT__CPU_GEMM_BF16_DOT;
   return LT__CPU_GEMM_AUTO;
 }
 
@@ -51,6 +57,7 @@ static void dense_layout(lt__matrix *x, bool row_major, int64_t rows, int64_t co
   x->rs = row_major ? cols : 1;
   x->cs = row_major ? 1 : rows;
   x->batch_strides[0] = rows * cols;
+  x->rows.n = x->cols.n = 0; /* a 16-bit step's matrices may have come scattered */
 }
 
 /* Best of two timed runs (after one untimed) of `engine` on a problem like s; < 0 when its
@@ -71,7 +78,7 @@ static double time_engine(lt_context *ctx, const lt__gemm_step *s, int engine) {
   dense_layout(&t.a, s->a.cs == 1, t.m, t.k);
   dense_layout(&t.b, s->b.cs == 1, t.k, t.n);
   dense_layout(&t.c, s->c.cs == 1, t.m, t.n);
-  size_t es = lt_dtype_size(s->dtype);
+  size_t es = lt_dtype_size(s->dtype); /* >= that of 16-bit A and B */
   t.a.mem = calloc((size_t)(t.m * t.k * nb), es);
   t.b.mem = calloc((size_t)(t.k * t.n * nb), es);
   t.c.mem = calloc((size_t)(t.m * t.n * nb), es);
@@ -91,8 +98,31 @@ static double time_engine(lt_context *ctx, const lt__gemm_step *s, int engine) {
   return best;
 }
 
+/* f16 / bf16 A and B run packed, widened to f32 panels, or, for bf16 where the CPU has them
+ * and the step allows (not `exact`), on the bf16 dot-product kernels when those are measured
+ * faster: not a given, since some CPUs issue vdpbf16ps at a fraction of their FMA rate. */
+static int engine_16bit(lt_context *ctx, const lt__gemm_step *s) {
+  const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
+  if (lt__gemm_ab_dtype(s) != LT_BF16 || s->exact || !isa->gemm_blocking ||
+      !isa->gemm_blocking(LT_BF16))
+    return LT__CPU_GEMM_PACKED;
+  const lt__cpu_state *st = ctx->backend_state;
+  if (st->gemm_forced) /* LT_GEMM_ENGINE: bf16dot forces them, packed or openblas widens */
+    return st->gemm_forced == LT__CPU_GEMM_BF16_DOT ? LT__CPU_GEMM_BF16_DOT : LT__CPU_GEMM_PACKED;
+  atomic_int *slot =
+      &dot_chosen[lt__cpu_gemm_batch_count(s) > 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
+  int engine = atomic_load_explicit(slot, memory_order_relaxed);
+  if (engine) return engine;
+  double dot = time_engine(ctx, s, LT__CPU_GEMM_BF16_DOT);
+  double wide = time_engine(ctx, s, LT__CPU_GEMM_PACKED);
+  engine = dot >= 0 && (wide < 0 || dot < wide) ? LT__CPU_GEMM_BF16_DOT : LT__CPU_GEMM_PACKED;
+  atomic_store_explicit(slot, engine, memory_order_relaxed);
+  return engine;
+}
+
 int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
   const lt__cpu_state *st = ctx->backend_state;
+  if (lt__gemm_ab_dtype(s) != s->dtype) return engine_16bit(ctx, s);
   /* Our engine for the step: at small k the streaming one, which writes C once in place
    * (the packed one re-blocks for a k it does not have and updates tiles of an interleaved C
    * element by element). */

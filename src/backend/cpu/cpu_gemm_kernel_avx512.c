@@ -11,19 +11,7 @@
 #define GEMM_NR 12
 
 #define KERNEL_NAME gemm_kernel_f32_avx512
-#define T float
-#define VEC __m512
-#define LANES 16
-#define V_ZERO() _mm512_setzero_ps()
-#define V_LOAD(p) _mm512_load_ps(p)
-#define V_LOADU(p) _mm512_loadu_ps(p)
-#define V_STOREU(p, v) _mm512_storeu_ps((p), (v))
-#define V_SET1(x) _mm512_set1_ps(x)
-#define V_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
-#define V_MUL(a, b) _mm512_mul_ps((a), (b))
-#define MASK_T __mmask16
-#define V_MASKZ_LOADU(k, p) _mm512_maskz_loadu_ps((k), (p))
-#define V_MASK_STOREU(p, k, v) _mm512_mask_storeu_ps((p), (k), (v))
+#include "backend/cpu/cpu_gemm_kernel_avx512_f32.inc"
 #include "backend/cpu/cpu_gemm_kernel_simd.inc"
 
 #define KERNEL_NAME gemm_kernel_f64_avx512
@@ -44,10 +32,17 @@
 
 /* kc: a B micro-panel (kc x 12) stays in L1 (48 KiB); mc: an A block (mc x kc) in L2 (2 MiB);
  * nc: a B block in the shared L3. */
-static const lt__gemm_blocking blocking_f32 = {LT_F32, sizeof(float), 32,   GEMM_NR,
-                                               384,    192,           3072, gemm_kernel_f32_avx512};
-static const lt__gemm_blocking blocking_f64 = {LT_F64, sizeof(double),        16, GEMM_NR, 256, 144,
-                                               3072,   gemm_kernel_f64_avx512};
+static const lt__gemm_blocking blocking_f32 = {.dtype = LT_F32,
+                                               .esize = sizeof(float),
+                                               .mr = 32,
+                                               .nr = GEMM_NR,
+                                               .kc = 384,
+                                               .mc = 192,
+                                               .nc = 3072,
+                                               .kernel = gemm_kernel_f32_avx512,
+                                               .pack16 = lt__gemm_pack16_avx512};
+static const lt__gemm_blocking blocking_f64 = {
+    LT_F64, sizeof(double), 16, GEMM_NR, 256, 144, 3072, gemm_kernel_f64_avx512, false, NULL};
 
 const lt__gemm_blocking *lt__gemm_blocking_avx512(lt_dtype dtype) {
   return dtype == LT_F32 ? &blocking_f32 : dtype == LT_F64 ? &blocking_f64 : NULL;

@@ -29,9 +29,11 @@ LT_DEFINE_PORTABLE_KERNEL(double, gemm_kernel_f64_portable)
 #undef LT_DEFINE_PORTABLE_KERNEL
 
 static const lt__gemm_blocking blocking_f32 = {
-    LT_F32, sizeof(float), PORTABLE_MR, PORTABLE_NR, 256, 128, 2048, gemm_kernel_f32_portable};
+    LT_F32, sizeof(float), PORTABLE_MR, PORTABLE_NR, 256, 128, 2048, gemm_kernel_f32_portable,
+    false,  NULL};
 static const lt__gemm_blocking blocking_f64 = {
-    LT_F64, sizeof(double), PORTABLE_MR, PORTABLE_NR, 256, 64, 2048, gemm_kernel_f64_portable};
+    LT_F64, sizeof(double),           PORTABLE_MR, PORTABLE_NR, 256, 64,
+    2048,   gemm_kernel_f64_portable, false,       NULL};
 
 const lt__gemm_blocking *lt__gemm_blocking_portable(lt_dtype dtype) {
   return dtype == LT_F32 ? &blocking_f32 : dtype == LT_F64 ? &blocking_f64 : NULL;

@@ -2,6 +2,7 @@
 /* Panel packing by element size (the values are only moved, so f32/f64 differ only in width):
  * pack_u32 and pack_u64. The read order follows whichever source stride is unit. */
 #include "backend/cpu/cpu_gemm_pack.h"
+#include "backend/cpu/cpu_gemm_kernel.h"
 
 #include <string.h>
 
@@ -128,4 +129,37 @@ void lt__gemm_scatter_update(void *c, const int64_t *roff, const int64_t *coff, 
     scatter_update_f32(c, roff, coff, tile, ld, m, n, (float)alpha, (float)beta);
   else
     scatter_update_f64(c, roff, coff, tile, ld, m, n, alpha, beta);
+}
+
+static float f32_of_16(uint16_t h, bool bf16) {
+  if (!bf16) return lt_f16_to_f32(h);
+  uint32_t bits = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+void lt__gemm_pack16_portable(void *dst, const uint16_t *src, bool bf16, const int64_t *roff,
+                              int64_t rows, const int64_t *koff, int64_t kc, int r, bool pairs) {
+  int64_t depth = pairs ? (kc + 1) / 2 : kc;
+  for (int64_t r0 = 0; r0 < rows; r0 += r) {
+    int64_t nr = rows - r0 < r ? rows - r0 : r;
+    const int64_t *ro = roff + r0;
+    if (pairs) {
+      uint32_t *d = (uint32_t *)dst + r0 * depth;
+      if (nr < r) memset(d, 0, sizeof *d * (size_t)r * (size_t)depth);
+      for (int64_t q = 0; q < depth; q++)
+        for (int64_t i = 0; i < nr; i++) {
+          uint32_t lo = src[ro[i] + koff[2 * q]];
+          uint32_t hi = 2 * q + 1 < kc ? src[ro[i] + koff[2 * q + 1]] : 0;
+          d[q * r + i] = lo | hi << 16;
+        }
+    } else {
+      float *d = (float *)dst + r0 * depth;
+      if (nr < r) memset(d, 0, sizeof *d * (size_t)r * (size_t)depth);
+      for (int64_t p = 0; p < kc; p++)
+        for (int64_t i = 0; i < nr; i++)
+          d[p * r + i] = f32_of_16(src[ro[i] + koff[p]], bf16);
+    }
+  }
 }

@@ -34,6 +34,9 @@ typedef struct gemm_problem {
   const lt__gemm_group *ra, *ca, *rb, *cb, *rc, *cc;
   double alpha, beta;
   lt__cpu_simd simd; /* tile transposes for packing */
+  /* A and B of a 16-bit dtype (f16, bf16), converted while packing; src_es: their bytes. */
+  bool src16, src_bf16;
+  int64_t src_es;
 } gemm_problem;
 
 /* Per-thread packing buffers, claimed by whichever thread runs a chunk of tasks. Jobs run on
@@ -47,6 +50,10 @@ typedef struct gemm_slots {
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+/* Panel elements along k for kc values of k (pairs of them in k-pair panels). */
+static int64_t depth_of(const lt__gemm_blocking *bk, int64_t kc) {
+  return bk->k_pairs ? (kc + 1) / 2 : kc;
+}
 
 /* The problem of batch index b (row-major over batch_shape), transposed (C^T = B^T A^T) when C
  * is row-major, so that the micro-kernel's vector direction runs along C's unit stride. */
@@ -54,14 +61,15 @@ static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *
                                lt__cpu_simd simd, int64_t b) {
   int64_t oa, ob, oc;
   lt__cpu_gemm_batch_offsets(s, b, &oa, &ob, &oc);
-  int64_t es = (int64_t)bk->esize;
+  int64_t es = (int64_t)lt_dtype_size(lt__gemm_ab_dtype(s)),
+          es_c = (int64_t)lt_dtype_size(s->dtype);
   gemm_problem g = {.bk = bk,
                     .m = s->m,
                     .n = s->n,
                     .k = s->k,
                     .a = (const char *)s->a.mem + oa * es,
                     .b = (const char *)s->b.mem + ob * es,
-                    .c = (char *)s->c.mem + oc * es,
+                    .c = (char *)s->c.mem + oc * es_c,
                     .rs_a = s->a.rs,
                     .cs_a = s->a.cs,
                     .rs_b = s->b.rs,
@@ -76,7 +84,10 @@ static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *
                     .cc = &s->c.cols,
                     .alpha = s->alpha,
                     .beta = s->beta,
-                    .simd = simd};
+                    .simd = simd,
+                    .src16 = es == 2,
+                    .src_bf16 = lt__gemm_ab_dtype(s) == LT_BF16,
+                    .src_es = es};
   if (g.rs_c != 1 && g.cs_c == 1) {
     gemm_problem t = g;
     t.m = g.n, t.n = g.m;
@@ -90,23 +101,39 @@ static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *
 }
 
 static const char *a_block(const gemm_problem *g, int64_t ic, int64_t pc) {
-  return g->a + (ic * g->rs_a + pc * g->cs_a) * (int64_t)g->bk->esize;
+  return g->a + (ic * g->rs_a + pc * g->cs_a) * g->src_es;
 }
 
 static const char *b_block(const gemm_problem *g, int64_t pc, int64_t jc) {
-  return g->b + (pc * g->rs_b + jc * g->cs_b) * (int64_t)g->bk->esize;
+  return g->b + (pc * g->rs_b + jc * g->cs_b) * g->src_es;
 }
 
 /* Largest blocks of any blocking (rows of an A block, depth, columns of a B block): the
  * scattered paths keep their offsets on the stack. */
 #define MAX_MC 256
-#define MAX_KC 512
+#define MAX_KC 1024
 #define MAX_NC 3072
 
 static bool scattered(const lt__gemm_group *r, const lt__gemm_group *c) { return r->n || c->n; }
 
+/* A 16-bit source goes through offset lists whatever its layout: the converting packers
+ * (bk->pack16) find the unit-stride direction in them. */
+static void pack16(const gemm_problem *g, char *buf, const char *base, const lt__gemm_group *gr,
+                   int64_t s_row, int64_t r0, int64_t rows, const lt__gemm_group *gk, int64_t s_k,
+                   int64_t pc, int64_t kc, int r) {
+  int64_t roff[MAX_NC], koff[MAX_KC];
+  lt__gemm_offsets(gr, s_row, r0, rows, roff);
+  lt__gemm_offsets(gk, s_k, pc, kc, koff);
+  lt__gemm_pack16_fn fn = g->bk->pack16 ? g->bk->pack16 : lt__gemm_pack16_portable;
+  fn(buf, (const uint16_t *)base, g->src_bf16, roff, rows, koff, kc, r, g->bk->k_pairs);
+}
+
 static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int64_t pc,
                    int64_t kc) {
+  if (g->src16) {
+    pack16(g, buf, g->a, g->ra, g->rs_a, ic, mc, g->ca, g->cs_a, pc, kc, g->bk->mr);
+    return;
+  }
   if (scattered(g->ra, g->ca)) {
     int64_t roff[MAX_MC], koff[MAX_KC];
     lt__gemm_offsets(g->ra, g->rs_a, ic, mc, roff);
@@ -121,6 +148,11 @@ static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int
 /* Packs columns [j0, j0 + nj) of B's (pc, jc) block; j0 is a multiple of NR. */
 static void pack_b(const gemm_problem *g, char *buf, int64_t pc, int64_t kc, int64_t jc, int64_t j0,
                    int64_t nj) {
+  if (g->src16) {
+    pack16(g, buf + j0 * depth_of(g->bk, kc) * (int64_t)g->bk->esize, g->b, g->cb, g->cs_b, jc + j0,
+           nj, g->rb, g->rs_b, pc, kc, g->bk->nr);
+    return;
+  }
   if (scattered(g->rb, g->cb)) {
     int64_t noff[MAX_NC], koff[MAX_KC];
     lt__gemm_offsets(g->cb, g->cs_b, jc + j0, nj, noff);
@@ -149,7 +181,7 @@ static void multiply_block_scattered(const gemm_problem *g, const char *a_buf, c
                                      int64_t ic, int64_t mc, int64_t jc, int64_t j0, int64_t j1,
                                      int64_t kc, double beta) {
   const lt__gemm_blocking *bk = g->bk;
-  int64_t es = (int64_t)bk->esize;
+  int64_t es = (int64_t)bk->esize, es_c = (int64_t)lt_dtype_size(bk->dtype), kd = depth_of(bk, kc);
   int64_t roff[MAX_MC], coff[MAX_NC];
   _Alignas(64) char tile[32 * 12 * 8]; /* the largest register tile */
   lt__gemm_offsets(g->rc, g->rs_c, ic, mc, roff);
@@ -159,12 +191,12 @@ static void multiply_block_scattered(const gemm_problem *g, const char *a_buf, c
       int m = (int)min64(bk->mr, mc - ir), n = (int)min64(bk->nr, j1 - jr);
       const int64_t *ro = roff + ir, *co = coff + (jr - j0);
       int64_t rs = even_step(ro, m), cs = even_step(co, n);
-      const char *ap = a_buf + ir * kc * es, *bp = b_buf + jr * kc * es;
+      const char *ap = a_buf + ir * kd * es, *bp = b_buf + jr * kd * es;
       if (rs != 0 && cs != 0) {
-        bk->kernel(kc, ap, bp, g->c + (ro[0] + co[0]) * es, rs, cs, g->alpha, beta, m, n);
+        bk->kernel(kd, ap, bp, g->c + (ro[0] + co[0]) * es_c, rs, cs, g->alpha, beta, m, n);
       } else {
-        bk->kernel(kc, ap, bp, tile, 1, bk->mr, 1.0, 0.0, bk->mr, bk->nr);
-        lt__gemm_scatter_update(g->c, ro, co, tile, bk->mr, m, n, g->alpha, beta, bk->esize);
+        bk->kernel(kd, ap, bp, tile, 1, bk->mr, 1.0, 0.0, bk->mr, bk->nr);
+        lt__gemm_scatter_update(g->c, ro, co, tile, bk->mr, m, n, g->alpha, beta, (size_t)es_c);
       }
     }
 }
@@ -174,15 +206,15 @@ static void multiply_block(const gemm_problem *g, const char *a_buf, const char 
                            int64_t mc, int64_t jc, int64_t j0, int64_t j1, int64_t kc,
                            double beta) {
   const lt__gemm_blocking *bk = g->bk;
-  int64_t es = (int64_t)bk->esize;
+  int64_t es = (int64_t)bk->esize, es_c = (int64_t)lt_dtype_size(bk->dtype), kd = depth_of(bk, kc);
   if (scattered(g->rc, g->cc)) {
     multiply_block_scattered(g, a_buf, b_buf, ic, mc, jc, j0, j1, kc, beta);
     return;
   }
   for (int64_t jr = j0; jr < j1; jr += bk->nr)
     for (int64_t ir = 0; ir < mc; ir += bk->mr) {
-      char *c = g->c + ((ic + ir) * g->rs_c + (jc + jr) * g->cs_c) * es;
-      bk->kernel(kc, a_buf + ir * kc * es, b_buf + jr * kc * es, c, g->rs_c, g->cs_c, g->alpha,
+      char *c = g->c + ((ic + ir) * g->rs_c + (jc + jr) * g->cs_c) * es_c;
+      bk->kernel(kd, a_buf + ir * kd * es, b_buf + jr * kd * es, c, g->rs_c, g->cs_c, g->alpha,
                  beta, (int)min64(bk->mr, mc - ir), (int)min64(bk->nr, j1 - jr));
     }
 }
@@ -339,7 +371,7 @@ bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm
   if (nb == 0 || s->m == 0 || s->n == 0) return true;
   lt__cpu_simd simd = lt__cpu_isa_of(ctx)->simd;
   gemm_problem g0 = problem_of(s, bk, simd, 0);
-  int64_t kc = min64(s->k > 0 ? s->k : 1, bk->kc);
+  int64_t kc = depth_of(bk, min64(s->k > 0 ? s->k : 1, bk->kc));
   size_t a_bytes = (size_t)(round_up(min64(g0.m, bk->mc), bk->mr) * kc) * bk->esize;
   size_t b_bytes = (size_t)(round_up(min64(g0.n, bk->nc), bk->nr) * kc) * bk->esize;
   double flops = 2.0 * (double)s->m * (double)s->n * (double)(s->k > 0 ? s->k : 1);

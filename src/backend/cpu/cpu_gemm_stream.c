@@ -46,6 +46,7 @@ static const lt__gemm_stream *kernels_of(lt_context *ctx, lt_dtype dtype) {
 
 bool lt__cpu_gemm_stream_ok(lt_context *ctx, const lt__gemm_step *s) {
   if (s->k < 1 || s->k > LT__CAPS_SMALL_K || s->m < 1 || s->n < 1) return false;
+  if (lt__gemm_ab_dtype(s) != s->dtype) return false; /* 16-bit A and B: packed engines only */
   if (!kernels_of(ctx, s->dtype)) return false;
   if (lt__cpu_gemm_batch_count(s) > 1 && s->m * s->n < STREAM_MIN_BATCH_ELEMS) return false;
   return rows_unit(s->c.rs, &s->c.rows, s->m) || rows_unit(s->c.cs, &s->c.cols, s->n);

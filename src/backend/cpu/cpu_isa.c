@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /* Runtime instruction-set checks and the per-instruction-set tables (cpu_isa.h). LT_CPU_ISA
- * (baseline, avx2, avx512) caps the set, so the tests can run every code path on one machine
- * and users can rule out a suspect kernel. */
+ * (baseline, avx2, avx512, avx512bf16) caps the set, so the tests can run every code path on one
+ * machine and users can rule out a suspect kernel. */
 #include "backend/cpu/cpu_isa.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum isa_level { ISA_BASELINE, ISA_AVX2, ISA_AVX512 };
+enum isa_level { ISA_BASELINE, ISA_AVX2, ISA_AVX512, ISA_AVX512_BF16 };
 
 static enum isa_level isa_cap_from_env(void) {
   const char *cap = getenv("LT_CPU_ISA");
-  if (!cap || !*cap) return ISA_AVX512;
+  if (!cap || !*cap) return ISA_AVX512_BF16;
   if (strcmp(cap, "baseline") == 0) return ISA_BASELINE;
   if (strcmp(cap, "avx2") == 0) return ISA_AVX2;
-  return ISA_AVX512;
+  if (strcmp(cap, "avx512") == 0) return ISA_AVX512;
+  return ISA_AVX512_BF16;
 }
 
 static enum isa_level isa_of_cpu(void) {
@@ -25,7 +26,7 @@ static enum isa_level isa_of_cpu(void) {
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("fma"))
-    return ISA_AVX512;
+    return __builtin_cpu_supports("avx512bf16") ? ISA_AVX512_BF16 : ISA_AVX512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return ISA_AVX2;
 #endif
   return ISA_BASELINE;
@@ -64,11 +65,19 @@ static const lt__cpu_isa isa_avx512 = {
     .gemm_blocking = lt__gemm_blocking_avx512,
     .gemm_stream = lt__gemm_stream_avx512,
 };
+/* AVX-512 with the bf16 dot products: the same kernels, plus vdpbf16ps GEMM for bf16. */
+static const lt__cpu_isa isa_avx512bf16 = {
+    .name = "avx512bf16",
+    .simd = LT__CPU_SIMD_AVX512,
+    .kernels = lt__cpu_kernels_avx512,
+    .gemm_blocking = lt__gemm_blocking_avx512bf16,
+};
 #endif
 
 const lt__cpu_isa *lt__cpu_isa_select(void) {
 #if defined(LT_HAVE_X86_ISA_KERNELS)
   switch (isa_level()) {
+  case ISA_AVX512_BF16: return &isa_avx512bf16;
   case ISA_AVX512: return &isa_avx512;
   case ISA_AVX2: return &isa_avx2;
   default: break;

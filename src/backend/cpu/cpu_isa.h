@@ -14,13 +14,14 @@
 #include <stdbool.h>
 
 typedef struct lt__cpu_isa {
-  const char *name;  /* "baseline", "avx2", "avx512" */
+  const char *name;  /* "baseline", "avx2", "avx512", "avx512bf16" */
   lt__cpu_simd simd; /* tile transposes, gathers and streaming stores */
   /* Chunk kernels for a compute dtype (F32, F64): lt__cpu_kernels_for / _avx2 / _avx512; the
    * results are identical on every path. */
   const lt__cpu_kernels *(*kernels)(lt_dtype compute);
   /* Blocking of the packed AVX-512 GEMM kernels, NULL where they may not run (then GEMM goes
-   * to OpenBLAS, or to the portable packed kernels for what BLAS does not take). */
+   * to OpenBLAS, or to the portable packed kernels for what BLAS does not take). LT_BF16
+   * names the bf16 dot-product kernels (A and B bf16, C f32), NULL where the CPU lacks them. */
   const lt__gemm_blocking *(*gemm_blocking)(lt_dtype dtype);
   /* Tile kernels of the streaming small-k GEMM engine (cpu_gemm_stream.c), NULL where there
    * are none (then small-k GEMMs run on the other engines). */
@@ -28,8 +29,8 @@ typedef struct lt__cpu_isa {
 } lt__cpu_isa;
 
 /* The widest table the build has and the running CPU (and OS) supports, capped by LT_CPU_ISA
- * (baseline, avx2, avx512), so the tests can run every code path on one machine and users can
- * rule out a suspect kernel. Reads the environment: call it once per context. */
+ * (baseline, avx2, avx512, avx512bf16), so the tests can run every code path on one machine and
+ * users can rule out a suspect kernel. Reads the environment: call it once per context. */
 const lt__cpu_isa *lt__cpu_isa_select(void);
 
 #endif

@@ -4,6 +4,61 @@
  * fp-contract=off) the compiler may only widen the vectors, so results are bit for bit those of
  * the portable kernels. */
 #if defined(LT_HAVE_X86_ISA_KERNELS)
+#include <immintrin.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Contiguous f16 / bf16 <-> f32 with AVX-512, for the float instance's load and store: f16
+ * through vcvtph2ps / vcvtps2ph (IEEE round to nearest even, subnormals kept, as
+ * lt_f32_to_f16), bf16 by shifts and lt_f32_to_bf16's integer rounding (vcvtneps2bf16 would
+ * flush subnormals). The double instance keeps the scalar loops (widen16_none). */
+static bool widen16_f32(float *d, const uint16_t *p, int64_t n, bool bf16) {
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+    __m256i h = _mm256_maskz_loadu_epi16(m, p + i);
+    __m512 f = bf16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16))
+                    : _mm512_cvtph_ps(h);
+    _mm512_mask_storeu_ps(d + i, m, f);
+  }
+  return true;
+}
+
+static bool narrow16_f32(uint16_t *p, const float *s, int64_t n, bool bf16) {
+  const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff), inf = _mm512_set1_epi32(0x7f800000);
+  const __m512i bias = _mm512_set1_epi32(0x7fff), one = _mm512_set1_epi32(1);
+  for (int64_t i = 0; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
+    __m512 x = _mm512_maskz_loadu_ps(m, s + i);
+    __m256i h;
+    if (bf16) {
+      __m512i u = _mm512_castps_si512(x);
+      __m512i r = _mm512_add_epi32(
+          u, _mm512_add_epi32(bias, _mm512_and_si512(_mm512_srli_epi32(u, 16), one)));
+      __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, abs_mask), inf);
+      r = _mm512_mask_or_epi32(r, nan, u, _mm512_set1_epi32(0x400000));
+      h = _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
+    } else {
+      h = _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    }
+    _mm256_mask_storeu_epi16(p + i, m, h);
+  }
+  return true;
+}
+
+static bool widen16_none(void *d, const uint16_t *p, int64_t n, bool bf16) {
+  (void)d, (void)p, (void)n, (void)bf16;
+  return false;
+}
+
+static bool narrow16_none(uint16_t *p, const void *s, int64_t n, bool bf16) {
+  (void)p, (void)s, (void)n, (void)bf16;
+  return false;
+}
+
+#define LT_TYPED_WIDEN16(d, p, n, bf16)                                                            \
+  _Generic((d), float * : widen16_f32, default : widen16_none)((d), (p), (n), (bf16))
+#define LT_TYPED_NARROW16(p, s, n, bf16)                                                           \
+  _Generic((s), const float * : narrow16_f32, default : narrow16_none)((p), (s), (n), (bf16))
 #define LT_TYPED_ISA _avx512
 #include "backend/cpu/cpu_typed_instances.inc"
 
