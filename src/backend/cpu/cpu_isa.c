@@ -71,6 +71,7 @@ static const lt__cpu_isa isa_avx512bf16 = {
     .simd = LT__CPU_SIMD_AVX512,
     .kernels = lt__cpu_kernels_avx512,
     .gemm_blocking = lt__gemm_blocking_avx512bf16,
+    .gemm_stream = lt__gemm_stream_avx512,
 };
 #endif
 
