@@ -372,6 +372,24 @@ static void test_composition(void **state) {
 
 /* ---- the tape's contract ---- */
 
+/* 20 layers: x/c, tanh, x*c, sin, ... (c: in[1], a constant the tape does not track). */
+static lt_status chain_with_constant(lt_tape *tape, lt_tensor *const *in, lt_tensor **out) {
+  lt_tensor *cur = NULL;
+  for (int i = 0; i < 20; i++) {
+    const lt_tensor *a = i ? cur : in[0];
+    lt_tensor *next = NULL;
+    lt_status st = i % 4 == 0 ? lt_ad_binary(tape, LT_BINARY_DIV, a, in[1], &next)
+                   : i % 4 == 2
+                       ? lt_ad_binary(tape, LT_BINARY_MUL, a, in[1], &next)
+                       : lt_ad_unary(tape, i % 4 == 1 ? LT_UNARY_TANH : LT_UNARY_SIN, a, &next);
+    lt_tensor_destroy(cur);
+    if (st != LT_OK) return st;
+    cur = next;
+  }
+  *out = cur;
+  return LT_OK;
+}
+
 static void test_tape_contract_on(lt_context *ctx) {
   static const int64_t s[2] = {3, 4};
   lt_tensor *x = rnd(ctx, 2, s, LT_LAYOUT_CONTIGUOUS, 0.5, 1.5);
@@ -462,6 +480,18 @@ static void test_tape_contract_on(lt_context *ctx) {
   LT_CHECK(lt_tape_saved_count(tape, &count, &bytes));
   assert_int_equal(count, 0);
   lt_tensor_destroy(cur);
+  /* and a chain mixing unary ops with a constant divisor and factor: one saved tensor per op
+   * (x/c saves c, not x too), the constant's memory counted once; its gradient checked */
+  lt_tensor *c = lt_gc_rnd(ctx, 2, s, LT_LAYOUT_CONTIGUOUS, 0.8, 1.25);
+  lt_tensor *xc[2] = {x, c};
+  LT_CHECK(chain_with_constant(tape, xc, &cur));
+  LT_CHECK(lt_tape_saved_count(tape, &count, &bytes));
+  assert_int_equal(count, 20);
+  assert_int_equal(bytes, (10 + 1) * 12 * sizeof(double));
+  lt_tensor_destroy(cur);
+  LT_CHECK(lt_tape_clear(tape));
+  lt_gc_check(ctx, "chain with a constant", chain_with_constant, 1, xc);
+  lt_tensor_destroy(c);
   /* bad inputs */
   LT_CHECK_FAILS(lt_tape_backward(NULL, x, NULL, 0), LT_ERR_NULL_POINTER);
   LT_CHECK_FAILS(lt_tape_backward(tape, x, NULL, 7), LT_ERR_INVALID_ARGUMENT);
