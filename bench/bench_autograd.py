@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import libtensor as lt  # noqa: E402
-from bench_timing import median_seconds  # noqa: E402
+from bench_timing import median_pair_seconds, median_seconds  # noqa: E402
 
 B, D, H, C = 128, 784, 256, 10
 REPS = 5 if os.environ.get("LT_BENCH_QUICK") else 20
@@ -124,6 +124,17 @@ def main():
     for name, s in rows:
         extra = f"  {s / ref:5.2f}x PyTorch's time" if ref else ""
         print(f"  {name:<30} {s * 1e3:8.3f} ms  {flops / s * 1e-9:6.1f} GFLOP/s{extra}")
+    # The aims are ratios: measured with the two steps alternating, so that load from elsewhere
+    # on a shared machine hits both sides (the rows above run minutes apart).
+    print("alternated pairs (median ms of each side):")
+    pairs = [("Python (log_softmax) / NumPy", lt_step_factory(True), numpy_step_factory)]
+    if ref:
+        pairs.insert(0, ("Python (log_softmax) / PyTorch", lt_step_factory(True),
+                         torch_step_factory))
+    for name, lt_step, other in pairs:
+        time.sleep(0.2)
+        a, b = median_pair_seconds(lt_step, other(), REPS)
+        print(f"  {name:<32} {a * 1e3:8.3f} / {b * 1e3:8.3f} ms = {a / b:5.2f}")
 
 
 if __name__ == "__main__":

@@ -372,6 +372,24 @@ static void test_composition(void **state) {
 
 /* ---- the tape's contract ---- */
 
+/* 20 layers: x/c, tanh, x*c, sin, ... (c: in[1], a constant the tape does not track). */
+static lt_status chain_with_constant(lt_tape *tape, lt_tensor *const *in, lt_tensor **out) {
+  lt_tensor *cur = NULL;
+  for (int i = 0; i < 20; i++) {
+    const lt_tensor *a = i ? cur : in[0];
+    lt_tensor *next = NULL;
+    lt_status st = i % 4 == 0 ? lt_ad_binary(tape, LT_BINARY_DIV, a, in[1], &next)
+                   : i % 4 == 2
+                       ? lt_ad_binary(tape, LT_BINARY_MUL, a, in[1], &next)
+                       : lt_ad_unary(tape, i % 4 == 1 ? LT_UNARY_TANH : LT_UNARY_SIN, a, &next);
+    lt_tensor_destroy(cur);
+    if (st != LT_OK) return st;
+    cur = next;
+  }
+  *out = cur;
+  return LT_OK;
+}
+
 static void test_tape_contract_on(lt_context *ctx) {
   static const int64_t s[2] = {3, 4};
   lt_tensor *x = rnd(ctx, 2, s, LT_LAYOUT_CONTIGUOUS, 0.5, 1.5);
@@ -462,6 +480,18 @@ static void test_tape_contract_on(lt_context *ctx) {
   LT_CHECK(lt_tape_saved_count(tape, &count, &bytes));
   assert_int_equal(count, 0);
   lt_tensor_destroy(cur);
+  /* and a chain mixing unary ops with a constant divisor and factor: one saved tensor per op
+   * (x/c saves c, not x too), the constant's memory counted once; its gradient checked */
+  lt_tensor *c = lt_gc_rnd(ctx, 2, s, LT_LAYOUT_CONTIGUOUS, 0.8, 1.25);
+  lt_tensor *xc[2] = {x, c};
+  LT_CHECK(chain_with_constant(tape, xc, &cur));
+  LT_CHECK(lt_tape_saved_count(tape, &count, &bytes));
+  assert_int_equal(count, 20);
+  assert_int_equal(bytes, (10 + 1) * 12 * sizeof(double));
+  lt_tensor_destroy(cur);
+  LT_CHECK(lt_tape_clear(tape));
+  lt_gc_check(ctx, "chain with a constant", chain_with_constant, 1, xc);
+  lt_tensor_destroy(c);
   /* bad inputs */
   LT_CHECK_FAILS(lt_tape_backward(NULL, x, NULL, 0), LT_ERR_NULL_POINTER);
   LT_CHECK_FAILS(lt_tape_backward(tape, x, NULL, 7), LT_ERR_INVALID_ARGUMENT);
@@ -478,69 +508,131 @@ static void test_tape_contract(void **state) {
   lt_test_on_each_device(test_tape_contract_on);
 }
 
-/* ---- optimisers against their formulas (float64, three steps) ---- */
+/* ---- optimisers against their formulas (float64 references, three steps) ---- */
+
+/* One optimiser over a parameter of n elements of dtype, every `step`-th element of a buffer
+ * (step 1: contiguous, where Adam runs as the backend's fused pass; 2 or -1: strided, where it
+ * runs as maps), with loss = sum(exp(p)) so that the gradient is not proportional to p (Adam
+ * is blind to a gradient scaled by a constant, such as an L2 term added to the gradient of
+ * sum(p^2)). The elements between the parameter's must stay untouched. */
+static void optim_case(lt_context *ctx, lt_optim_kind kind, int variant, lt_dtype dtype, int64_t n,
+                       int64_t step) {
+  int64_t nb = n * (step < 0 ? -step : step);
+  double *p = malloc(sizeof(double) * (size_t)nb), *ref = malloc(sizeof(double) * (size_t)n);
+  double *m = calloc((size_t)n, sizeof(double)), *v = calloc((size_t)n, sizeof(double));
+  assert_true(p && ref && m && v);
+  for (int64_t i = 0; i < nb; i++)
+    p[i] = lt_test_round_to(dtype, lt_test_rand_double(-1, 1));
+  lt_tensor *base, *tp;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 1, &nb, NULL, p, &tp));
+  LT_CHECK(lt_tensor_contiguous(tp, dtype, &base));
+  lt_tensor_destroy(tp);
+  if (step == 1)
+    LT_CHECK(lt_view_reshape(base, 1, &n, &tp));
+  else
+    LT_CHECK(lt_view_slice(base, 0, LT_SLICE_DEFAULT, LT_SLICE_DEFAULT, step, &tp));
+  double *p0 = lt_test_read_all(tp);
+  memcpy(ref, p0, sizeof(double) * (size_t)n);
+  free(p0);
+  lt_tape *tape;
+  lt_optimizer *opt;
+  LT_CHECK(lt_tape_create(ctx, &tape));
+  LT_CHECK(lt_tape_requires_grad(tape, tp, true));
+  LT_CHECK(lt_optim_create(tape, kind, 1, &tp, &opt));
+  double lr = 0.1, mom = 0.9, wd = variant ? 0.05 : 0.0;
+  bool nesterov = variant == 1;
+  LT_CHECK(lt_optim_set(opt, LT_OPTIM_LR, lr));
+  LT_CHECK(lt_optim_set(opt, LT_OPTIM_WEIGHT_DECAY, wd));
+  if (kind == LT_OPTIM_SGD) {
+    LT_CHECK(lt_optim_set(opt, LT_OPTIM_MOMENTUM, mom));
+    LT_CHECK(lt_optim_set(opt, LT_OPTIM_NESTEROV, nesterov));
+  } else {
+    LT_CHECK_FAILS(lt_optim_set(opt, LT_OPTIM_MOMENTUM, mom), LT_ERR_INVALID_ARGUMENT);
+  }
+  for (int t = 1; t <= 3; t++) {
+    lt_tensor *c, *l;
+    LT_CHECK(lt_ad_unary(tape, LT_UNARY_EXP, tp, &c));
+    LT_CHECK(lt_ad_reduce(tape, LT_REDUCE_SUM, c, -1, NULL, false, &l));
+    LT_CHECK(lt_tape_backward(tape, l, NULL, 0));
+    lt_tensor_destroy(c);
+    lt_tensor_destroy(l);
+    LT_CHECK(lt_optim_step(opt));
+    LT_CHECK(lt_optim_zero_grad(opt));
+    LT_CHECK(lt_tape_clear(tape));
+    for (int64_t i = 0; i < n; i++) {
+      double g = lt_test_round_to(dtype, exp(ref[i]));
+      if (kind == LT_OPTIM_SGD) {
+        double d = g + wd * ref[i];
+        m[i] = t == 1 ? d : mom * m[i] + d;
+        ref[i] -= lr * (nesterov ? d + mom * m[i] : m[i]);
+      } else {
+        if (kind == LT_OPTIM_ADAMW) ref[i] *= 1 - lr * wd;
+        double d = g + (kind == LT_OPTIM_ADAM ? wd * ref[i] : 0.0);
+        m[i] = 0.9 * m[i] + 0.1 * d;
+        v[i] = 0.999 * v[i] + 0.001 * d * d;
+        double mh = m[i] / (1 - pow(0.9, t)), vh = v[i] / (1 - pow(0.999, t));
+        ref[i] -= lr * mh / (sqrt(vh) + 1e-8);
+      }
+    }
+  }
+  double *got = lt_test_read_all(tp), *all = lt_test_read_all(base);
+  char what[96];
+  snprintf(what, sizeof what, "optimiser %d variant %d, %s, %lld elements, step %lld", (int)kind,
+           variant, lt_dtype_name(dtype), (long long)n, (long long)step);
+  lt_test_assert_close(got, ref, n, dtype == LT_F64 ? 1e-12 : 1e-5, what);
+  if (step == 2) /* the skipped elements */
+    for (int64_t i = 1; i < nb; i += 2)
+      if (all[i] != p[i])
+        fail_msg("%s: element %lld between the parameter's was written", what, (long long)i);
+  free(got);
+  free(all);
+  free(p);
+  free(ref);
+  free(m);
+  free(v);
+  lt_optim_destroy(opt);
+  lt_tape_destroy(tape);
+  lt_tensor_destroy(tp);
+  lt_tensor_destroy(base);
+}
 
 static void test_optim_on(lt_context *ctx) {
-  const int64_t n = 5;
-  for (int kind = LT_OPTIM_SGD; kind <= LT_OPTIM_ADAMW; kind++)
-    for (int variant = 0; variant < 2; variant++) {
-      double p[5], ref[5], gv[5], m[5] = {0}, v[5] = {0};
-      for (int i = 0; i < n; i++)
-        p[i] = ref[i] = lt_test_rand_double(-1, 1);
-      lt_tensor *tp;
-      LT_CHECK(lt_tensor_from_host(ctx, LT_F64, 1, &n, NULL, p, &tp));
-      lt_tape *tape;
-      lt_optimizer *opt;
-      LT_CHECK(lt_tape_create(ctx, &tape));
-      LT_CHECK(lt_tape_requires_grad(tape, tp, true));
-      LT_CHECK(lt_optim_create(tape, (lt_optim_kind)kind, 1, &tp, &opt));
-      double lr = 0.1, mom = 0.9, wd = variant ? 0.05 : 0.0;
-      bool nesterov = variant == 1;
-      LT_CHECK(lt_optim_set(opt, LT_OPTIM_LR, lr));
-      LT_CHECK(lt_optim_set(opt, LT_OPTIM_WEIGHT_DECAY, wd));
-      if (kind == LT_OPTIM_SGD) {
-        LT_CHECK(lt_optim_set(opt, LT_OPTIM_MOMENTUM, mom));
-        LT_CHECK(lt_optim_set(opt, LT_OPTIM_NESTEROV, nesterov));
-      } else {
-        LT_CHECK_FAILS(lt_optim_set(opt, LT_OPTIM_MOMENTUM, mom), LT_ERR_INVALID_ARGUMENT);
-      }
-      for (int step = 1; step <= 3; step++) {
-        /* loss = sum(p^2): g = 2p */
-        lt_tensor *c, *l;
-        LT_CHECK(lt_ad_unary(tape, LT_UNARY_SQUARE, tp, &c));
-        LT_CHECK(lt_ad_reduce(tape, LT_REDUCE_SUM, c, -1, NULL, false, &l));
-        LT_CHECK(lt_tape_backward(tape, l, NULL, 0));
-        lt_tensor_destroy(c);
-        lt_tensor_destroy(l);
-        LT_CHECK(lt_optim_step(opt));
-        LT_CHECK(lt_optim_zero_grad(opt));
-        LT_CHECK(lt_tape_clear(tape));
-        for (int i = 0; i < n; i++) {
-          gv[i] = 2 * ref[i];
-          if (kind == LT_OPTIM_SGD) {
-            double d = gv[i] + wd * ref[i];
-            m[i] = step == 1 ? d : mom * m[i] + d;
-            ref[i] -= lr * (nesterov ? d + mom * m[i] : m[i]);
-          } else {
-            if (kind == LT_OPTIM_ADAMW) ref[i] *= 1 - lr * wd;
-            double d = gv[i] + (kind == LT_OPTIM_ADAM ? wd * ref[i] : 0.0);
-            m[i] = 0.9 * m[i] + 0.1 * d;
-            v[i] = 0.999 * v[i] + 0.001 * d * d;
-            double mh = m[i] / (1 - pow(0.9, step)), vh = v[i] / (1 - pow(0.999, step));
-            ref[i] -= lr * mh / (sqrt(vh) + 1e-8);
-          }
-        }
-      }
-      double *got = lt_test_read_all(tp);
-      char what[48];
-      snprintf(what, sizeof what, "optimiser %d variant %d", kind, variant);
-      lt_test_assert_close(got, ref, n, 1e-12, what);
-      free(got);
-      lt_optim_destroy(opt);
-      lt_tape_destroy(tape);
-      lt_tensor_destroy(tp);
-    }
+  /* 20000 elements: several chunks of the fused pass, vector loops and their remainders */
+  static const struct {
+    lt_dtype dtype;
+    int64_t n, step;
+  } cases[] = {
+      {LT_F64, 5, 1}, {LT_F64, 20000, 1}, {LT_F32, 20000, 1}, {LT_F64, 37, 2}, {LT_F32, 37, -1}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    for (int kind = LT_OPTIM_SGD; kind <= LT_OPTIM_ADAMW; kind++)
+      for (int variant = 0; variant < 2; variant++)
+        optim_case(ctx, (lt_optim_kind)kind, variant, cases[c].dtype, cases[c].n, cases[c].step);
+  /* a step writes the parameter in place (fused or as maps): a graph that saved it for
+   * backward now refuses */
+  const int64_t n = 64;
+  for (int lay = 0; lay < 2; lay++) {
+    lt_tensor *p =
+        lt_test_random_tensor(ctx, LT_F32, 1, &n, lay ? LT_LAYOUT_STEPPED : LT_LAYOUT_CONTIGUOUS);
+    lt_tensor *s, *l;
+    lt_tape *tape;
+    lt_optimizer *opt;
+    LT_CHECK(lt_tape_create(ctx, &tape));
+    LT_CHECK(lt_tape_requires_grad(tape, p, true));
+    LT_CHECK(lt_optim_create(tape, LT_OPTIM_ADAM, 1, &p, &opt));
+    LT_CHECK(lt_tape_set_grad(tape, p, p));
+    LT_CHECK(lt_ad_unary(tape, LT_UNARY_SIN, p, &s)); /* saves p */
+    LT_CHECK(lt_ad_reduce(tape, LT_REDUCE_SUM, s, -1, NULL, false, &l));
+    LT_CHECK(lt_optim_step(opt));
+    LT_CHECK_FAILS(lt_tape_backward(tape, l, NULL, 0), LT_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(lt_last_error(), "modified in place"));
+    lt_tensor_destroy(s);
+    lt_tensor_destroy(l);
+    lt_optim_destroy(opt);
+    lt_tape_destroy(tape);
+    lt_tensor_destroy(p);
+  }
 }
+
 static void test_optim(void **state) {
   (void)state;
   lt_test_on_each_device(test_optim_on);

@@ -446,7 +446,9 @@ static void test_memory_on(lt_context *ctx) {
   size_t bytes;
   LT_CHECK(lt_tape_saved_count(tape, &count, &bytes));
   assert_int_equal(count, 20);
-  assert_int_equal(bytes, 20 * 12 * sizeof(double));
+  /* relu's and softmax's outputs (saved by them) are the inputs the next op saves: 4 of the
+   * 20 saved tensors share their memory with another, which is held once */
+  assert_int_equal(bytes, 16 * 12 * sizeof(double));
   LT_CHECK(lt_tape_backward(tape, cur, cur, 0));
   LT_CHECK(lt_tape_saved_count(tape, &count, &bytes));
   assert_int_equal(count, 0);

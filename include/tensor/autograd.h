@@ -82,7 +82,11 @@ LT_API lt_status lt_tape_backward(lt_tape *tape, const lt_tensor *output,
 LT_API lt_status lt_tape_forget(lt_tape *tape, const lt_tensor *t);
 /* Forgets every recorded op (keeps leaves and their gradients): start of a new training step. */
 LT_API lt_status lt_tape_clear(lt_tape *tape);
-/* Number of tensors the recorded graph currently holds for backward (for memory checks). */
+/* What the recorded graphs currently hold for backward (for memory checks): *count, the saved
+ * tensors (one per record that saved one: a chain of n unary or tensor-with-constant ops
+ * holds n), and *bytes (may be NULL), the memory they keep alive, each storage counted once
+ * however many records saved a view of it. Fails with LT_ERR_NULL_POINTER (tape or count
+ * NULL), LT_ERR_INVALID_HANDLE (not a live tape) or LT_ERR_OUT_OF_MEMORY. */
 LT_API lt_status lt_tape_saved_count(const lt_tape *tape, int64_t *count, size_t *bytes);
 
 /* ---- differentiable operations: the plain call's semantics, recorded on the tape ---- */

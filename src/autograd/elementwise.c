@@ -385,11 +385,18 @@ lt_status lt_ad_trinary(lt_tape *tape, lt_binary_op op_ab, lt_binary_op op_abc, 
     n->iparam[2] = ni;
     for (int k = 0; k < 3; k++)
       n->dparam[k] = s[k];
-    /* what the derivatives read: MUL's gradient to a reads b and the other way round */
+    /* what the derivatives read, so that a chain of ops with constants (x*c, x/c, fmod(x, c))
+     * keeps one tensor per op: MUL's gradient to a reads b and the other way round; DIV's to a
+     * reads b only; FMOD/REMAINDER's to a reads nothing */
     bool keep[3] = {false, false, false};
     if (op_ab == LT_BINARY_MUL) {
       keep[0] = n->needs[1];
       keep[1] = n->needs[0];
+    } else if (op_ab == LT_BINARY_DIV) {
+      keep[0] = n->needs[1];
+      keep[1] = true;
+    } else if (op_ab == LT_BINARY_FMOD || op_ab == LT_BINARY_REMAINDER) {
+      keep[0] = keep[1] = n->needs[1];
     } else if (op_reads(op_ab)) {
       keep[0] = keep[1] = true;
     }

@@ -3,8 +3,12 @@
  * parameter in place through elementwise plans built once per parameter (its layout and dtype
  * are fixed), with the step-dependent numbers passed as plan scalars. Formulas follow
  * torch.optim; Adam's bias corrections are folded into the step size and epsilon:
- * lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps) == (lr*sqrt(bc2)/bc1) * m / (sqrt(v) + eps*sqrt(bc2)). */
+ * lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps) == (lr*sqrt(bc2)/bc1) * m / (sqrt(v) + eps*sqrt(bc2)).
+ * Adam/AdamW run as one pass per parameter where the backend has the fused step and the
+ * parameter is contiguous (the maps read and wrote the parameter-sized arrays 4-5 times; the
+ * update was as costly as the forward GEMM of a 784-256-10 MLP step). */
 #include "autograd/autograd.h"
+#include "backend/backend.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +21,8 @@ typedef struct param_state {
   lt_tensor *p;         /* the caller's parameter (our handle on it) */
   uint64_t serial;      /* the caller's handle, by which the tape knows the leaf */
   lt_tensor *tmp, *den; /* contiguous scratch */
+  lt_tensor *one;       /* rank-0 1.0 of the parameter's dtype: epsilon's operand (an f64 one
+                         * would make the f32 denominator pass compute in f64) */
   lt_tensor *m, *v;     /* momentum / first and second moments; NULL until the first step */
   lt_plan *plan[P_COUNT];
   bool started;
@@ -28,7 +34,6 @@ struct lt_optimizer {
   lt_optim_kind kind;
   double hp[8];
   int64_t steps;
-  lt_tensor *one; /* rank-0 1.0: the epsilon term's operand */
   int n;
   param_state *ps;
 };
@@ -63,7 +68,6 @@ lt_status lt_optim_create(lt_tape *tape, lt_optim_kind kind, int n_params, lt_te
   param_state *ps = calloc((size_t)(n_params > 0 ? n_params : 1), sizeof *ps);
   lt_status st =
       (o && ps) ? LT_OK : lt__error(LT_ERR_OUT_OF_MEMORY, "lt_optim_create: out of memory");
-  if (st == LT_OK) st = lt_tensor_full(tape->ctx, LT_F64, 0, NULL, 1.0, &o->one);
   for (int i = 0; i < n_params && st == LT_OK; i++) {
     st = lt__ad_alias(params[i], &ps[i].p);
     ps[i].serial = params[i]->serial;
@@ -71,7 +75,6 @@ lt_status lt_optim_create(lt_tape *tape, lt_optim_kind kind, int n_params, lt_te
   if (st != LT_OK) {
     for (int i = 0; ps && i < n_params; i++)
       lt_tensor_destroy(ps[i].p);
-    if (o) lt_tensor_destroy(o->one);
     free(ps);
     free(o);
     return st;
@@ -94,13 +97,12 @@ void lt_optim_destroy(lt_optimizer *o) {
   if (!lt__handle_may_destroy(o, LT__HANDLE_OPTIMIZER, "lt_optim_destroy")) return;
   for (int i = 0; i < o->n; i++) {
     param_state *s = &o->ps[i];
-    lt_tensor *ts[] = {s->p, s->tmp, s->den, s->m, s->v};
+    lt_tensor *ts[] = {s->p, s->tmp, s->den, s->one, s->m, s->v};
     for (size_t k = 0; k < sizeof ts / sizeof ts[0]; k++)
       lt_tensor_destroy(ts[k]);
     for (int k = 0; k < P_COUNT; k++)
       lt_plan_destroy(s->plan[k]);
   }
-  lt_tensor_destroy(o->one);
   free(o->ps);
   lt__handle_kill(o, LT__HANDLE_OPTIMIZER);
   lt__handle_retire(o); /* quarantined: a second destroy is refused, not a crash */
@@ -154,6 +156,15 @@ static lt_status plan_ew(const lt_tensor *x, lt_unary_op ua, const lt_tensor *y,
   return st;
 }
 
+/* The moment buffers (zeros), the same for the fused and the multi-pass update. */
+static lt_status moments(const lt_optimizer *o, param_state *s) {
+  lt_context *ctx = s->p->storage->ctx;
+  if (s->m == NULL) LT_TRY(lt_tensor_zeros(ctx, s->p->dtype, s->p->rank, s->p->shape, &s->m));
+  if (s->v == NULL && o->kind != LT_OPTIM_SGD)
+    LT_TRY(lt_tensor_zeros(ctx, s->p->dtype, s->p->rank, s->p->shape, &s->v));
+  return LT_OK;
+}
+
 static lt_status prepare(lt_optimizer *o, param_state *s, const lt_tensor *g) {
   if (s->plan[P_UPDATE]) return LT_OK;
   lt_context *ctx = s->p->storage->ctx;
@@ -161,14 +172,14 @@ static lt_status prepare(lt_optimizer *o, param_state *s, const lt_tensor *g) {
   int r = s->p->rank;
   const int64_t *sh = s->p->shape;
   const lt_unary_op I = LT_UNARY_IDENTITY;
+  LT_TRY(moments(o, s));
   LT_TRY(lt_tensor_empty(ctx, dt, r, sh, &s->tmp));
-  LT_TRY(lt_tensor_zeros(ctx, dt, r, sh, &s->m));
   LT_TRY(plan_ew(g, I, s->p, I, LT_BINARY_ADD, NULL, s->tmp, &s->plan[P_DECAY]));
   LT_TRY(plan_ew(s->m, I, s->tmp, I, LT_BINARY_ADD, NULL, s->m, &s->plan[P_ACCUM]));
   LT_TRY(plan_ew(s->p, I, s->tmp, I, LT_BINARY_ADD, NULL, s->p, &s->plan[P_UPDATE]));
   if (o->kind == LT_OPTIM_SGD) return LT_OK;
-  LT_TRY(lt_tensor_zeros(ctx, dt, r, sh, &s->v));
   LT_TRY(lt_tensor_empty(ctx, dt, r, sh, &s->den));
+  LT_TRY(lt_tensor_full(ctx, dt, 0, NULL, 1.0, &s->one));
   LT_TRY(
       plan_ew(s->v, I, s->tmp, LT_UNARY_SQUARE, LT_BINARY_ADD, NULL, s->v, &s->plan[P_ACCUM_SQ]));
   const int32_t no_modes[1] = {0};
@@ -176,7 +187,7 @@ static lt_status prepare(lt_optimizer *o, param_state *s, const lt_tensor *g) {
   LT_TRY(lt_plan_options_create(&opts));
   lt_status st = lt_plan_options_set_unary(opts, 0, LT_UNARY_SQRT);
   if (st == LT_OK)
-    st = lt_plan_binary(s->v, modes, o->one, no_modes, LT_BINARY_ADD, s->den, modes, opts,
+    st = lt_plan_binary(s->v, modes, s->one, no_modes, LT_BINARY_ADD, s->den, modes, opts,
                         &s->plan[P_DENOM]);
   lt_plan_options_destroy(opts);
   LT_TRY(st);
@@ -189,67 +200,145 @@ static lt_status prepare(lt_optimizer *o, param_state *s, const lt_tensor *g) {
     LT_TRY(lt_plan_execute(P, ins_, n, sc, n, out_));                                              \
   } while (0)
 
-static lt_status step_one(lt_optimizer *o, param_state *s, const lt_tensor *g) {
-  LT_TRY(prepare(o, s, g));
+/* The backend's one-pass Adam, when it has one and p and g are contiguous arrays of their own
+ * (m and v are ours: contiguous and apart). Returns false (nothing done) otherwise. */
+static bool adam_fused(lt_optimizer *o, param_state *s, const lt_tensor *g, double bc1, double bc2,
+                       lt_status *st) {
+  const lt__backend *be = s->p->storage->ctx->backend;
+  if (be->adam == NULL || !lt_tensor_is_contiguous(s->p) || !lt_tensor_is_contiguous(g) ||
+      g->dtype != s->p->dtype || g->numel != s->p->numel || g->storage == s->p->storage)
+    return false;
+  *st = moments(o, s);
+  if (*st != LT_OK) return true;
+  const double *h = o->hp;
+  double lr = h[LT_OPTIM_LR], wd = h[LT_OPTIM_WEIGHT_DECAY], b1 = h[LT_OPTIM_BETA1],
+         b2 = h[LT_OPTIM_BETA2];
+  bool adamw = o->kind == LT_OPTIM_ADAMW;
+  lt__adam_step a = {
+      .n = s->p->numel,
+      .dtype = s->p->dtype,
+      .p = s->p->storage->mem,
+      .g = g->storage->mem,
+      .m = s->m->storage->mem,
+      .v = s->v->storage->mem,
+      .p_off = s->p->offset,
+      .g_off = g->offset,
+      .m_off = s->m->offset,
+      .v_off = s->v->offset,
+      .l2 = adamw ? 0.0 : wd,
+      .b1 = b1,
+      .c1 = 1.0 - b1,
+      .b2 = b2,
+      .c2 = 1.0 - b2,
+      .decay = adamw ? 1.0 - lr * wd : 1.0,
+      .step = lr * sqrt(bc2) / bc1,
+      .eps = h[LT_OPTIM_EPS] * sqrt(bc2),
+  };
+  *st = a.n > 0 ? be->adam(s->p->storage->ctx, &a) : LT_OK;
+  /* written in place, as a plan's output: a tensor saved for backward on p now fails there */
+  lt__storage_touch(s->p->storage);
+  lt__storage_touch(s->m->storage);
+  lt__storage_touch(s->v->storage);
+  return true;
+}
+
+/* Whether a and b have one layout (a plan built for one runs on the other). */
+static bool same_layout(const lt_tensor *a, const lt_tensor *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->shape[i] != b->shape[i] || (a->shape[i] > 1 && a->strides[i] != b->strides[i]))
+      return false;
+  return true;
+}
+
+static lt_status sgd_step(lt_optimizer *o, param_state *s, const lt_tensor *g) {
   const double *h = o->hp;
   double lr = h[LT_OPTIM_LR], wd = h[LT_OPTIM_WEIGHT_DECAY];
   double sc[3];
   lt_tensor *out_;
-  if (o->kind == LT_OPTIM_ADAMW && wd != 0.0) { /* p *= 1 - lr*wd, decoupled */
+  sc[0] = 1.0; /* tmp = g + wd p (L2) */
+  sc[1] = wd;
+  out_ = s->tmp;
+  RUN(s->plan[P_DECAY], 2, g, s->p);
+  double mom = h[LT_OPTIM_MOMENTUM], damp = h[LT_OPTIM_DAMPENING];
+  const lt_tensor *upd = s->tmp;
+  if (mom != 0.0) {
+    sc[0] = s->started ? mom : 0.0; /* the first step copies: buf = tmp */
+    sc[1] = s->started ? 1.0 - damp : 1.0;
+    out_ = s->m;
+    RUN(s->plan[P_ACCUM], 2, s->m, s->tmp);
+    upd = s->m;
+    if (h[LT_OPTIM_NESTEROV] != 0.0) { /* tmp = tmp + mom*buf, via the update plan shape */
+      sc[0] = mom;
+      sc[1] = 1.0;
+      out_ = s->tmp;
+      RUN(s->plan[P_ACCUM], 2, s->m, s->tmp);
+      upd = s->tmp;
+    }
+  }
+  s->started = true;
+  sc[0] = 1.0;
+  sc[1] = -lr;
+  out_ = s->p;
+  RUN(s->plan[P_UPDATE], 2, s->p, upd);
+  return LT_OK;
+}
+
+/* Adam/AdamW as maps (backends without the fused step, strided parameters). */
+static lt_status adam_passes(lt_optimizer *o, param_state *s, const lt_tensor *g, double bc1,
+                             double bc2) {
+  const double *h = o->hp;
+  double lr = h[LT_OPTIM_LR], wd = h[LT_OPTIM_WEIGHT_DECAY];
+  double b1 = h[LT_OPTIM_BETA1], b2 = h[LT_OPTIM_BETA2];
+  bool adamw = o->kind == LT_OPTIM_ADAMW;
+  double sc[3];
+  lt_tensor *out_;
+  if (adamw && wd != 0.0) { /* p *= 1 - lr*wd, decoupled */
     sc[0] = 1.0 - lr * wd;
     sc[1] = 0.0;
     out_ = s->p;
     RUN(s->plan[P_UPDATE], 2, s->p, s->tmp);
   }
-  sc[0] = 1.0; /* tmp = g + wd p (L2) */
-  sc[1] = o->kind == LT_OPTIM_ADAMW ? 0.0 : wd;
-  out_ = s->tmp;
-  RUN(s->plan[P_DECAY], 2, g, s->p);
-  if (o->kind == LT_OPTIM_SGD) {
-    double mom = h[LT_OPTIM_MOMENTUM], damp = h[LT_OPTIM_DAMPENING];
-    const lt_tensor *upd = s->tmp;
-    if (mom != 0.0) {
-      sc[0] = s->started ? mom : 0.0; /* the first step copies: buf = tmp */
-      sc[1] = s->started ? 1.0 - damp : 1.0;
-      out_ = s->m;
-      RUN(s->plan[P_ACCUM], 2, s->m, s->tmp);
-      upd = s->m;
-      if (h[LT_OPTIM_NESTEROV] != 0.0) { /* tmp = tmp + mom*buf, via the update plan shape */
-        sc[0] = mom;
-        sc[1] = 1.0;
-        out_ = s->tmp;
-        RUN(s->plan[P_ACCUM], 2, s->m, s->tmp);
-        upd = s->tmp;
-      }
-    }
-    s->started = true;
+  /* the moments read g itself unless an L2 term is added first (tmp = g + wd p) */
+  const lt_tensor *d = g;
+  if ((!adamw && wd != 0.0) || !same_layout(g, s->tmp)) {
     sc[0] = 1.0;
-    sc[1] = -lr;
-    out_ = s->p;
-    RUN(s->plan[P_UPDATE], 2, s->p, upd);
-    return LT_OK;
+    sc[1] = adamw ? 0.0 : wd;
+    out_ = s->tmp;
+    RUN(s->plan[P_DECAY], 2, g, s->p);
+    d = s->tmp;
   }
-  double b1 = h[LT_OPTIM_BETA1], b2 = h[LT_OPTIM_BETA2];
-  double t = (double)o->steps;
-  double bc1 = 1.0 - pow(b1, t), bc2 = 1.0 - pow(b2, t);
   sc[0] = b1;
   sc[1] = 1.0 - b1;
   out_ = s->m;
-  RUN(s->plan[P_ACCUM], 2, s->m, s->tmp);
+  RUN(s->plan[P_ACCUM], 2, s->m, d);
   sc[0] = b2;
   sc[1] = 1.0 - b2;
   out_ = s->v;
-  RUN(s->plan[P_ACCUM_SQ], 2, s->v, s->tmp);
+  RUN(s->plan[P_ACCUM_SQ], 2, s->v, d);
   sc[0] = 1.0;
   sc[1] = h[LT_OPTIM_EPS] * sqrt(bc2);
   out_ = s->den;
-  RUN(s->plan[P_DENOM], 2, s->v, o->one);
+  RUN(s->plan[P_DENOM], 2, s->v, s->one);
   sc[0] = -lr * sqrt(bc2) / bc1;
   sc[1] = 1.0;
   sc[2] = 1.0;
   out_ = s->p;
   RUN(s->plan[P_ADAM_UPDATE], 3, s->m, s->den, s->p);
   return LT_OK;
+}
+
+static lt_status step_one(lt_optimizer *o, param_state *s, const lt_tensor *g) {
+  if (o->kind == LT_OPTIM_SGD) {
+    LT_TRY(prepare(o, s, g));
+    return sgd_step(o, s, g);
+  }
+  double t = (double)o->steps;
+  double bc1 = 1.0 - pow(o->hp[LT_OPTIM_BETA1], t), bc2 = 1.0 - pow(o->hp[LT_OPTIM_BETA2], t);
+  lt_status st;
+  if (adam_fused(o, s, g, bc1, bc2, &st)) return st;
+  LT_TRY(prepare(o, s, g));
+  return adam_passes(o, s, g, bc1, bc2);
 }
 
 lt_status lt_optim_step(lt_optimizer *o) {

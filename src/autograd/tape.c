@@ -270,19 +270,33 @@ lt_status lt_tape_zero_grads(lt_tape *tape) {
   return LT_OK;
 }
 
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+  return x < y ? -1 : x > y;
+}
+
 lt_status lt_tape_saved_count(const lt_tape *tape, int64_t *count, size_t *bytes) {
   LT_TRY(check_tape(tape, "lt_tape_saved_count"));
   LT_CHECK_NULL(count, "count");
   int64_t c = 0;
-  size_t b = 0;
   for (int i = 0; i < tape->n_nodes; i++)
     for (int k = 0; k < tape->nodes[i].n_saved; k++)
-      if (tape->nodes[i].saved[k]) {
-        c++;
-        b += lt_tensor_nbytes(tape->nodes[i].saved[k]);
-      }
+      c += tape->nodes[i].saved[k] != NULL;
   *count = c;
-  if (bytes) *bytes = b;
+  if (bytes == NULL) return LT_OK;
+  /* the memory held: each storage once, however many records saved a view of it */
+  const lt__storage **st = malloc(sizeof *st * (size_t)(c ? c : 1));
+  LT_RETURN_IF(st == NULL, LT_ERR_OUT_OF_MEMORY, "lt_tape_saved_count: out of memory");
+  int64_t n = 0;
+  for (int i = 0; i < tape->n_nodes; i++)
+    for (int k = 0; k < tape->nodes[i].n_saved; k++)
+      if (tape->nodes[i].saved[k]) st[n++] = tape->nodes[i].saved[k]->storage;
+  qsort(st, (size_t)n, sizeof *st, cmp_ptr);
+  size_t b = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (i == 0 || st[i] != st[i - 1]) b += st[i]->nbytes;
+  free(st);
+  *bytes = b;
   return LT_OK;
 }
 

@@ -180,6 +180,20 @@ typedef struct lt__rng_step {
   uint64_t threshold; /* Bernoulli */
 } lt__rng_step;
 
+/* One Adam/AdamW update of a parameter in a single pass over its n elements (optional; the
+ * front end otherwise runs it as several maps). p, g, m and v each hold n contiguous elements
+ * of `dtype` (F32 or F64) from their offsets and do not overlap; g is only read. Per element,
+ * computed in dtype in this order:
+ *   d = l2 != 0 ? g + l2*p : g;  m = b1*m + c1*d;  v = b2*v + c2*(d*d);
+ *   p = decay*p - step * m / (sqrt(v) + eps) */
+typedef struct lt__adam_step {
+  int64_t n;
+  lt_dtype dtype;
+  void *p, *g, *m, *v; /* memory handles */
+  int64_t p_off, g_off, m_off, v_off;
+  double l2, b1, c1, b2, c2, decay, step, eps;
+} lt__adam_step;
+
 /* What the front end's lowering needs to know about a backend's speed and limits. Figures are
  * modelled seconds: only their ratios choose between plans. */
 typedef struct lt__backend_caps {
@@ -292,6 +306,7 @@ typedef struct lt__backend {
   lt_status (*reduce)(lt_context *ctx, const lt__reduce_step *step);
   lt_status (*gemm)(lt_context *ctx, const lt__gemm_step *step);
   lt_status (*contract)(lt_context *ctx, const lt__contract_step *step); /* optional */
+  lt_status (*adam)(lt_context *ctx, const lt__adam_step *step);         /* optional */
   /* Optional: true when gemm runs matrices with no unit stride (packing them itself) fast
    * enough that the front end should not copy them into a BLAS layout first. */
   bool (*gemm_takes_any_strides)(lt_context *ctx);

@@ -100,6 +100,7 @@ lt_status lt_plan_execute_slices(const lt_plan *plan, int64_t first, int64_t cou
     LT_RETURN_IF(lt__tensor_overlap(d, inputs[i]) != LT__OVERLAP_NONE, LT_ERR_ALIASING,
                  "lt_plan_execute_slices: the output overlaps input %d", i);
   const double *sc = scalars ? scalars : plan->default_scalars;
+  lt__storage_touch(d->storage); /* written in place, as lt_plan_execute */
   if (first == 0 && count == total)
     return lt__einsum_run_slices(impl, plan->ctx, inputs, sc, d, 0, total, true);
   /* A part of the slices: beta applies to all of D, also where no slice of the range writes,

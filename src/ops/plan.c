@@ -313,6 +313,9 @@ lt_status lt__plan_check_call(const lt_plan *plan, const lt_tensor *const *input
 lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, int n_inputs,
                           const double *scalars, int n_scalars, lt_tensor *d) {
   LT_TRY(lt__plan_check_call(plan, inputs, n_inputs, scalars, n_scalars, d));
+  /* D is written in place: a tape that saved it for backward must see it (the optimisers and
+   * any caller-owned output went unnoticed before) */
+  lt__storage_touch(d->storage);
   return plan->run(plan, inputs, n_inputs, scalars ? scalars : plan->default_scalars, d);
 }
 

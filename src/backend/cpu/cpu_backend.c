@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* CPU backend: host memory through the context allocator; kernels in the other cpu_*.c files. */
 #include "backend/cpu/cpu.h"
+#include "backend/cpu/cpu_optim.h"
 #include "core/error.h"
 #include "core/object.h"
 
@@ -120,6 +121,7 @@ static const lt__backend cpu_backend = {
     .gemm_choose = lt__cpu_gemm_choose,
     .measured_caps = lt__cpu_measured_caps,
     .rows = lt__cpu_rows,
+    .adam = lt__cpu_adam,
     .rng = lt__cpu_rng,
     .synchronize = cpu_synchronize,
     .release = cpu_release,
