@@ -169,6 +169,25 @@ def test_tensor_operands(rng, no_tapes):
 
 
 @needs_ext
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int8, np.uint8,
+                                   np.int64, np.uint64, np.bool_])
+def test_python_scalars_beside_tensors(rng, dtype, no_tapes):
+    """A Python scalar beside a Tensor runs through the extension as a weak 0-d array: the same
+    values and dtypes as the general path (the scalar's own dtype where the tensor's kind or
+    range cannot hold it), with one cached plan per dtype pair, not a one-shot per call."""
+    a = (rng.integers(1, 5, size=(3, 4))).astype(dtype)
+    t = lt.tensor(a)
+    for s in (0.5, 3, -1, 300, 2 ** 40, True, -2.5):
+        for fn in (lambda: t + s, lambda: s * t, lambda: t - s, lambda: s / t, lambda: t < s,
+                   lambda: lt.maximum(t, s), lambda: t // s if s else t):
+            assert_same(*both(fn))
+    before = lt._ext.FAST.cached_plans()
+    for _ in range(3):
+        t * 0.5
+    assert lt._ext.FAST.cached_plans() <= before + 1
+
+
+@needs_ext
 def test_tensor_operands_record_while_a_tape_exists(rng):
     lt._ext.watch_tapes({"tape": 1})  # as when autograd holds a tape: the Python path records
     try:

@@ -10,6 +10,8 @@ Tensor among the inputs it is a Tensor on that tensor's context. Tensors on diff
 (or contexts) in one call raise ContextMismatchError: nothing is moved implicitly, Tensor.to()
 moves (see convert). Also installs Tensor's arithmetic operators."""
 
+import numpy as np
+
 from . import _lib, enums
 from ._ext import FAST as _FAST
 from .convert import deliver, operands, result
@@ -59,8 +61,40 @@ def _new_result(handle, a, b):
 # Every operation takes out= (a Tensor, or a NumPy array): the result is written into it
 # (converted to its dtype; elementwise results broadcast to its shape, as in NumPy) and it is
 # returned. With out= on a CPU NumPy array or any Tensor the write goes into its own storage.
+_PY_SCALARS = (float, int, bool)
+
+
+_INT_RANGE = {}
+
+
+def _scalar_array(v, t):
+    """Python scalar `v` beside Tensor `t` as the 0-d array NumPy 2 makes of it (a weak scalar:
+    t's dtype where the kind allows and the value fits, else the scalar's default; the rule of
+    convert._scalar_dtype, inlined here for its cost per call)."""
+    dt, like = t.dtype, None
+    kind = dt.kind if isinstance(dt, np.dtype) else ""
+    if type(v) is float:
+        like = dt if kind == "f" else None
+    elif type(v) is int:
+        if kind == "f":
+            like = dt
+        elif kind in ("i", "u"):
+            lo_hi = _INT_RANGE.get(dt)
+            if lo_hi is None:
+                info = np.iinfo(dt)
+                lo_hi = _INT_RANGE[dt] = (int(info.min), int(info.max))
+            like = dt if lo_hi[0] <= v <= lo_hi[1] else None
+    return np.asarray(v, dtype=like)
+
+
 def _binary(name, a, b, out=None):
     if _FAST is not None:  # the C extension's one call; NotImplemented: what it leaves to us
+        # A Python scalar beside a Tensor goes in as a 0-d array, which the extension wraps and
+        # runs through a cached plan (as a scalar it fell to the general path: ~30 us a call).
+        if type(a) in _PY_SCALARS and isinstance(b, Tensor):
+            a = _scalar_array(a, b)
+        elif type(b) in _PY_SCALARS and isinstance(a, Tensor):
+            b = _scalar_array(b, a)
         r = _FAST.binary(_BINARY[name], a, b, out)
         if r is not NotImplemented:
             return r if type(r) is not int else _new_result(r, a, b)
