@@ -164,14 +164,18 @@ class Tensor:
             d = self.__dict__["_lt_dtype"] = _lib.fn("lt_tensor_dtype")(self._handle)
         return d
 
+    # Nor do its rank and shape (views are new handles).
     @property
     def ndim(self):
-        return _lib.fn("lt_tensor_rank")(self._handle)
+        return len(self.shape)
 
     @property
     def shape(self):
-        h = self._handle
-        return tuple(_shape_fn(h)[:_rank_fn(h)])
+        s = self.__dict__.get("_shape")
+        if s is None:
+            h = self._handle
+            s = self.__dict__["_shape"] = tuple(_shape_fn(h)[:_rank_fn(h)])
+        return s
 
     @property
     def strides(self):
