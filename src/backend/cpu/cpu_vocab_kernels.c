@@ -8,10 +8,14 @@
 #include <string.h>
 
 const lt__cpu_vocab_kernels *lt__cpu_vocab_kernels_for(lt_context *ctx) {
+  const char *isa = lt__cpu_isa_of(ctx)->name;
   const lt__cpu_vocab_kernels *avx2 = lt__cpu_vocab_kernels_avx2();
-  return avx2 && strcmp(lt__cpu_isa_of(ctx)->name, "baseline") != 0 ? avx2 : &vocab_kernels;
+  const lt__cpu_vocab_kernels *avx512 = lt__cpu_vocab_kernels_avx512();
+  if (avx512 && strcmp(isa, "avx512") == 0) return avx512;
+  return avx2 && strcmp(isa, "baseline") != 0 ? avx2 : &vocab_kernels;
 }
 
 #if !defined(LT_HAVE_X86_ISA_KERNELS)
 const lt__cpu_vocab_kernels *lt__cpu_vocab_kernels_avx2(void) { return NULL; }
+const lt__cpu_vocab_kernels *lt__cpu_vocab_kernels_avx512(void) { return NULL; }
 #endif
