@@ -159,17 +159,24 @@ static void scan_int(void *xv, int64_t n, uint64_t *carry, bool prod) {
   *carry = c;
 }
 
+/* A float row that is one stride-1 run in the compute type on both sides is scanned from the
+ * input straight into the output; anything else moves through the buffer in chunks. */
 static void scan_row(const row_job *j, int64_t in, int64_t out, void *buf) {
   bool prod = j->s->op == LT__ROW_CUMPROD, exact = lt__cpu_compute_is_int(j->s->compute);
   double carry = prod ? 1.0 : 0.0;
   uint64_t icarry = prod ? 1 : 0;
+  char *src = exact ? NULL : row_direct(j, IN, in), *dst = src ? row_direct(j, OUT, out) : NULL;
+  if (dst) {
+    j->rk->scan(dst, src, j->row_len, &carry, prod);
+    return;
+  }
   for (int64_t p = 0; p < j->row_len; p += ROW_BUF) {
     int64_t c = j->row_len - p < ROW_BUF ? j->row_len - p : ROW_BUF;
     row_io(j, IN, false, in, p, c, buf);
     if (exact)
       scan_int(buf, c, &icarry, prod);
     else
-      j->rk->scan(buf, c, &carry, prod);
+      j->rk->scan(buf, buf, c, &carry, prod);
     row_io(j, OUT, true, out, p, c, buf);
   }
 }

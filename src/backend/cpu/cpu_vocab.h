@@ -15,7 +15,7 @@ typedef struct lt__cpu_rows_kernels {
   void (*scale)(void *dst, const void *src, int64_t n, double s);
   void (*shift)(void *dst, const void *src, int64_t n, double a, double b);
   void (*moments)(const void *x, int64_t n, double *mean, double *m2);
-  void (*scan)(void *x, int64_t n, double *carry, bool prod);
+  void (*scan)(void *dst, const void *src, int64_t n, double *carry, bool prod);
 } lt__cpu_rows_kernels;
 
 typedef struct lt__cpu_vocab_kernels {
