@@ -285,6 +285,37 @@ static void special_on(lt_context *ctx) {
     check_vec(o, wnan, 1, 0, "var with NaN");
     lt_tensor_destroy(o);
     lt_tensor_destroy(a);
+    /* A NaN anywhere in a longer row, with larger values after it: in the first lane, in the
+     * vector body of the max pass (16 f32 / 8 f64 lanes) and in its scalar tail. */
+    const int at[5] = {0, 5, 20, 39, 40};
+    for (int p = 0; p < 5; p++) {
+      double row[41];
+      for (int i = 0; i < 41; i++)
+        row[i] = 0.1 * i;
+      row[at[p]] = NAN;
+      a = vec(ctx, t, 41, row);
+      LT_CHECK(lt_logsumexp(a, -1, NULL, false, &o));
+      check_vec(o, wnan, 1, 0, "logsumexp with a NaN in a row of 41");
+      lt_tensor_destroy(o);
+      lt_tensor_destroy(a);
+    }
+    /* The shift is the row's max wherever it sits (first lane, vector body, tail): 1e4 among
+     * -1e4s gives a one-hot softmax and a logsumexp of 1e4 with no overflow. */
+    for (int p = 0; p < 5; p++) {
+      double row[41], hot[41], w[1] = {1e4};
+      for (int i = 0; i < 41; i++) {
+        row[i] = i == at[p] ? 1e4 : -1e4;
+        hot[i] = i == at[p] ? 1 : 0;
+      }
+      a = vec(ctx, t, 41, row);
+      LT_CHECK(lt_logsumexp(a, -1, NULL, false, &o));
+      check_vec(o, w, 1, 1e-7, "logsumexp of 1e4 among -1e4");
+      lt_tensor_destroy(o);
+      LT_CHECK(lt_softmax(a, -1, NULL, &o));
+      check_vec(o, hot, 41, 0, "softmax of 1e4 among -1e4");
+      lt_tensor_destroy(o);
+      lt_tensor_destroy(a);
+    }
     /* var with ddof >= n: inf (or NaN for a constant row), as NumPy. */
     double two[2] = {1, 2}, winf[1] = {INFINITY};
     a = vec(ctx, t, 2, two);

@@ -73,6 +73,42 @@ static void test_stream_layout(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* Normals are philox.h's scalar definition bit for bit, whichever vector loop computed them
+ * (the AVX-512 one is written by hand; the _isa_avx2 and _isa_baseline runs cover the others):
+ * lengths around the 16-element step and odd tails, counters that cross 2^32 (the high word
+ * of the block), and seeds and streams with both halves set. */
+static void test_normal_definition(void **state) {
+  (void)state;
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  const uint64_t seed = 0xfedcba9876543210ULL, stream = 0x0123456789abcdefULL;
+  const uint64_t offsets[2] = {0, ((uint64_t)1 << 32) - 5};
+  const int64_t lengths[4] = {1, 15, 48, 1001};
+  for (int o = 0; o < 2; o++)
+    for (int l = 0; l < 4; l++) {
+      int64_t n = lengths[l];
+      lt_rng *rng;
+      lt_tensor *t;
+      LT_CHECK(lt_rng_create(seed, stream, &rng));
+      LT_CHECK(lt_rng_set_offset(rng, offsets[o]));
+      LT_CHECK(lt_tensor_empty(ctx, LT_F64, 1, &n, &t));
+      LT_CHECK(lt_rng_normal(rng, t, -0.5, 3.0));
+      double *got = lt_test_read_all(t);
+      for (int64_t i = 0; i < n; i++) {
+        double z0, z1;
+        lt_rng_normal_pair(lt_rng_block(seed, stream, offsets[o] + (uint64_t)(i / 2), 0), &z0, &z1);
+        double want = -0.5 + 3.0 * (i % 2 ? z1 : z0);
+        if (got[i] != want)
+          fail_msg("offset %llu n %lld element %lld: %.17g, philox.h %.17g",
+                   (unsigned long long)offsets[o], (long long)n, (long long)i, got[i], want);
+      }
+      free(got);
+      lt_tensor_destroy(t);
+      lt_rng_destroy(rng);
+    }
+  lt_context_destroy(ctx);
+}
+
 /* The same values on 1 and 3 threads, and through stepped / negative-stride outputs. */
 static void test_thread_and_layout_invariance(void **state) {
   (void)state;
@@ -356,6 +392,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_philox_kat),
       cmocka_unit_test(test_stream_layout),
+      cmocka_unit_test(test_normal_definition),
       cmocka_unit_test(test_thread_and_layout_invariance),
       cmocka_unit_test(test_cpu_opencl_equal),
       cmocka_unit_test(test_statistics),

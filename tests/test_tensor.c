@@ -1318,6 +1318,46 @@ static void test_devices(void **state) {
   LT_CHECK_FAILS(lt_device_int(-1, LT_DEVICE_FP64, &v), LT_ERR_OUT_OF_RANGE);
 }
 
+/* A freed large CPU block is reused by the next tensor of the same size (it skips the page
+ * zeroing a fresh block costs): lt_tensor_empty finds the old values there (the block is over
+ * glibc's largest mmap threshold, so without the cache it would come back as fresh zero pages),
+ * lt_tensor_zeros still zeroes it, a block of another size is not handed out, the cached
+ * block is not counted as in use, and lt_context_clear_cache gives it back. */
+static void test_block_reuse(void **state) {
+  (void)state;
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  int64_t n = (int64_t)33 << 18, other = n + 16; /* 33 MiB of f32, and a little more */
+  int64_t base, used;
+  LT_CHECK(lt_context_memory(ctx, &base, NULL));
+  lt_tensor *a, *b, *c;
+  void *pa, *pb, *pc;
+  LT_CHECK(lt_tensor_full(ctx, LT_F32, 1, &n, 7.0, &a));
+  lt_tensor_destroy(a);
+  /* (the fill may leave a small cached plan behind; the block must not count) */
+  LT_CHECK(lt_context_memory(ctx, &used, NULL));
+  assert_true(used - base < (1 << 20));
+  LT_CHECK(lt_tensor_empty(ctx, LT_F32, 1, &other, &c));
+  LT_CHECK(lt_tensor_host_pointer(c, &pc));
+  assert_true(((const float *)pc)[0] != 7.0f || ((const float *)pc)[n - 1] != 7.0f);
+  LT_CHECK(lt_tensor_empty(ctx, LT_F32, 1, &n, &a));
+  LT_CHECK(lt_tensor_host_pointer(a, &pa));
+  for (int64_t i = 0; i < n; i += n / 7)
+    assert_true(((const float *)pa)[i] == 7.0f);
+  lt_tensor_destroy(a);
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 1, &n, &b));
+  LT_CHECK(lt_tensor_host_pointer(b, &pb));
+  assert_ptr_equal(pb, pa);
+  for (int64_t i = 0; i < n; i += 1021)
+    if (((const float *)pb)[i] != 0.0f) fail_msg("element %lld of a reused block", (long long)i);
+  lt_tensor_destroy(b);
+  lt_tensor_destroy(c);
+  LT_CHECK(lt_context_clear_cache(ctx));
+  LT_CHECK(lt_context_memory(ctx, &used, NULL));
+  assert_true(used - base < (1 << 20));
+  lt_context_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f16_exhaustive),
@@ -1342,6 +1382,7 @@ int main(void) {
       cmocka_unit_test(test_null_arguments),
       cmocka_unit_test(test_status_and_errors),
       cmocka_unit_test(test_devices),
+      cmocka_unit_test(test_block_reuse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,9 +47,11 @@ lt_status lt_context_create_with_allocator(const char *device, lt_alloc_fn alloc
   ctx->user_free = free_fn;
   ctx->user_data = user;
   pthread_mutex_init(&ctx->cache_lock, NULL);
+  pthread_mutex_init(&ctx->block_lock, NULL);
   lt_status st = context_open_backend(ctx, device);
   if (st != LT_OK) {
     pthread_mutex_destroy(&ctx->cache_lock);
+    pthread_mutex_destroy(&ctx->block_lock);
     if (free_fn)
       free_fn(ctx, sizeof *ctx, user);
     else
@@ -75,13 +77,81 @@ lt_status lt__context_mismatch(const char *call, const char *a, const lt_context
                    call, a, b, ca->device);
 }
 
+/* The block cache (lt_context.block_mem): blocks of at least BLOCK_MIN bytes, at most
+ * BLOCK_TOTAL bytes held in all, the oldest given back first. Only exact sizes are reused, so
+ * a loop over same-shaped tensors hits and nothing else pays for it. */
+#define BLOCK_MIN ((size_t)1 << 20)
+#define BLOCK_TOTAL ((size_t)1 << 30)
+
+static size_t block_round(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+static bool block_cacheable(const lt_context *ctx, size_t rounded) {
+  return ctx && !ctx->user_alloc && rounded >= BLOCK_MIN && rounded <= BLOCK_TOTAL;
+}
+
+static void *block_take(lt_context *ctx, size_t rounded) {
+  void *p = NULL;
+  pthread_mutex_lock(&ctx->block_lock);
+  for (int i = 0; i < LT__BLOCK_CACHE_SLOTS && !p; i++)
+    if (ctx->block_mem[i] && ctx->block_bytes[i] == rounded) {
+      p = ctx->block_mem[i];
+      ctx->block_mem[i] = NULL;
+    }
+  pthread_mutex_unlock(&ctx->block_lock);
+  return p;
+}
+
+/* Keeps p for reuse, giving back the oldest blocks that no longer fit (outside the lock). */
+static void block_put(lt_context *ctx, void *p, size_t rounded) {
+  void *evicted[LT__BLOCK_CACHE_SLOTS];
+  int n_evicted = 0;
+  pthread_mutex_lock(&ctx->block_lock);
+  size_t total = rounded;
+  for (int i = 0; i < LT__BLOCK_CACHE_SLOTS; i++)
+    if (ctx->block_mem[i]) total += ctx->block_bytes[i];
+  /* Slot 0 is the oldest: evict from the front while over budget or out of slots. */
+  while (ctx->block_mem[LT__BLOCK_CACHE_SLOTS - 1] || total > BLOCK_TOTAL) {
+    if (ctx->block_mem[0]) {
+      evicted[n_evicted++] = ctx->block_mem[0];
+      total -= ctx->block_bytes[0];
+    }
+    memmove(&ctx->block_mem[0], &ctx->block_mem[1], sizeof(void *) * (LT__BLOCK_CACHE_SLOTS - 1));
+    memmove(&ctx->block_bytes[0], &ctx->block_bytes[1],
+            sizeof(size_t) * (LT__BLOCK_CACHE_SLOTS - 1));
+    ctx->block_mem[LT__BLOCK_CACHE_SLOTS - 1] = NULL;
+  }
+  /* Packed to the front: the first empty slot after the last used one. */
+  int slot = LT__BLOCK_CACHE_SLOTS - 1;
+  while (slot > 0 && !ctx->block_mem[slot - 1])
+    slot--;
+  ctx->block_mem[slot] = p;
+  ctx->block_bytes[slot] = rounded;
+  pthread_mutex_unlock(&ctx->block_lock);
+  for (int i = 0; i < n_evicted; i++)
+    free(evicted[i]);
+}
+
+static void block_cache_flush(lt_context *ctx) {
+  void *held[LT__BLOCK_CACHE_SLOTS];
+  pthread_mutex_lock(&ctx->block_lock);
+  for (int i = 0; i < LT__BLOCK_CACHE_SLOTS; i++) {
+    held[i] = ctx->block_mem[i];
+    ctx->block_mem[i] = NULL;
+  }
+  pthread_mutex_unlock(&ctx->block_lock);
+  for (int i = 0; i < LT__BLOCK_CACHE_SLOTS; i++)
+    free(held[i]);
+}
+
 void lt__context_retain(lt_context *ctx) { atomic_fetch_add(&ctx->refcount, 1); }
 
 void lt__context_release(lt_context *ctx) {
   if (ctx == NULL || atomic_fetch_sub(&ctx->refcount, 1) != 1) return;
   if (ctx->plan_cache && ctx->plan_cache_destroy) ctx->plan_cache_destroy(ctx->plan_cache);
   if (ctx->backend && ctx->backend->release) ctx->backend->release(ctx);
+  block_cache_flush(ctx);
   pthread_mutex_destroy(&ctx->cache_lock);
+  pthread_mutex_destroy(&ctx->block_lock);
   lt__handle_kill(ctx, LT__HANDLE_CONTEXT);
   if (ctx->user_free)
     ctx->user_free(ctx, sizeof *ctx, ctx->user_data);
@@ -152,6 +222,7 @@ lt_status lt_context_clear_cache(lt_context *ctx) {
   if (ctx->plan_cache && ctx->plan_cache_destroy) ctx->plan_cache_destroy(ctx->plan_cache);
   ctx->plan_cache = NULL;
   pthread_mutex_unlock(&ctx->cache_lock);
+  block_cache_flush(ctx);
   return LT_OK;
 }
 
@@ -164,9 +235,18 @@ static void mem_count(lt_context *ctx, int64_t delta) {
 
 static void *host_alloc_raw(lt_context *ctx, size_t bytes) {
   if (ctx && ctx->user_alloc) return ctx->user_alloc(bytes, 64, ctx->user_data);
-  size_t rounded = (bytes + 63) / 64 * 64;
+  size_t rounded = block_round(bytes);
   if (rounded < bytes) return NULL;
-  return aligned_alloc(64, rounded);
+  if (block_cacheable(ctx, rounded)) {
+    void *p = block_take(ctx, rounded);
+    if (p) return p;
+  }
+  void *p = aligned_alloc(64, rounded);
+  if (p == NULL && ctx) { /* the cached blocks may be what is missing */
+    block_cache_flush(ctx);
+    p = aligned_alloc(64, rounded);
+  }
+  return p;
 }
 
 void *lt__host_alloc(lt_context *ctx, size_t bytes) {
@@ -208,6 +288,8 @@ void lt__host_free(lt_context *ctx, void *ptr, size_t bytes) {
   if (ctx) mem_count(ctx, -(int64_t)bytes);
   if (ctx && ctx->user_free)
     ctx->user_free(ptr, bytes, ctx->user_data);
+  else if (block_cacheable(ctx, block_round(bytes)))
+    block_put(ctx, ptr, block_round(bytes));
   else
     free(ptr);
 }

@@ -10,6 +10,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#define LT__BLOCK_CACHE_SLOTS 4
+
 struct lt_context {
   uint32_t tag;              /* LT__HANDLE_CONTEXT while alive (core/handle.h) */
   atomic_bool user_released; /* lt_context_destroy was called: the user's handle is gone */
@@ -28,6 +30,12 @@ struct lt_context {
   /* Bytes held through the context (host allocator, and device buffers of backends without
    * host memory), and the most held since creation or lt_context_reset_peak_memory. */
   _Atomic int64_t mem_in_use, mem_peak;
+  /* Large host blocks freed by the library and kept for the next allocation of the same size
+   * (context.c: a fresh block costs the kernel's page zeroing on first touch, which took as
+   * long as a softmax or a normal fill of the block itself). Default allocator only. */
+  pthread_mutex_t block_lock;
+  void *block_mem[LT__BLOCK_CACHE_SLOTS];
+  size_t block_bytes[LT__BLOCK_CACHE_SLOTS];
 };
 
 typedef struct lt__storage {

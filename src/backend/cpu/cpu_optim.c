@@ -8,8 +8,6 @@
 #define ADAM_ISA
 #include "backend/cpu/cpu_optim.inc"
 
-#include <string.h>
-
 /* Elements per task: large enough that a task outweighs its dispatch, small enough that two
  * threads share a 200k-element layer evenly. */
 #define ADAM_CHUNK 8192
@@ -30,7 +28,7 @@ lt_status lt__cpu_adam(lt_context *ctx, const lt__adam_step *step) {
                "cpu adam: dtype %s", lt_dtype_name(step->dtype));
   adam_job j = {step, step->dtype == LT_F64 ? adam_f64 : adam_f32};
 #if defined(LT_HAVE_X86_ISA_KERNELS)
-  if (strcmp(lt__cpu_isa_of(ctx)->name, "avx512") == 0)
+  if (lt__cpu_isa_of(ctx)->simd == LT__CPU_SIMD_AVX512) /* avx512 and avx512bf16 levels */
     j.fn = lt__cpu_adam_kernel_avx512(step->dtype);
 #endif
   /* work: 7 element reads and writes per element, a division and a square root */

@@ -65,32 +65,47 @@ static void store_scalar(const row_job *j, int64_t base, double v) {
   j->k->store(j->s->out.mem, j->s->out.dtype, base, 0, buf, 1);
 }
 
-/* Sum of exp(x[i] - shift) over a chunk in buf; the exponentials replace x when `write`, else
- * go through tmp. Summed by the engine's blocked reduction (vectorised, totals in double). */
-static double expsum(const row_job *j, void *buf, void *tmp, int64_t n, double shift, bool write) {
-  void *dst = write ? buf : tmp;
-  j->rk->exp(dst, buf, n, shift);
+/* Sum of exp(src[i] - shift) over a chunk, the exponentials written to dst. Summed by the
+ * engine's blocked reduction (vectorised, totals in double). */
+static double expsum(const row_job *j, void *dst, const void *src, int64_t n, double shift) {
+  j->rk->exp(dst, src, n, shift);
   return j->k->reduce(dst, n, LT__CPU_SUM, 0);
 }
 
-/* Softmax, log_softmax or logsumexp of one row (row_len >= 1). */
+/* Where operand q's row is one run of stride 1 already in the compute type, its address (the
+ * kernels then read or write it in place instead of moving it through a buffer), else NULL. */
+static char *row_direct(const row_job *j, int q, int64_t base) {
+  const lt__operand *op = q == IN ? &j->s->in : &j->s->out;
+  if (op->dtype != j->s->compute || j->row.rank != 1 || j->row.strides[q][0] != 1) return NULL;
+  return (char *)op->mem + (base + j->row.offset[q]) * (int64_t)j->k->size;
+}
+
+/* Softmax, log_softmax or logsumexp of one row (row_len >= 1). A row that fits the buffer is
+ * read from memory once (the max pass; the others find it in cache); a longer one streams
+ * through the buffer three times. */
 static void softmax_row(const row_job *j, int64_t in, int64_t out, void *buf, void *tmp) {
   lt__row_op op = j->s->op;
   int64_t n = j->row_len;
   bool fits = n <= ROW_BUF;
+  char *src = fits ? row_direct(j, IN, in) : NULL;
+  char *dst = fits && op != LT__ROW_LOGSUMEXP ? row_direct(j, OUT, out) : NULL;
+  if (fits && !src) {
+    row_io(j, IN, false, in, 0, n, buf);
+    src = buf;
+  }
   double m = -INFINITY;
   for (int64_t p = 0; p < n; p += ROW_BUF) {
     int64_t c = n - p < ROW_BUF ? n - p : ROW_BUF;
-    row_io(j, IN, false, in, p, c, buf);
-    double cm = j->rk->max(buf, c);
+    if (!fits) row_io(j, IN, false, in, p, c, buf);
+    double cm = j->rk->max(fits ? src : buf, c);
     m = cm > m || cm != cm ? cm : m;
   }
   double shift = isinf(m) ? 0.0 : m, sum = 0;
-  bool write = op == LT__ROW_SOFTMAX && fits;
+  /* A fitting softmax row keeps its exponentials in tmp for the scaling pass. */
   for (int64_t p = 0; p < n; p += ROW_BUF) {
     int64_t c = n - p < ROW_BUF ? n - p : ROW_BUF;
     if (!fits) row_io(j, IN, false, in, p, c, buf);
-    sum += expsum(j, buf, tmp, c, shift, write);
+    sum += expsum(j, tmp, fits ? src : buf, c, shift);
   }
   if (op == LT__ROW_LOGSUMEXP) {
     store_scalar(j, out, shift + log(sum));
@@ -99,14 +114,15 @@ static void softmax_row(const row_job *j, int64_t in, int64_t out, void *buf, vo
   double lse = log(sum);
   for (int64_t p = 0; p < n; p += ROW_BUF) {
     int64_t c = n - p < ROW_BUF ? n - p : ROW_BUF;
+    void *to = dst ? dst : buf;
     if (!fits) row_io(j, IN, false, in, p, c, buf);
     if (op == LT__ROW_SOFTMAX) {
-      if (!fits) j->rk->exp(buf, buf, c, shift);
-      j->rk->scale(buf, c, 1.0 / sum);
+      if (!fits) j->rk->exp(tmp, buf, c, shift);
+      j->rk->scale(to, tmp, c, 1.0 / sum);
     } else {
-      j->rk->shift(buf, c, shift, lse);
+      j->rk->shift(to, fits ? src : buf, c, shift, lse);
     }
-    row_io(j, OUT, true, out, p, c, buf);
+    if (!dst) row_io(j, OUT, true, out, p, c, buf);
   }
 }
 
@@ -143,17 +159,24 @@ static void scan_int(void *xv, int64_t n, uint64_t *carry, bool prod) {
   *carry = c;
 }
 
+/* A float row that is one stride-1 run in the compute type on both sides is scanned from the
+ * input straight into the output; anything else moves through the buffer in chunks. */
 static void scan_row(const row_job *j, int64_t in, int64_t out, void *buf) {
   bool prod = j->s->op == LT__ROW_CUMPROD, exact = lt__cpu_compute_is_int(j->s->compute);
   double carry = prod ? 1.0 : 0.0;
   uint64_t icarry = prod ? 1 : 0;
+  char *src = exact ? NULL : row_direct(j, IN, in), *dst = src ? row_direct(j, OUT, out) : NULL;
+  if (dst) {
+    j->rk->scan(dst, src, j->row_len, &carry, prod);
+    return;
+  }
   for (int64_t p = 0; p < j->row_len; p += ROW_BUF) {
     int64_t c = j->row_len - p < ROW_BUF ? j->row_len - p : ROW_BUF;
     row_io(j, IN, false, in, p, c, buf);
     if (exact)
       scan_int(buf, c, &icarry, prod);
     else
-      j->rk->scan(buf, c, &carry, prod);
+      j->rk->scan(buf, buf, c, &carry, prod);
     row_io(j, OUT, true, out, p, c, buf);
   }
 }
