@@ -50,7 +50,9 @@ case "$mode" in
   # from the program, so the *_isa_avx2 entries would repeat the plain ones: they are left out.
   # test_dist* (issue 24) are mpirun command lines: memcheck would check mpirun, not the ranks,
   # and OpenMPI under valgrind needs its own suppressions; the ASan stage checks the ranks.
-  LT_TEST_DEVICES=cpu LT_TEST_INSTRUMENTED=1 ctest --test-dir build --output-on-failure -T memcheck -R '^test_' \
+  # LT_BLOCK_CACHE=0: freed large blocks go back to the allocator at once, so memcheck sees
+  # every free (a block kept for reuse would hide a use after free).
+  LT_BLOCK_CACHE=0 LT_TEST_DEVICES=cpu LT_TEST_INSTRUMENTED=1 ctest --test-dir build --output-on-failure -T memcheck -R '^test_' \
     -E '^test_opencl$|_isa_avx2$|^test_dist' \
     --overwrite MemoryCheckCommand="$(command -v valgrind)" \
     --overwrite MemoryCheckCommandOptions="--leak-check=full --error-exitcode=1 --suppressions=$(pwd)/tests/valgrind.supp"

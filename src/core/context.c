@@ -26,6 +26,18 @@ static lt_status context_open_backend(lt_context *ctx, const char *device) {
   return lt__error(LT_ERR_NO_DEVICE, "unknown device '%s' (expected %s)", device, forms);
 }
 
+/* Whether a new context keeps freed large blocks for reuse. Never under AddressSanitizer, and
+ * not with LT_BLOCK_CACHE=0 (the valgrind stage): a block held for reuse is memory the checkers
+ * cannot see freed, so a use after free of it would go unreported. */
+static bool block_cache_wanted(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  return false;
+#else
+  const char *v = getenv("LT_BLOCK_CACHE");
+  return v == NULL || strcmp(v, "0") != 0;
+#endif
+}
+
 lt_status lt_context_create_with_allocator(const char *device, lt_alloc_fn alloc,
                                            lt_free_fn free_fn, void *user, lt_context **out) {
   LT_CHECK_NULL(out, "out");
@@ -46,6 +58,7 @@ lt_status lt_context_create_with_allocator(const char *device, lt_alloc_fn alloc
   ctx->user_alloc = alloc;
   ctx->user_free = free_fn;
   ctx->user_data = user;
+  ctx->block_cache_on = block_cache_wanted();
   pthread_mutex_init(&ctx->cache_lock, NULL);
   pthread_mutex_init(&ctx->block_lock, NULL);
   lt_status st = context_open_backend(ctx, device);
@@ -86,7 +99,8 @@ lt_status lt__context_mismatch(const char *call, const char *a, const lt_context
 static size_t block_round(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
 static bool block_cacheable(const lt_context *ctx, size_t rounded) {
-  return ctx && !ctx->user_alloc && rounded >= BLOCK_MIN && rounded <= BLOCK_TOTAL;
+  return ctx && ctx->block_cache_on && !ctx->user_alloc && rounded >= BLOCK_MIN &&
+         rounded <= BLOCK_TOTAL;
 }
 
 static void *block_take(lt_context *ctx, size_t rounded) {

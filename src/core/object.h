@@ -33,6 +33,7 @@ struct lt_context {
   /* Large host blocks freed by the library and kept for the next allocation of the same size
    * (context.c: a fresh block costs the kernel's page zeroing on first touch, which took as
    * long as a softmax or a normal fill of the block itself). Default allocator only. */
+  bool block_cache_on; /* LT_BLOCK_CACHE, read at creation (context.c) */
   pthread_mutex_t block_lock;
   void *block_mem[LT__BLOCK_CACHE_SLOTS];
   size_t block_bytes[LT__BLOCK_CACHE_SLOTS];
