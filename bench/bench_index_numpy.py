@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Gather (take), scatter-add, concatenate and sort: libtensor beside NumPy, one process.
+"""Comparisons, isfinite, where, clip, logical ops, gather (take), scatter-add, concatenate and
+sort: libtensor beside NumPy, one process.
 
     LIBTENSOR_PATH=build/src/libtensor.so PYTHONPATH=bindings/python \
         /usr/bin/python3 bench/bench_index_numpy.py
@@ -54,6 +55,25 @@ def main():
     cols = 64
     a = rng.standard_normal((N // cols, cols)).astype(np.float32)
     ta = lt.tensor(a)
+    # The streaming elementwise vocabulary (issue 18): bytes read + written once, outputs
+    # preallocated on both sides (out=), so the figure is the kernel's, not the allocator's.
+    b2 = rng.standard_normal(a.shape).astype(np.float32)
+    tb2 = lt.tensor(b2)
+    m_np, m_lt = np.empty(a.shape, np.bool_), lt.empty(a.shape, "bool")
+    f_np, f_lt = np.empty_like(a), lt.empty(a.shape, "float32")
+    row("less a < b (f32, f32 -> bool)", 9.0 * a.size, lambda: lt.less(ta, tb2, out=m_lt),
+        lambda: np.less(a, b2, out=m_np), lim)
+    row("isfinite (f32 -> bool)", 5.0 * a.size, lambda: lt.isfinite(ta, out=m_lt),
+        lambda: np.isfinite(a, out=m_np), lim)
+    mask = a > 0
+    tmask = lt.tensor(mask)
+    row("where(m, a, b) (bool, f32, f32 -> f32)", 13.0 * a.size,
+        lambda: lt.where(tmask, ta, tb2, out=f_lt), lambda: np.where(mask, a, b2), lim)
+    row("clip(a, -0.5, 0.5) (f32)", 8.0 * a.size, lambda: lt.clip(ta, -0.5, 0.5, out=f_lt),
+        lambda: np.clip(a, -0.5, 0.5, out=f_np), lim)
+    row("logical_and (bool, bool -> bool)", 3.0 * a.size,
+        lambda: lt.logical_and(tmask, tmask, out=m_lt),
+        lambda: np.logical_and(mask, mask, out=m_np), lim)
     rows_idx = rng.integers(0, a.shape[0], a.shape[0])
     ti = lt.tensor(rows_idx)
     nbytes = 8.0 * a.size + 8.0 * rows_idx.size
