@@ -130,45 +130,6 @@ static void pack16(const gemm_problem *g, char *buf, const char *base, const lt_
   fn(buf, (const uint16_t *)base, g->src_bf16, roff, rows, koff, kc, r, g->bk->k_pairs);
 }
 
-static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int64_t pc,
-                   int64_t kc) {
-  pc += g->k0;
-  if (g->src16) {
-    pack16(g, buf, g->a, g->ra, g->rs_a, ic, mc, g->ca, g->cs_a, pc, kc, g->bk->mr);
-    return;
-  }
-  if (scattered(g->ra, g->ca)) {
-    int64_t roff[MAX_MC], koff[MAX_KC];
-    lt__gemm_offsets(g->ra, g->rs_a, ic, mc, roff);
-    lt__gemm_offsets(g->ca, g->cs_a, pc, kc, koff);
-    lt__gemm_pack_scattered(buf, g->a, roff, mc, koff, kc, g->bk->mr, g->bk->esize);
-    return;
-  }
-  lt__gemm_pack(buf, a_block(g, ic, pc), g->rs_a, g->cs_a, mc, kc, g->bk->mr, g->bk->esize,
-                g->simd);
-}
-
-/* Packs columns [j0, j0 + nj) of B's (pc, jc) block; j0 is a multiple of NR. */
-static void pack_b(const gemm_problem *g, char *buf, int64_t pc, int64_t kc, int64_t jc, int64_t j0,
-                   int64_t nj) {
-  pc += g->k0;
-  if (g->src16) {
-    pack16(g, buf + j0 * depth_of(g->bk, kc) * (int64_t)g->bk->esize, g->b, g->cb, g->cs_b, jc + j0,
-           nj, g->rb, g->rs_b, pc, kc, g->bk->nr);
-    return;
-  }
-  if (scattered(g->rb, g->cb)) {
-    int64_t noff[MAX_NC], koff[MAX_KC];
-    lt__gemm_offsets(g->cb, g->cs_b, jc + j0, nj, noff);
-    lt__gemm_offsets(g->rb, g->rs_b, pc, kc, koff);
-    lt__gemm_pack_scattered(buf + j0 * kc * (int64_t)g->bk->esize, g->b, noff, nj, koff, kc,
-                            g->bk->nr, g->bk->esize);
-    return;
-  }
-  lt__gemm_pack(buf + j0 * kc * (int64_t)g->bk->esize, b_block(g, pc, jc + j0), g->cs_b, g->rs_b,
-                nj, kc, g->bk->nr, g->bk->esize, g->simd);
-}
-
 /* Step between consecutive offsets when all n of them step evenly, else 0. */
 static int64_t even_step(const int64_t *off, int n) {
   if (n < 2) return 1;
@@ -203,6 +164,74 @@ static void multiply_block_scattered(const gemm_problem *g, const char *a_buf, c
         lt__gemm_scatter_update(g->c, ro, co, tile, bk->mr, m, n, g->alpha, beta, (size_t)es_c);
       }
     }
+}
+
+/* Scattered packing through the strided packer where it can: the offsets of a scattered k (modes
+ * whose strides do not merge) still step evenly along the innermost mode, so each panel is packed
+ * run by run (a run: k values whose offsets step evenly), in vectors where a stride is unit.
+ * Panels whose rows do not step evenly, and k of short runs, take the element-wise packer. */
+static void pack_runs(char *buf, const char *base, const int64_t *roff, int64_t rows,
+                      const int64_t *koff, int64_t kc, int r, size_t esize, lt__cpu_simd simd) {
+  int64_t es = (int64_t)esize, runs = 1;
+  for (int64_t p = 2; p < kc; p++)
+    runs += koff[p] - koff[p - 1] != koff[p - 1] - koff[p - 2];
+  if (kc < 8 * runs) {
+    lt__gemm_pack_scattered(buf, base, roff, rows, koff, kc, r, esize);
+    return;
+  }
+  for (int64_t r0 = 0; r0 < rows; r0 += r, buf += r * kc * es) {
+    int64_t nr = min64(r, rows - r0), rs = even_step(roff + r0, (int)nr);
+    if (rs == 0) {
+      lt__gemm_pack_scattered(buf, base, roff + r0, nr, koff, kc, r, esize);
+      continue;
+    }
+    for (int64_t p0 = 0, p1; p0 < kc; p0 = p1) {
+      int64_t ks = p0 + 1 < kc ? koff[p0 + 1] - koff[p0] : 1;
+      for (p1 = p0 + 1; p1 < kc && koff[p1] - koff[p1 - 1] == ks; p1++)
+        ;
+      lt__gemm_pack(buf + p0 * r * es, base + (roff[r0] + koff[p0]) * es, rs, ks, nr, p1 - p0, r,
+                    esize, simd);
+    }
+  }
+}
+
+static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int64_t pc,
+                   int64_t kc) {
+  pc += g->k0;
+  if (g->src16) {
+    pack16(g, buf, g->a, g->ra, g->rs_a, ic, mc, g->ca, g->cs_a, pc, kc, g->bk->mr);
+    return;
+  }
+  if (scattered(g->ra, g->ca)) {
+    int64_t roff[MAX_MC], koff[MAX_KC];
+    lt__gemm_offsets(g->ra, g->rs_a, ic, mc, roff);
+    lt__gemm_offsets(g->ca, g->cs_a, pc, kc, koff);
+    pack_runs(buf, g->a, roff, mc, koff, kc, g->bk->mr, g->bk->esize, g->simd);
+    return;
+  }
+  lt__gemm_pack(buf, a_block(g, ic, pc), g->rs_a, g->cs_a, mc, kc, g->bk->mr, g->bk->esize,
+                g->simd);
+}
+
+/* Packs columns [j0, j0 + nj) of B's (pc, jc) block; j0 is a multiple of NR. */
+static void pack_b(const gemm_problem *g, char *buf, int64_t pc, int64_t kc, int64_t jc, int64_t j0,
+                   int64_t nj) {
+  pc += g->k0;
+  if (g->src16) {
+    pack16(g, buf + j0 * depth_of(g->bk, kc) * (int64_t)g->bk->esize, g->b, g->cb, g->cs_b, jc + j0,
+           nj, g->rb, g->rs_b, pc, kc, g->bk->nr);
+    return;
+  }
+  if (scattered(g->rb, g->cb)) {
+    int64_t noff[MAX_NC], koff[MAX_KC];
+    lt__gemm_offsets(g->cb, g->cs_b, jc + j0, nj, noff);
+    lt__gemm_offsets(g->rb, g->rs_b, pc, kc, koff);
+    pack_runs(buf + j0 * kc * (int64_t)g->bk->esize, g->b, noff, nj, koff, kc, g->bk->nr,
+              g->bk->esize, g->simd);
+    return;
+  }
+  lt__gemm_pack(buf + j0 * kc * (int64_t)g->bk->esize, b_block(g, pc, jc + j0), g->cs_b, g->rs_b,
+                nj, kc, g->bk->nr, g->bk->esize, g->simd);
 }
 
 /* C block (ic.., jc + j0..jc + j1) += packed A block x packed B columns [j0, j1). */
