@@ -11,6 +11,7 @@
 #include "backend/cpu/cpu_gemm_pack.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 
 /* A batch is split across threads when it has at least this many GEMMs per thread, or when
  * each GEMM is below SPLIT_BATCH_MAX_FLOPS (too small to share well). */
@@ -37,6 +38,7 @@ typedef struct gemm_problem {
   /* A and B of a 16-bit dtype (f16, bf16), converted while packing; src_es: their bytes. */
   bool src16, src_bf16;
   int64_t src_es;
+  int64_t k0; /* first index along k of A and B (a k range of a k-split GEMM) */
 } gemm_problem;
 
 /* Per-thread packing buffers, claimed by whichever thread runs a chunk of tasks. Jobs run on
@@ -128,43 +130,6 @@ static void pack16(const gemm_problem *g, char *buf, const char *base, const lt_
   fn(buf, (const uint16_t *)base, g->src_bf16, roff, rows, koff, kc, r, g->bk->k_pairs);
 }
 
-static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int64_t pc,
-                   int64_t kc) {
-  if (g->src16) {
-    pack16(g, buf, g->a, g->ra, g->rs_a, ic, mc, g->ca, g->cs_a, pc, kc, g->bk->mr);
-    return;
-  }
-  if (scattered(g->ra, g->ca)) {
-    int64_t roff[MAX_MC], koff[MAX_KC];
-    lt__gemm_offsets(g->ra, g->rs_a, ic, mc, roff);
-    lt__gemm_offsets(g->ca, g->cs_a, pc, kc, koff);
-    lt__gemm_pack_scattered(buf, g->a, roff, mc, koff, kc, g->bk->mr, g->bk->esize);
-    return;
-  }
-  lt__gemm_pack(buf, a_block(g, ic, pc), g->rs_a, g->cs_a, mc, kc, g->bk->mr, g->bk->esize,
-                g->simd);
-}
-
-/* Packs columns [j0, j0 + nj) of B's (pc, jc) block; j0 is a multiple of NR. */
-static void pack_b(const gemm_problem *g, char *buf, int64_t pc, int64_t kc, int64_t jc, int64_t j0,
-                   int64_t nj) {
-  if (g->src16) {
-    pack16(g, buf + j0 * depth_of(g->bk, kc) * (int64_t)g->bk->esize, g->b, g->cb, g->cs_b, jc + j0,
-           nj, g->rb, g->rs_b, pc, kc, g->bk->nr);
-    return;
-  }
-  if (scattered(g->rb, g->cb)) {
-    int64_t noff[MAX_NC], koff[MAX_KC];
-    lt__gemm_offsets(g->cb, g->cs_b, jc + j0, nj, noff);
-    lt__gemm_offsets(g->rb, g->rs_b, pc, kc, koff);
-    lt__gemm_pack_scattered(buf + j0 * kc * (int64_t)g->bk->esize, g->b, noff, nj, koff, kc,
-                            g->bk->nr, g->bk->esize);
-    return;
-  }
-  lt__gemm_pack(buf + j0 * kc * (int64_t)g->bk->esize, b_block(g, pc, jc + j0), g->cs_b, g->rs_b,
-                nj, kc, g->bk->nr, g->bk->esize, g->simd);
-}
-
 /* Step between consecutive offsets when all n of them step evenly, else 0. */
 static int64_t even_step(const int64_t *off, int n) {
   if (n < 2) return 1;
@@ -199,6 +164,74 @@ static void multiply_block_scattered(const gemm_problem *g, const char *a_buf, c
         lt__gemm_scatter_update(g->c, ro, co, tile, bk->mr, m, n, g->alpha, beta, (size_t)es_c);
       }
     }
+}
+
+/* Scattered packing through the strided packer where it can: the offsets of a scattered k (modes
+ * whose strides do not merge) still step evenly along the innermost mode, so each panel is packed
+ * run by run (a run: k values whose offsets step evenly), in vectors where a stride is unit.
+ * Panels whose rows do not step evenly, and k of short runs, take the element-wise packer. */
+static void pack_runs(char *buf, const char *base, const int64_t *roff, int64_t rows,
+                      const int64_t *koff, int64_t kc, int r, size_t esize, lt__cpu_simd simd) {
+  int64_t es = (int64_t)esize, runs = 1;
+  for (int64_t p = 2; p < kc; p++)
+    runs += koff[p] - koff[p - 1] != koff[p - 1] - koff[p - 2];
+  if (kc < 8 * runs) {
+    lt__gemm_pack_scattered(buf, base, roff, rows, koff, kc, r, esize);
+    return;
+  }
+  for (int64_t r0 = 0; r0 < rows; r0 += r, buf += r * kc * es) {
+    int64_t nr = min64(r, rows - r0), rs = even_step(roff + r0, (int)nr);
+    if (rs == 0) {
+      lt__gemm_pack_scattered(buf, base, roff + r0, nr, koff, kc, r, esize);
+      continue;
+    }
+    for (int64_t p0 = 0, p1; p0 < kc; p0 = p1) {
+      int64_t ks = p0 + 1 < kc ? koff[p0 + 1] - koff[p0] : 1;
+      for (p1 = p0 + 1; p1 < kc && koff[p1] - koff[p1 - 1] == ks; p1++)
+        ;
+      lt__gemm_pack(buf + p0 * r * es, base + (roff[r0] + koff[p0]) * es, rs, ks, nr, p1 - p0, r,
+                    esize, simd);
+    }
+  }
+}
+
+static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int64_t pc,
+                   int64_t kc) {
+  pc += g->k0;
+  if (g->src16) {
+    pack16(g, buf, g->a, g->ra, g->rs_a, ic, mc, g->ca, g->cs_a, pc, kc, g->bk->mr);
+    return;
+  }
+  if (scattered(g->ra, g->ca)) {
+    int64_t roff[MAX_MC], koff[MAX_KC];
+    lt__gemm_offsets(g->ra, g->rs_a, ic, mc, roff);
+    lt__gemm_offsets(g->ca, g->cs_a, pc, kc, koff);
+    pack_runs(buf, g->a, roff, mc, koff, kc, g->bk->mr, g->bk->esize, g->simd);
+    return;
+  }
+  lt__gemm_pack(buf, a_block(g, ic, pc), g->rs_a, g->cs_a, mc, kc, g->bk->mr, g->bk->esize,
+                g->simd);
+}
+
+/* Packs columns [j0, j0 + nj) of B's (pc, jc) block; j0 is a multiple of NR. */
+static void pack_b(const gemm_problem *g, char *buf, int64_t pc, int64_t kc, int64_t jc, int64_t j0,
+                   int64_t nj) {
+  pc += g->k0;
+  if (g->src16) {
+    pack16(g, buf + j0 * depth_of(g->bk, kc) * (int64_t)g->bk->esize, g->b, g->cb, g->cs_b, jc + j0,
+           nj, g->rb, g->rs_b, pc, kc, g->bk->nr);
+    return;
+  }
+  if (scattered(g->rb, g->cb)) {
+    int64_t noff[MAX_NC], koff[MAX_KC];
+    lt__gemm_offsets(g->cb, g->cs_b, jc + j0, nj, noff);
+    lt__gemm_offsets(g->rb, g->rs_b, pc, kc, koff);
+    pack_runs(buf + j0 * kc * (int64_t)g->bk->esize, g->b, noff, nj, koff, kc, g->bk->nr,
+              g->bk->esize, g->simd);
+    return;
+  }
+  lt__gemm_pack(buf + j0 * kc * (int64_t)g->bk->esize, b_block(g, pc, jc + j0), g->cs_b, g->rs_b,
+                nj, kc, g->bk->nr, g->bk->esize, g->simd);
 }
 
 /* C block (ic.., jc + j0..jc + j1) += packed A block x packed B columns [j0, j1). */
@@ -366,6 +399,103 @@ static bool slots_take(lt_context *ctx, gemm_slots *slots, int count, size_t a_b
   return true;
 }
 
+/* k-split: a GEMM whose C is small beside a long k (the weight gradient of a contraction over a
+ * large batch: 48 x 64 with k = 49152) gives threads sharing it only a few tiles per k block, and
+ * they meet twice per k block, so the barriers cost more than the work. Instead k is cut into
+ * ranges, each multiplied whole (gemm_serial) into a private partial C, and the partials are
+ * summed in range order, then alpha and beta applied once. Whether to split and where depends
+ * only on the shape and the blocking, never on the thread count, so C has the same bits on any
+ * number of threads. */
+#define KSPLIT_MAX_MN (128 * 128) /* C elements at most */
+#define KSPLIT_RANGES 16          /* ranges at most: threads beyond it idle */
+#define KSPLIT_MIN_BLOCKS 2       /* k blocks per range at least */
+
+typedef struct ksplit_job {
+  const gemm_problem *g;
+  gemm_slots *slots;
+  char *partials; /* range r's m x n partial, column-major, at r * m * n elements */
+  int64_t range_k, ranges;
+  const int64_t *roff, *coff; /* C's row and column offsets (elements) */
+} ksplit_job;
+
+/* Values of k per range, or 0 when the step is not split. */
+static int64_t ksplit_range_k(const gemm_problem *g, int64_t nb) {
+  int64_t kc = g->bk->kc;
+  if (nb != 1 || g->m * g->n > KSPLIT_MAX_MN || g->k < 2 * KSPLIT_MIN_BLOCKS * kc ||
+      2.0 * (double)g->m * (double)g->n * (double)g->k < SERIAL_MAX_FLOPS)
+    return 0;
+  int64_t range_k = round_up((g->k + KSPLIT_RANGES - 1) / KSPLIT_RANGES, kc);
+  return range_k < KSPLIT_MIN_BLOCKS * kc ? KSPLIT_MIN_BLOCKS * kc : range_k;
+}
+
+static void ksplit_task(void *arg, int64_t lo, int64_t hi) {
+  const ksplit_job *job = arg;
+  static const lt__gemm_group dense = {0};
+  int slot = claim_slot(job->slots);
+  for (int64_t r = lo; r < hi; r++) {
+    gemm_problem p = *job->g;
+    p.k0 = r * job->range_k;
+    p.k = min64(job->range_k, job->g->k - p.k0);
+    p.c = job->partials + r * p.m * p.n * (int64_t)lt_dtype_size(p.bk->dtype);
+    p.rs_c = 1, p.cs_c = p.m, p.rc = p.cc = &dense;
+    p.alpha = 1.0, p.beta = 0.0;
+    gemm_serial(&p, job->slots->a_buf[slot], job->slots->b_buf[slot]);
+  }
+  release_slot(job->slots, slot);
+}
+
+/* Columns [lo, hi) of C = alpha * (sum of the partials in range order) + beta * C, summed in
+ * double so that the order is the only rounding choice. */
+static void ksplit_sum_task(void *arg, int64_t lo, int64_t hi) {
+  const ksplit_job *job = arg;
+  const gemm_problem *g = job->g;
+  int64_t mn = g->m * g->n;
+  bool f32 = g->bk->dtype == LT_F32;
+  for (int64_t j = lo; j < hi; j++)
+    for (int64_t i = 0; i < g->m; i++) {
+      double acc = 0.0;
+      for (int64_t r = 0; r < job->ranges; r++) {
+        int64_t at = r * mn + j * g->m + i;
+        acc +=
+            f32 ? (double)((const float *)job->partials)[at] : ((const double *)job->partials)[at];
+      }
+      int64_t o = job->roff[i] + job->coff[j];
+      if (f32) {
+        float *c = (float *)g->c + o;
+        *c = (float)(g->alpha * acc + (g->beta != 0 ? g->beta * (double)*c : 0.0));
+      } else {
+        double *c = (double *)g->c + o;
+        *c = g->alpha * acc + (g->beta != 0 ? g->beta * *c : 0.0);
+      }
+    }
+}
+
+/* Runs g k-split on up to `threads` threads; false, with C untouched, when out of memory. */
+static bool gemm_ksplit(lt_context *ctx, const gemm_problem *g, int64_t range_k, int threads,
+                        size_t a_bytes, size_t b_bytes) {
+  int64_t ranges = (g->k + range_k - 1) / range_k;
+  if (threads > ranges) threads = (int)ranges;
+  size_t p_bytes = (size_t)(ranges * g->m * g->n) * lt_dtype_size(g->bk->dtype), p_got = 0;
+  char *partials = lt__cpu_scratch_take(ctx, p_bytes, &p_got);
+  int64_t *off = malloc(sizeof(int64_t) * (size_t)(g->m + g->n));
+  gemm_slots slots;
+  if (!partials || !off || !slots_take(ctx, &slots, threads, a_bytes, b_bytes)) {
+    lt__cpu_scratch_give(ctx, partials, p_got);
+    free(off);
+    return false;
+  }
+  lt__gemm_offsets(g->rc, g->rs_c, 0, g->m, off);
+  lt__gemm_offsets(g->cc, g->cs_c, 0, g->n, off + g->m);
+  ksplit_job job = {g, &slots, partials, range_k, ranges, off, off + g->m};
+  double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
+  lt__cpu_parallel_upto(ctx, threads, ranges, work_of(flops), ksplit_task, &job);
+  lt__cpu_parallel_upto(ctx, threads, g->n, ranges * g->m * g->n, ksplit_sum_task, &job);
+  slots_free(ctx, &slots);
+  lt__cpu_scratch_give(ctx, partials, p_got);
+  free(off);
+  return true;
+}
+
 bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm_blocking *bk) {
   int64_t nb = lt__cpu_gemm_batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return true;
@@ -378,6 +508,8 @@ bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm
   int threads = lt__cpu_threads(ctx);
   if (threads > MAX_SLOTS) threads = MAX_SLOTS;
   if (flops * (double)nb < SERIAL_MAX_FLOPS) threads = 1;
+  int64_t range_k = ksplit_range_k(&g0, nb);
+  if (range_k > 0) return gemm_ksplit(ctx, &g0, range_k, threads, a_bytes, b_bytes);
   gemm_slots slots;
   bool split =
       threads > 1 && nb >= threads &&
