@@ -7,6 +7,7 @@
 #include "backend/cpu/cpu_gemm_stream.h"
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_gemm_pack.h"
+#include "core/object.h"
 
 #include <string.h>
 
@@ -20,6 +21,8 @@
 /* Batched steps take the engine only when each GEMM's C has at least this many elements:
  * B is packed per GEMM, serially. */
 #define STREAM_MIN_BATCH_ELEMS 16384
+/* The least extent along C's unit stride the engine takes (two chunks). */
+#define STREAM_MIN_UNIT_EXTENT (2 * STREAM_CHUNK)
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -49,7 +52,13 @@ bool lt__cpu_gemm_stream_ok(lt_context *ctx, const lt__gemm_step *s) {
   if (lt__gemm_ab_dtype(s) != s->dtype) return false; /* 16-bit A and B: packed engines only */
   if (!kernels_of(ctx, s->dtype)) return false;
   if (lt__cpu_gemm_batch_count(s) > 1 && s->m * s->n < STREAM_MIN_BATCH_ELEMS) return false;
-  return rows_unit(s->c.rs, &s->c.rows, s->m) || rows_unit(s->c.cs, &s->c.cols, s->n);
+  /* Threads split C's unit-stride extent into chunks: below two chunks one thread would do
+   * all the work (a 1.6M x 20 C, k = 32, ran at half the packed engine's speed). Forced
+   * (LT_GEMM_ENGINE=stream, the tests) the engine takes any extent. */
+  const lt__cpu_state *st = ctx->backend_state;
+  int64_t least = st->gemm_forced == LT__CPU_GEMM_STREAM ? 1 : STREAM_MIN_UNIT_EXTENT;
+  if (rows_unit(s->c.rs, &s->c.rows, s->m)) return s->m >= least;
+  return rows_unit(s->c.cs, &s->c.cols, s->n) && s->n >= least;
 }
 
 static stream_gemm gemm_of(const lt__gemm_step *s, const lt__gemm_stream *ks, lt__cpu_simd simd,
