@@ -98,6 +98,19 @@ static double time_engine(lt_context *ctx, const lt__gemm_step *s, int engine) {
   return best;
 }
 
+/* The engine cached in *slot for this shape class, else the faster of `first` and `second`
+ * on a problem like s (`second` on a tie; `first` when `second` cannot run), timed once and
+ * cached. */
+static int timed_choice(lt_context *ctx, const lt__gemm_step *s, atomic_int *slot, int first,
+                        int second) {
+  int engine = atomic_load_explicit(slot, memory_order_relaxed);
+  if (engine) return engine;
+  double t1 = time_engine(ctx, s, first), t2 = time_engine(ctx, s, second);
+  engine = t1 >= 0 && (t2 < 0 || t1 < t2) ? first : second;
+  atomic_store_explicit(slot, engine, memory_order_relaxed);
+  return engine;
+}
+
 /* f16 / bf16 A and B run packed, widened to f32 panels, or, for bf16 where the CPU has them
  * and the step allows (not `exact`), on the bf16 dot-product kernels when those are measured
  * faster: not a given, since some CPUs issue vdpbf16ps at a fraction of their FMA rate. */
@@ -111,13 +124,7 @@ static int engine_16bit(lt_context *ctx, const lt__gemm_step *s) {
     return st->gemm_forced == LT__CPU_GEMM_BF16_DOT ? LT__CPU_GEMM_BF16_DOT : LT__CPU_GEMM_PACKED;
   atomic_int *slot =
       &dot_chosen[lt__cpu_gemm_batch_count(s) > 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
-  int engine = atomic_load_explicit(slot, memory_order_relaxed);
-  if (engine) return engine;
-  double dot = time_engine(ctx, s, LT__CPU_GEMM_BF16_DOT);
-  double wide = time_engine(ctx, s, LT__CPU_GEMM_PACKED);
-  engine = dot >= 0 && (wide < 0 || dot < wide) ? LT__CPU_GEMM_BF16_DOT : LT__CPU_GEMM_PACKED;
-  atomic_store_explicit(slot, engine, memory_order_relaxed);
-  return engine;
+  return timed_choice(ctx, s, slot, LT__CPU_GEMM_BF16_DOT, LT__CPU_GEMM_PACKED);
 }
 
 int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
@@ -137,13 +144,7 @@ int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
   atomic_int *slot =
       &chosen[isa][ours == LT__CPU_GEMM_STREAM][s->dtype == LT_F64][lt__cpu_gemm_batch_count(s) > 1]
              [s->a.cs == 1][s->b.cs == 1][s->c.cs == 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
-  int engine = atomic_load_explicit(slot, memory_order_relaxed);
-  if (engine) return engine;
-  double packed = time_engine(ctx, s, ours);
-  double blas = time_engine(ctx, s, LT__CPU_GEMM_OPENBLAS);
-  engine = packed >= 0 && (blas < 0 || packed < blas) ? ours : LT__CPU_GEMM_OPENBLAS;
-  atomic_store_explicit(slot, engine, memory_order_relaxed);
-  return engine;
+  return timed_choice(ctx, s, slot, ours, LT__CPU_GEMM_OPENBLAS);
 }
 
 const char *lt__cpu_gemm_choose(lt_context *ctx, lt__gemm_step *step) {
