@@ -151,7 +151,7 @@ static model *scratch(void) {
 
 static void op_reshape(state *s, fuzz_input *in) {
   int rank = (int)fuzz_range(in, 0, 6);
-  int64_t shape[LT_MAX_RANK];
+  int64_t shape[LT_MAX_RANK] = {0};
   int64_t rest = s->m.numel;
   bool factor = fuzz_u8(in) % 4 != 0 && rest > 0;
   for (int d = 0; d < rank; d++) {
@@ -548,7 +548,7 @@ static void op_copy_into(state *s, fuzz_input *in) {
     /* Broadcast from the trailing axes, as the documentation promises. */
     int srank = m->rank > 0 ? (int)fuzz_range(in, 0, m->rank) : 0;
     int lead = m->rank - srank;
-    int64_t sshape[LT_MAX_RANK];
+    int64_t sshape[LT_MAX_RANK] = {0};
     for (int d = 0; d < srank; d++)
       sshape[d] = fuzz_u8(in) % 4 == 0 ? 1 : m->shape[lead + d];
     int64_t sn = small_numel(srank, sshape);
