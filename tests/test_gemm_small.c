@@ -4,9 +4,9 @@
  * ij/ji) crossed with contiguous, transposed, stepped and negative-stride views, m, n and k
  * from {0, 1, 3, 17, 63, 64, 65} (not multiples of the register tile, size 0 included),
  * beta = 0 over a NaN-poisoned output (which must not leak into D) and beta != 0, f32 and
- * f64, on one and two threads, on contexts made with LT_GEMM_ENGINE=small. Registered again
- * with LT_CPU_ISA=avx2 (the AVX2 kernels) and baseline (no kernels: other engines). Outputs
- * live inside a guarded buffer. No timing is asserted. */
+ * f64, on one and two threads, batched and not, on contexts made with LT_GEMM_ENGINE=small.
+ * Registered again with LT_CPU_ISA=avx2 (the AVX2 kernels) and baseline (no kernels: other
+ * engines). Outputs live inside a guarded buffer. No timing is asserted. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "einsum_ref.h"
 #include "harness.h"
@@ -19,35 +19,40 @@
 static const char *const a_orders[2] = {"ik", "ki"}, *const b_orders[2] = {"kj", "jk"},
                          *const d_orders[2] = {"ij", "ji"};
 
-static int modes_of(const char *s, int32_t *modes, int *ids, const int64_t *extent,
+/* Modes of one operand: the batch label (3) first where there is a batch, then s's two. */
+static int modes_of(const char *s, bool batched, int32_t *modes, int *ids, const int64_t *extent,
                     int64_t *shape) {
-  for (int i = 0; i < 2; i++) {
+  int r = 0;
+  if (batched) modes[r] = 3, ids[r] = 3, shape[r] = extent[3], r++;
+  for (int i = 0; i < 2; i++, r++) {
     int l = s[i] == 'i' ? 0 : s[i] == 'j' ? 1 : 2;
-    modes[i] = l, ids[i] = l, shape[i] = extent[l];
+    modes[r] = l, ids[r] = l, shape[r] = extent[l];
   }
-  return 2;
+  return r;
 }
 
-/* One product; returns whether its plan ran on the small engine. */
-static bool run_case(lt_context *ctx, const int64_t *mnk, lt_dtype dt, int orders,
-                     lt_test_layout la, lt_test_layout lb, lt_test_layout ld, bool accumulate) {
-  const int64_t extent[3] = {mnk[0], mnk[1], mnk[2]};
-  int32_t ma[2], mb[2], md[2];
-  int ia[2], ib[2], id[2];
-  int64_t sa[2], sb[2], sd[2];
+/* One product (a batch of `batch` products where batch > 0); returns whether its plan ran on
+ * the small engine. */
+static bool run_batch(lt_context *ctx, const int64_t *mnk, int64_t batch, lt_dtype dt, int orders,
+                      lt_test_layout la, lt_test_layout lb, lt_test_layout ld, bool accumulate) {
+  const int64_t extent[4] = {mnk[0], mnk[1], mnk[2], batch};
+  bool batched = batch > 0;
+  int32_t ma[3], mb[3], md[3];
+  int ia[3], ib[3], id[3];
+  int64_t sa[3], sb[3], sd[3];
   const char *oa = a_orders[orders & 1], *ob = b_orders[(orders >> 1) & 1],
              *od = d_orders[(orders >> 2) & 1];
-  modes_of(oa, ma, ia, extent, sa);
-  modes_of(ob, mb, ib, extent, sb);
-  modes_of(od, md, id, extent, sd);
-  lt_tensor *a = lt_test_random_tensor(ctx, dt, 2, sa, la);
-  lt_tensor *b = lt_test_random_tensor(ctx, dt, 2, sb, lb);
+  int r = modes_of(oa, batched, ma, ia, extent, sa);
+  modes_of(ob, batched, mb, ib, extent, sb);
+  modes_of(od, batched, md, id, extent, sd);
+  lt_tensor *a = lt_test_random_tensor(ctx, dt, r, sa, la);
+  lt_tensor *b = lt_test_random_tensor(ctx, dt, r, sb, lb);
   lt_test_output out;
-  lt_test_output_make(ctx, dt, 2, sd, ld, &out);
-  int64_t numel = sd[0] * sd[1];
+  lt_test_output_make(ctx, dt, r, sd, ld, &out);
+  int64_t numel = lt_test_numel(r, sd);
   double *before = NULL;
   if (accumulate) { /* beta reads D: finite values first */
-    lt_tensor *init = lt_test_random_tensor(ctx, dt, 2, sd, LT_LAYOUT_CONTIGUOUS);
+    lt_tensor *init = lt_test_random_tensor(ctx, dt, r, sd, LT_LAYOUT_CONTIGUOUS);
     LT_CHECK(lt_tensor_copy_into(out.view, init));
     lt_tensor_destroy(init);
     before = lt_test_read_all(out.view);
@@ -59,14 +64,14 @@ static bool run_case(lt_context *ctx, const int64_t *mnk, lt_dtype dt, int order
   const double alpha = -1.25, beta = accumulate ? 0.5 : 0.0, scalars[2] = {alpha, beta};
   LT_CHECK(lt_plan_execute(plan, ins, 2, scalars, 2, out.view));
   char desc[512];
-  snprintf(desc, sizeof desc, "%s,%s->%s m=%lld n=%lld k=%lld %s (%s/%s/%s%s): %s", oa, ob, od,
-           (long long)mnk[0], (long long)mnk[1], (long long)mnk[2], lt_dtype_name(dt),
-           lt_test_layout_name(la), lt_test_layout_name(lb), lt_test_layout_name(ld),
-           accumulate ? ", beta" : "", lt_plan_describe(plan));
+  snprintf(desc, sizeof desc, "%s,%s->%s m=%lld n=%lld k=%lld batch %lld %s (%s/%s/%s%s): %s", oa,
+           ob, od, (long long)mnk[0], (long long)mnk[1], (long long)mnk[2], (long long)batch,
+           lt_dtype_name(dt), lt_test_layout_name(la), lt_test_layout_name(lb),
+           lt_test_layout_name(ld), accumulate ? ", beta" : "", lt_plan_describe(plan));
   bool small = strstr(desc, ", small)") != NULL;
   double *da = lt_test_read_all(a), *db = lt_test_read_all(b);
-  lt_ref_operand ro[2] = {{2, ia, sa, da}, {2, ib, sb, db}};
-  double *want = lt_ref_einsum(2, ro, 3, extent, 2, id);
+  lt_ref_operand ro[2] = {{r, ia, sa, da}, {r, ib, sb, db}};
+  double *want = lt_ref_einsum(2, ro, batched ? 4 : 3, extent, r, id);
   for (int64_t i = 0; i < numel; i++)
     want[i] = alpha * want[i] + (accumulate ? beta * before[i] : 0.0);
   double *got = lt_test_read_all(out.view);
@@ -86,6 +91,11 @@ static bool run_case(lt_context *ctx, const int64_t *mnk, lt_dtype dt, int order
   lt_tensor_destroy(a);
   lt_tensor_destroy(b);
   return small;
+}
+
+static bool run_case(lt_context *ctx, const int64_t *mnk, lt_dtype dt, int orders,
+                     lt_test_layout la, lt_test_layout lb, lt_test_layout ld, bool accumulate) {
+  return run_batch(ctx, mnk, 0, dt, orders, la, lb, ld, accumulate);
 }
 
 static lt_context *context_with(const char *engine) {
@@ -181,13 +191,27 @@ static void test_threaded(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* Batches of small products (whole GEMMs per task, B copied on the task's stack where its rows
+ * are not unit-stride), on two threads. */
+static void test_batched(void **state) {
+  (void)state;
+  lt_context *ctx = context_with("small");
+  LT_CHECK(lt_context_set_num_threads(ctx, 2));
+  const int64_t mnk[4][3] = {{17, 65, 9}, {6, 33, 40}, {63, 17, 64}, {1, 40, 7}};
+  int small = 0;
+  for (int c = 0; c < 8; c++)
+    small +=
+        run_batch(ctx, mnk[c % 4], c % 3 + 2, c % 2 ? LT_F32 : LT_F64, c, (lt_test_layout)(c % 3),
+                  (lt_test_layout)(c / 2 % 2), LT_LAYOUT_CONTIGUOUS, c % 4 == 1);
+  if (has_small_kernels() && small < 2) fail_msg("only %d of 8 batches ran small", small);
+  lt_context_destroy(ctx);
+}
+
 int main(void) {
   lt_test_rng_reset(lt_test_seed() + 20);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_layouts),
-      cmocka_unit_test(test_edges),
-      cmocka_unit_test(test_empty),
-      cmocka_unit_test(test_threaded),
+      cmocka_unit_test(test_layouts),  cmocka_unit_test(test_edges),   cmocka_unit_test(test_empty),
+      cmocka_unit_test(test_threaded), cmocka_unit_test(test_batched),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
