@@ -187,8 +187,9 @@ static int products_on_engine(const char *engine, const char *named, int threads
       double **ref = &refs[2 * s + (size_t)layout];
       double *got = run_pair(ctx, &c, dt, a, b, false, NULL, ref, desc, sizeof desc, &ws);
       assert_non_null(strstr(desc, "GEMM"));
-      /* Ours: the packed engine, or at k <= 32 the streaming one. */
-      bool packed = strstr(desc, ", packed)") != NULL || strstr(desc, ", stream)") != NULL;
+      /* Ours: the packed engine, at k <= 32 the streaming one, or the small one. */
+      bool packed = strstr(desc, ", packed)") != NULL || strstr(desc, ", stream)") != NULL ||
+                    strstr(desc, ", small)") != NULL;
       bool blas = strstr(desc, ", OpenBLAS)") != NULL;
       if (!(packed ^ blas)) fail_msg("no engine named: %s", desc);
       hits += strstr(desc, named) != NULL;

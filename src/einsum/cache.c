@@ -30,12 +30,20 @@ typedef struct plan_cache {
   int count;
 } plan_cache;
 
+/* FNV-1a over 8-byte words (then the tail bytes): every one-shot call hashes its key (a few
+ * hundred bytes), and byte by byte the chain of dependent multiplies cost ~0.3 us. */
 static uint64_t hash_bytes(const void *data, size_t n) {
   const unsigned char *p = data;
   uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++)
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, sizeof w);
+    h = (h ^ w) * 1099511628211ull;
+  }
+  for (; i < n; i++)
     h = (h ^ p[i]) * 1099511628211ull;
-  return h;
+  return h ^ (h >> 29);
 }
 
 /* Destroys a cached plan; it holds no context reference of its own, so lend it one. */

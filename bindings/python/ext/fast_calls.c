@@ -325,11 +325,14 @@ PyObject *lt__fast_unary(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   return elementwise(args, n, 1);
 }
 
-/* The cached einsum plan for this call, or a new one (cached). NULL with an exception set. */
+/* The cached einsum plan for this call, or a new one (cached), with numpy.empty's arguments
+ * for its result where it makes one (borrowed; NULL when NumPy cannot hold it). NULL with an
+ * exception set. */
 static lt_plan *cached_plan(const char *expr, size_t len, const lt_plan_options *opts,
-                            const lt_context *ctx, const operand_set *s, const lt_tensor *d) {
+                            const lt_context *ctx, const operand_set *s, const lt_tensor *d,
+                            PyObject **empty_args) {
   PyObject *key = plan_key(expr, len, opts, ctx, s, d);
-  lt_plan *plan = key ? find_plan(key, NULL) : NULL;
+  lt_plan *plan = key ? find_plan(key, empty_args) : NULL;
   if (plan != NULL || PyErr_Occurred()) {
     Py_XDECREF(key);
     return plan;
@@ -341,9 +344,18 @@ static lt_plan *cached_plan(const char *expr, size_t len, const lt_plan_options 
     lt__fast_raise(st);
     return NULL;
   }
-  int bad = store_plan(key, plan, NULL);
+  PyObject *args = NULL;
+  lt_tensor *tmpl = NULL;
+  if (d == NULL && lt__fast.lt_plan_create_output(plan, &tmpl) == LT_OK) {
+    args = empty_args_of(tmpl);
+    lt__fast.lt_tensor_destroy(tmpl);
+  }
+  int bad = store_plan(key, plan, args);
+  Py_XDECREF(args);
   Py_DECREF(key);
-  return bad ? NULL : plan;
+  if (bad) return NULL;
+  *empty_args = args; /* the capsule holds a reference */
+  return plan;
 }
 
 /* Runs `plan`, with the GIL released unless the call is small (then taking and giving back
@@ -395,8 +407,27 @@ PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n) {
     if (ok < 0) return NULL;
     Py_RETURN_NOTIMPLEMENTED;
   }
-  lt_plan *plan = cached_plan(expr, (size_t)len, opts, ctx, &s, d);
+  PyObject *empty_args = NULL, *made = NULL;
+  lt_plan *plan = cached_plan(expr, (size_t)len, opts, ctx, &s, d, &empty_args);
   lt_status st = LT_OK;
+  /* A NumPy result is allocated by NumPy and written in place (as the elementwise calls do):
+   * cheaper than a library tensor seen through a NumPy array. Should NumPy's strides differ
+   * from the plan's (size-0 or -1 extents), the plan's own output is used instead. */
+  if (plan != NULL && d == NULL && !s.any_tensor && empty_args != NULL) {
+    made = PyObject_Call(lt__fast_state.empty, empty_args, NULL);
+    if (made != NULL && lt__fast_wrap_array(made, 1, &d) == LT_FAST_ARRAY) {
+      d_owned = LT_FAST_OWNED_DESTROY;
+      if (execute(plan, &s, NULL, 0, d) == LT_OK) {
+        lt__fast_release(d, d_owned);
+        operands_release(&s);
+        return lt__fast_numpy_result(made, (int)PyTuple_GET_SIZE(PyTuple_GET_ITEM(empty_args, 0)));
+      }
+      lt__fast_release(d, d_owned);
+      d = NULL, d_owned = LT_FAST_OWNED_NONE;
+    }
+    Py_CLEAR(made);
+    PyErr_Clear();
+  }
   if (plan != NULL && d == NULL) {
     st = lt__fast.lt_plan_create_output(plan, &d);
     d_owned = st == LT_OK ? LT_FAST_OWNED_DESTROY : LT_FAST_OWNED_NONE;

@@ -26,8 +26,9 @@ enum {
   LT__CPU_GEMM_AUTO = 0,
   LT__CPU_GEMM_PACKED = 1,
   LT__CPU_GEMM_OPENBLAS = 2,
-  LT__CPU_GEMM_STREAM = 3,  /* small k (cpu_gemm_stream.c); packed where it does not apply */
-  LT__CPU_GEMM_BF16_DOT = 4 /* packed, bf16 A and B on the dot-product kernels */
+  LT__CPU_GEMM_STREAM = 3,   /* small k (cpu_gemm_stream.c); packed where it does not apply */
+  LT__CPU_GEMM_BF16_DOT = 4, /* packed, bf16 A and B on the dot-product kernels */
+  LT__CPU_GEMM_SMALL = 5     /* one small GEMM, unpacked (cpu_gemm_small.c); packed elsewhere */
 };
 
 /* The instruction-set table of a CPU context: kernels, GEMM blocking, transposes. */
@@ -53,8 +54,13 @@ const lt__backend_caps *lt__cpu_measured_caps(lt_context *ctx);
  * B buffer cannot be had (then nothing was written). */
 bool lt__cpu_gemm_stream_ok(lt_context *ctx, const lt__gemm_step *step);
 bool lt__cpu_gemm_stream(lt_context *ctx, const lt__gemm_step *step);
-/* LT_GEMM_ENGINE ("packed", "openblas", "stream"; anything else: measure) as an engine, 0 to
- * measure. */
+/* Whether the small-GEMM engine takes the step (one GEMM of f32 or f64, m*n*k <= 2^21, no
+ * scattered modes, a unit stride in C, kernels on this ISA), and running it: false when it does
+ * not take the step or a copy of B cannot be had (then nothing was written). */
+bool lt__cpu_gemm_small_ok(lt_context *ctx, const lt__gemm_step *step);
+bool lt__cpu_gemm_small(lt_context *ctx, const lt__gemm_step *step);
+/* LT_GEMM_ENGINE ("packed", "openblas", "stream", "small"; anything else: measure) as an engine, 0
+ * to measure. */
 int lt__cpu_gemm_engine_from_env(void);
 /* GEMMs in a step's batch, and the element offsets of A, B and C for linear batch index b
  * (row-major over batch_shape); shared by the OpenBLAS and the packed paths. */

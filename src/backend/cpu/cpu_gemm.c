@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Running a GEMM step on one of the CPU's engines: the packed kernels (cpu_gemm_packed.c), the
- * streaming small-k kernels (cpu_gemm_stream.c), or OpenBLAS, single-threaded inside the context's
- * pool (a batch split across threads, or each GEMM's C split into blocks). Which engine runs a step
- * is chosen by measurement (cpu_gemm_choose.c). Built without OpenBLAS (LT_WITH_OPENBLAS=OFF), the
- * packed kernels run every GEMM. */
+ * streaming small-k kernels (cpu_gemm_stream.c), the small-GEMM ones (cpu_gemm_small.c), or
+ * OpenBLAS, single-threaded inside the context's pool (a batch split across threads, or each GEMM's
+ * C split into blocks). Which engine runs a step is chosen by measurement (cpu_gemm_choose.c).
+ * Built without OpenBLAS (LT_WITH_OPENBLAS=OFF), the packed kernels run every GEMM. */
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_gemm_packed.h"
 #include "backend/cpu/cpu_isa.h"
@@ -238,6 +238,7 @@ lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) 
   }
 #endif
   if (engine == LT__CPU_GEMM_STREAM && lt__cpu_gemm_stream(ctx, s)) return LT_OK;
+  if (engine == LT__CPU_GEMM_SMALL && lt__cpu_gemm_small(ctx, s)) return LT_OK;
   const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
   lt_dtype ab = lt__gemm_ab_dtype(s);
   /* bf16 A and B run on the dot-product kernels where that engine was chosen (never for an

@@ -22,7 +22,7 @@
 
 /* The engine chosen per class, 0 while unmeasured; racing threads may both measure, and the
  * later store wins (either answer was measured). */
-static atomic_int chosen[3][2][2][2][2][2][2][BUCKETS][BUCKETS][BUCKETS];
+static atomic_int chosen[3][3][2][2][2][2][2][BUCKETS][BUCKETS][BUCKETS];
 
 static int bucket(int64_t x) { return x < 16 ? 0 : x < 64 ? 1 : x < 256 ? 2 : 3; }
 
@@ -32,6 +32,7 @@ static atomic_int dot_chosen[2][BUCKETS][BUCKETS][BUCKETS];
 static const char *engine_name(int engine) {
   return engine == LT__CPU_GEMM_OPENBLAS   ? "OpenBLAS"
          : engine == LT__CPU_GEMM_STREAM   ? "stream"
+         : engine == LT__CPU_GEMM_SMALL    ? "small"
          : engine == LT__CPU_GEMM_BF16_DOT ? "packed, bf16 dot products"
                                            : "packed";
 }
@@ -41,6 +42,7 @@ int lt__cpu_gemm_engine_from_env(void) {
   if (e && strcmp(e, "packed") == 0) return LT__CPU_GEMM_PACKED;
   if (e && strcmp(e, "openblas") == 0) return LT__CPU_GEMM_OPENBLAS;
   if (e && strcmp(e, "stream") == 0) return LT__CPU_GEMM_STREAM;
+  if (e && strcmp(e, "small") == 0) return LT__CPU_GEMM_SMALL;
   /* packed, and bf16 steps on the dot-product kernels where the CPU has them (tests) */
   if (e && strcmp(e, "bf16dot") == 0) return LT__CPU_GEMM_BF16_DOT;
   return LT__CPU_GEMM_AUTO;
@@ -132,18 +134,26 @@ int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
   if (lt__gemm_ab_dtype(s) != s->dtype) return engine_16bit(ctx, s);
   /* Our engine for the step: at small k the streaming one, which writes C once in place
    * (the packed one re-blocks for a k it does not have and updates tiles of an interleaved C
-   * element by element). */
-  int ours = lt__cpu_gemm_stream_ok(ctx, s) ? LT__CPU_GEMM_STREAM : LT__CPU_GEMM_PACKED;
+   * element by element); else, for one GEMM that fits in L1/L2, the small one, which packs
+   * nothing that it can read in place (packing both operands costs as much as the arithmetic
+   * there). */
+  if (st->gemm_forced == LT__CPU_GEMM_SMALL)
+    return lt__cpu_gemm_small_ok(ctx, s) ? LT__CPU_GEMM_SMALL : LT__CPU_GEMM_PACKED;
+  int ours = lt__cpu_gemm_stream_ok(ctx, s)  ? LT__CPU_GEMM_STREAM
+             : lt__cpu_gemm_small_ok(ctx, s) ? LT__CPU_GEMM_SMALL
+                                             : LT__CPU_GEMM_PACKED;
   if (st->gemm_forced == LT__CPU_GEMM_STREAM || st->gemm_forced == LT__CPU_GEMM_PACKED)
-    return st->gemm_forced == LT__CPU_GEMM_PACKED ? LT__CPU_GEMM_PACKED : ours;
+    return st->gemm_forced == ours ? ours : LT__CPU_GEMM_PACKED;
   if (!lt__cpu_gemm_blas_ok(s)) return ours;
   if (st->gemm_forced) return st->gemm_forced;
   /* A matrix-vector product is memory-bound: BLAS's gemv streams the matrix once. */
   if ((s->m == 1 || s->n == 1) && s->k > 0) return LT__CPU_GEMM_OPENBLAS;
   int isa = st->isa->simd == LT__CPU_SIMD_AVX512 ? 2 : st->isa->simd == LT__CPU_SIMD_AVX2;
-  atomic_int *slot =
-      &chosen[isa][ours == LT__CPU_GEMM_STREAM][s->dtype == LT_F64][lt__cpu_gemm_batch_count(s) > 1]
-             [s->a.cs == 1][s->b.cs == 1][s->c.cs == 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
+  atomic_int *slot = &chosen[isa][ours == LT__CPU_GEMM_STREAM  ? 1
+                                  : ours == LT__CPU_GEMM_SMALL ? 2
+                                                               : 0][s->dtype == LT_F64]
+                            [lt__cpu_gemm_batch_count(s) > 1][s->a.cs == 1][s->b.cs == 1]
+                            [s->c.cs == 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
   return timed_choice(ctx, s, slot, ours, LT__CPU_GEMM_OPENBLAS);
 }
 

@@ -49,6 +49,7 @@ static const lt__cpu_isa isa_baseline = {
     .kernels = lt__cpu_kernels_for,
     .gemm_blocking = NULL,
     .gemm_stream = NULL,
+    .gemm_small = NULL,
 };
 #if defined(LT_HAVE_X86_ISA_KERNELS)
 static const lt__cpu_isa isa_avx2 = {
@@ -57,6 +58,7 @@ static const lt__cpu_isa isa_avx2 = {
     .kernels = lt__cpu_kernels_avx2,
     .gemm_blocking = lt__gemm_blocking_avx2,
     .gemm_stream = lt__gemm_stream_avx2,
+    .gemm_small = lt__gemm_small_avx2,
 };
 static const lt__cpu_isa isa_avx512 = {
     .name = "avx512",
@@ -64,6 +66,7 @@ static const lt__cpu_isa isa_avx512 = {
     .kernels = lt__cpu_kernels_avx512,
     .gemm_blocking = lt__gemm_blocking_avx512,
     .gemm_stream = lt__gemm_stream_avx512,
+    .gemm_small = lt__gemm_small_avx512,
 };
 /* AVX-512 with the bf16 dot products: the same kernels, plus vdpbf16ps GEMM for bf16. */
 static const lt__cpu_isa isa_avx512bf16 = {
@@ -72,6 +75,7 @@ static const lt__cpu_isa isa_avx512bf16 = {
     .kernels = lt__cpu_kernels_avx512,
     .gemm_blocking = lt__gemm_blocking_avx512bf16,
     .gemm_stream = lt__gemm_stream_avx512,
+    .gemm_small = lt__gemm_small_avx512,
 };
 #endif
 

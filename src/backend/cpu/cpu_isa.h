@@ -7,6 +7,7 @@
 #define LT_BACKEND_CPU_ISA_H
 
 #include "backend/cpu/cpu_gemm_kernel.h"
+#include "backend/cpu/cpu_gemm_small.h"
 #include "backend/cpu/cpu_gemm_stream.h"
 #include "backend/cpu/cpu_transpose.h"
 #include "backend/cpu/cpu_typed.h"
@@ -26,6 +27,8 @@ typedef struct lt__cpu_isa {
   /* Tile kernels of the streaming small-k GEMM engine (cpu_gemm_stream.c), NULL where there
    * are none (then small-k GEMMs run on the other engines). */
   const lt__gemm_stream *(*gemm_stream)(lt_dtype dtype);
+  /* Kernels of the small-GEMM engine (cpu_gemm_small.c), NULL where there are none. */
+  const lt__gemm_small *(*gemm_small)(lt_dtype dtype);
 } lt__cpu_isa;
 
 /* The widest table the build has and the running CPU (and OS) supports, capped by LT_CPU_ISA
