@@ -17,7 +17,10 @@
  * only, of C and B only, of A and B only) after each pause, as a ratio to its own loop; "wake us"
  * is the median time from signalling a condition variable to a thread sleeping on it running,
  * after each pause (the hypervisor deschedules idle vCPUs, so this grows with the pause, and a
- * pool worker pays it at the first job of a call).
+ * pool worker pays it at the first job of a call). OpenBLAS's GEMM may be several times slower
+ * than ours (Debian's 0.3.21 names this machine's CPU Prescott and runs SSE kernels), which
+ * dilutes the same absolute cost of a pause (operands refilled into the caches) into a smaller
+ * ratio, so the last column gives that cost in microseconds after 100 ms, ours and OpenBLAS's.
  * Usage: bench_steady [repeats] (LT_BENCH_QUICK=1: fewer cases and pauses). */
 #include "bench_peak.h"
 #include "bench_timing.h"
@@ -216,10 +219,11 @@ int main(int argc, char **argv) {
          "of %d, ratios to the loop time\n",
          threads, peak, openblas_get_corename(), reps);
   printf("%-18s %-8s %7s %6s | %-20s | %-17s | %-28s | %-17s | %s\n", "", "", "", "",
-         "ours after a pause", "ours: other", "OpenBLAS: loop, after pause", "wake us after", "");
+         "ours after a pause", "ours: other", "OpenBLAS: loop, after pause", "wake us after",
+         "extra us, 100ms");
   printf("%-18s %-8s %7s %6s | %6s %6s %6s | %5s %5s %5s | %7s %6s %6s %6s | %5s %5s %5s | %s\n",
          "case", "loop ms", "GFLOP/s", "/peak", "10ms", "100ms", "1000ms", "blas", "swap", "1t",
-         "loop ms", "10ms", "100ms", "1000ms", "10ms", "100", "1000", "plan");
+         "loop ms", "10ms", "100ms", "1000ms", "10ms", "100", "1000", "ours/OpenBLAS  plan");
   wake_probe probe;
   wake_start(&probe);
   int n_cases = (int)(sizeof cases / sizeof cases[0]);
@@ -321,11 +325,11 @@ int main(int argc, char **argv) {
     double gflops = flops / loop / 1e9;
     printf(
         "%-18s %8.3f %7.1f %6.2f | %6.2f %6.2f %6.2f | %5.2f %5.2f %5.2f | %7.3f %6.2f %6.2f %6.2f "
-        "| %5.0f %5.0f %5.0f | %s%s\n",
+        "| %5.0f %5.0f %5.0f | %5.0f/%-5.0f %s%s\n",
         sc->spec[0] == 'a' && sc->spec[1] == 'b' && sc->spec[2] == '-' ? "gemm" : sc->spec,
         loop * 1e3, gflops, peak > 0 ? gflops / peak : 0.0, r10, r100, r1000, rblas, rswap, r1t,
         peer_loop * 1e3, peer[0], peer[1], peer[2], wake[0], wake[1], wake[2],
-        lt_plan_describe(plan),
+        (r100 - 1) * loop * 1e6, (peer[1] - 1) * peer_loop * 1e6, lt_plan_describe(plan),
         strcmp(lt_plan_describe(plan), lt_plan_describe(swapped)) ? "  (swapped plan differs)"
                                                                   : "");
     double all[5] = {r10, r100, r1000, rblas, rswap};
