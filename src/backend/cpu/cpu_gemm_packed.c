@@ -10,6 +10,7 @@
 #include "backend/cpu/cpu_gemm_packed.h"
 #include "backend/cpu/cpu_gemm_pack.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -17,10 +18,13 @@
  * each GEMM is below SPLIT_BATCH_MAX_FLOPS (too small to share well). */
 #define SPLIT_BATCH_MIN_PER_THREAD 2
 #define SPLIT_BATCH_MAX_FLOPS 1.0e8
-/* Tasks per thread when threads share one GEMM: enough to even out a slow core. */
-#define TASKS_PER_THREAD 4
-/* Below this many flops in a whole step, waking a second thread (tens of microseconds, twice
- * per k block) costs more than it saves. */
+/* Multiply tasks per thread when threads share one GEMM: enough to even out a slow core, and
+ * short enough that a thread taking the last one late (a worker woken after an idle pause)
+ * holds the others at the k block's end briefly. Each slot remembers the A block it holds, so
+ * more tasks per A block repack nothing. */
+#define TASKS_PER_THREAD 8
+/* Below this many flops in a whole step, waking a second thread (tens of microseconds, once per
+ * k block) costs more than it saves. */
 #define SERIAL_MAX_FLOPS 8.0e6
 #define MAX_SLOTS 32
 
@@ -48,6 +52,7 @@ typedef struct gemm_slots {
   atomic_uint busy;
   char *a_buf[MAX_SLOTS], *b_buf[MAX_SLOTS];
   size_t a_bytes[MAX_SLOTS], b_bytes[MAX_SLOTS];
+  int64_t a_row[MAX_SLOTS]; /* first row of the A block packed in a_buf (shared GEMM), or -1 */
 } gemm_slots;
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -284,7 +289,13 @@ static int claim_slot(gemm_slots *slots) {
 
 static void release_slot(gemm_slots *slots, int i) { atomic_fetch_and(&slots->busy, ~(1u << i)); }
 
-/* Threads sharing one GEMM: the state of one (jc, pc) step. */
+/* Threads sharing one GEMM: the state of one (jc, pc) step, run as one job whose first
+ * `panels` tasks pack B's block (one NR panel each) and whose others multiply (A block, column
+ * range) pairs against it. One job rather than a packing job and a multiplying job halves the
+ * points per k block where every thread waits for the slowest; a multiply task waits only for
+ * the packing tasks still running on other threads (the pool hands tasks out in order, so a
+ * thread reaching a multiply task has finished its own packing ones, and packing waits for
+ * nothing: no cycle). */
 typedef struct shared_step {
   const gemm_problem *g;
   gemm_slots *slots;
@@ -292,31 +303,45 @@ typedef struct shared_step {
   int64_t jc, nc, pc, kc;
   double beta;
   int64_t mc;                        /* rows per A block (a multiple of MR, at most bk->mc) */
-  int64_t n_col_ranges, range_width; /* tasks are (A block, column range) pairs */
+  int64_t n_col_ranges, range_width; /* multiply tasks are (A block, column range) pairs */
+  int64_t panels;                    /* packing tasks */
+  atomic_llong packed;               /* packing tasks finished */
 } shared_step;
 
-static void pack_b_task(void *arg, int64_t lo, int64_t hi) {
-  const shared_step *st = arg;
+static void pack_b_panels(shared_step *st, int64_t lo, int64_t hi) {
   int64_t nr = st->g->bk->nr;
   int64_t j0 = lo * nr, j1 = min64(hi * nr, st->nc);
   pack_b(st->g, st->b_buf, st->pc, st->kc, st->jc, j0, j1 - j0);
+  atomic_fetch_add_explicit(&st->packed, (long long)(hi - lo), memory_order_release);
 }
 
-static void multiply_task(void *arg, int64_t lo, int64_t hi) {
-  const shared_step *st = arg;
+static void multiply_tasks(const shared_step *st, int64_t lo, int64_t hi) {
   const gemm_problem *g = st->g;
   int slot = claim_slot(st->slots);
   char *a_buf = st->slots->a_buf[slot];
-  int64_t packed_ic = -1;
+  int64_t *packed_ic = &st->slots->a_row[slot];
   for (int64_t t = lo; t < hi; t++) {
     int64_t ic = t / st->n_col_ranges * st->mc, mc = min64(g->m - ic, st->mc);
     int64_t j0 = t % st->n_col_ranges * st->range_width;
     int64_t j1 = min64(j0 + st->range_width, st->nc);
     if (j0 >= j1) continue;
-    if (ic != packed_ic) pack_a(g, a_buf, ic, mc, st->pc, st->kc), packed_ic = ic;
+    if (ic != *packed_ic) pack_a(g, a_buf, ic, mc, st->pc, st->kc), *packed_ic = ic;
     multiply_block(g, a_buf, st->b_buf, ic, mc, st->jc, j0, j1, st->kc, st->beta);
   }
   release_slot(st->slots, slot);
+}
+
+static void step_task(void *arg, int64_t lo, int64_t hi) {
+  shared_step *st = arg;
+  if (lo < st->panels) {
+    int64_t end = min64(hi, st->panels);
+    pack_b_panels(st, lo, end);
+    lo = end;
+  }
+  if (lo >= hi) return;
+  while (atomic_load_explicit(&st->packed, memory_order_acquire) < st->panels)
+    sched_yield();
+  multiply_tasks(st, lo - st->panels, hi - st->panels);
 }
 
 static int64_t work_of(double flops) { return flops < 1e15 ? (int64_t)flops : (int64_t)1e15; }
@@ -346,12 +371,24 @@ static void gemm_shared(lt_context *ctx, const gemm_problem *g, gemm_slots *slot
     int64_t width = even_split(panels, ranges) * bk->nr;
     ranges = (nc + width - 1) / width;
     FOR_K_BLOCKS(g, pc, kc) {
-      shared_step st = {g,  slots,  b_buf, jc, nc, pc, kc, pc == 0 ? g->beta : 1.0,
-                        mc, ranges, width};
-      lt__cpu_parallel_upto(ctx, threads, panels, kc * nc, pack_b_task, &st);
-      lt__cpu_parallel_upto(ctx, threads, n_blocks_a * ranges,
-                            work_of(2.0 * (double)g->m * (double)nc * (double)kc), multiply_task,
-                            &st);
+      shared_step st = {.g = g,
+                        .slots = slots,
+                        .b_buf = b_buf,
+                        .jc = jc,
+                        .nc = nc,
+                        .pc = pc,
+                        .kc = kc,
+                        .beta = pc == 0 ? g->beta : 1.0,
+                        .mc = mc,
+                        .n_col_ranges = ranges,
+                        .range_width = width,
+                        .panels = panels};
+      atomic_init(&st.packed, 0);
+      for (int i = 0; i < slots->count; i++)
+        slots->a_row[i] = -1;
+      double flops = 2.0 * (double)g->m * (double)nc * (double)kc;
+      lt__cpu_parallel_upto(ctx, threads, panels + n_blocks_a * ranges,
+                            work_of(flops + (double)(kc * nc)), step_task, &st);
     }
   }
 }

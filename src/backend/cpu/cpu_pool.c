@@ -7,7 +7,7 @@
  * executed from several threads) runs its job serially, so the pool never deadlocks or nests.
  *
  * Waiting spins (yielding the core) for a short window before it sleeps, on both sides: one
- * operation runs many jobs a few microseconds apart (a GEMM has two per k block), and a thread
+ * operation runs many jobs a few microseconds apart (a GEMM has one per k block), and a thread
  * woken from sleep arrives late, later still after the machine was idle (the OS's and the
  * hypervisor's idle states are chosen by recent history); if workers slept between the jobs,
  * a call after a pause could run at up to half speed, the caller taking every chunk before its
@@ -76,12 +76,26 @@ typedef struct worker_arg {
   lt__cpu_pool *pool;
 } worker_arg;
 
+/* Guided chunks: each take is a share of what remains (REMAINING_SHARE per thread), down to
+ * the job's minimum. Early chunks are long (little per-chunk setup); the last are short, so a
+ * thread that took one just before the end (a worker woken late, on a core the hypervisor or a
+ * busy machine slows) holds the others at the job's end for a short chunk, not 1/16 of the job. */
+#define REMAINING_SHARE 4
+
 static void take_chunks(lt__cpu_pool *pool, lt__cpu_range_fn fn, void *arg, int64_t n,
-                        int64_t chunk) {
+                        int64_t min_chunk, int parts) {
+  int64_t lo = (int64_t)atomic_load_explicit(&pool->next, memory_order_relaxed);
   for (;;) {
-    int64_t lo = (int64_t)atomic_fetch_add(&pool->next, (long long)chunk);
     if (lo >= n) return;
-    fn(arg, lo, lo + chunk < n ? lo + chunk : n);
+    int64_t size = (n - lo) / ((int64_t)parts * REMAINING_SHARE);
+    if (size < min_chunk) size = min_chunk;
+    long long expected = (long long)lo;
+    if (!atomic_compare_exchange_weak(&pool->next, &expected, (long long)(lo + size))) {
+      lo = (int64_t)expected;
+      continue;
+    }
+    fn(arg, lo, lo + size < n ? lo + size : n);
+    lo = (int64_t)atomic_load_explicit(&pool->next, memory_order_relaxed);
   }
 }
 
@@ -106,8 +120,9 @@ static void *worker_main(void *p) {
     lt__cpu_range_fn fn = pool->fn;
     void *arg = pool->arg;
     int64_t n = pool->n_tasks, chunk = pool->chunk;
+    int parts = pool->max_helpers + 1;
     pthread_mutex_unlock(&pool->lock);
-    take_chunks(pool, fn, arg, n, chunk);
+    take_chunks(pool, fn, arg, n, chunk, parts);
     pthread_mutex_lock(&pool->lock);
     if (--pool->running == 0) pthread_cond_signal(&pool->done);
   }
@@ -176,9 +191,9 @@ void lt__cpu_pool_run(lt__cpu_pool *pool, int threads, int64_t n_tasks, lt__cpu_
     fn(arg, 0, n_tasks);
     return;
   }
-  /* Several chunks per thread balance uneven progress; few enough to keep per-chunk setup
-   * (odometer seeks) negligible. */
-  int64_t chunk = n_tasks / ((int64_t)parts * 8);
+  /* The shortest chunk: enough chunks per thread to balance uneven progress, few enough to keep
+   * per-chunk setup (odometer seeks) negligible. */
+  int64_t chunk = n_tasks / ((int64_t)parts * 32);
   pthread_mutex_lock(&pool->lock);
   pool->fn = fn;
   pool->arg = arg;
@@ -190,7 +205,7 @@ void lt__cpu_pool_run(lt__cpu_pool *pool, int threads, int64_t n_tasks, lt__cpu_
   pool->generation++;
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->lock);
-  take_chunks(pool, fn, arg, n_tasks, pool->chunk);
+  take_chunks(pool, fn, arg, n_tasks, chunk > 0 ? chunk : 1, parts);
   pthread_mutex_lock(&pool->lock);
   pool->open = false;
   if (pool->running > 0) {
