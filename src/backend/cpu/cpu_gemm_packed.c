@@ -39,6 +39,7 @@ typedef struct gemm_problem {
   bool src16, src_bf16;
   int64_t src_es;
   int64_t k0; /* first index along k of A and B (a k range of a k-split GEMM) */
+  int64_t kc; /* depth of its k blocks (k_block) */
 } gemm_problem;
 
 /* Per-thread packing buffers, claimed by whichever thread runs a chunk of tasks. Jobs run on
@@ -55,6 +56,18 @@ static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; 
 /* Panel elements along k for kc values of k (pairs of them in k-pair panels). */
 static int64_t depth_of(const lt__gemm_blocking *bk, int64_t kc) {
   return bk->k_pairs ? (kc + 1) / 2 : kc;
+}
+
+/* Depth of the k blocks of a GEMM of depth k: k cut into equal blocks of at most bk->kc,
+ * rounded up to a multiple of 8 (whole k pairs; every blocking's kc is one). With bk->kc-deep
+ * blocks, k = 784 ran as 384 + 384 + 16: the last block paid a full C update and, shared
+ * between threads, two meetings of the threads for 2% of the flops. Depends on k and the
+ * blocking only (a k-split GEMM has the same bits on any number of threads). */
+static int64_t k_block(const lt__gemm_blocking *bk, int64_t k) {
+  int64_t blocks = (k + bk->kc - 1) / bk->kc;
+  if (blocks <= 1) return bk->kc;
+  int64_t kb = round_up((k + blocks - 1) / blocks, 8);
+  return kb < bk->kc ? kb : bk->kc;
 }
 
 /* The problem of batch index b (row-major over batch_shape), transposed (C^T = B^T A^T) when C
@@ -89,7 +102,8 @@ static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *
                     .simd = simd,
                     .src16 = es == 2,
                     .src_bf16 = lt__gemm_ab_dtype(s) == LT_BF16,
-                    .src_es = es};
+                    .src_es = es,
+                    .kc = k_block(bk, s->k)};
   if (g.rs_c != 1 && g.cs_c == 1) {
     gemm_problem t = g;
     t.m = g.n, t.n = g.m;
@@ -254,8 +268,8 @@ static void multiply_block(const gemm_problem *g, const char *a_buf, const char 
 
 /* The k loop runs once even when k == 0, so that C still becomes beta * C. */
 #define FOR_K_BLOCKS(g, pc, kc)                                                                    \
-  for (int64_t pc = 0, kc = min64((g)->k, (g)->bk->kc); pc == 0 || pc < (g)->k;                    \
-       pc += (g)->bk->kc, kc = min64((g)->k - pc, (g)->bk->kc))
+  for (int64_t pc = 0, kc = min64((g)->k, (g)->kc); pc == 0 || pc < (g)->k;                        \
+       pc += (g)->kc, kc = min64((g)->k - pc, (g)->kc))
 
 static void gemm_serial(const gemm_problem *g, char *a_buf, char *b_buf) {
   const lt__gemm_blocking *bk = g->bk;
@@ -436,6 +450,7 @@ static void ksplit_task(void *arg, int64_t lo, int64_t hi) {
     gemm_problem p = *job->g;
     p.k0 = r * job->range_k;
     p.k = min64(job->range_k, job->g->k - p.k0);
+    p.kc = k_block(p.bk, p.k);
     p.c = job->partials + r * p.m * p.n * (int64_t)lt_dtype_size(p.bk->dtype);
     p.rs_c = 1, p.cs_c = p.m, p.rc = p.cc = &dense;
     p.alpha = 1.0, p.beta = 0.0;
