@@ -142,8 +142,9 @@ void lt__gemm_pack16_avx512(void *dst, const uint16_t *src, bool bf16, const int
  * transposed in registers). Rows past nr are written as zeros, so no panel is cleared first.
  * The scalar packer it replaces moved one element per instruction and, for the 12-wide B
  * panels (too narrow for the tile transposes), was a third of a 128x256x784 GEMM's time. */
-/* k steps the row copies prefetch ahead. */
+/* k steps the row copies prefetch ahead, and elements along k the transposes do. */
 #define PACK_PREFETCH 16
+#define PACK_PREFETCH_T 64
 
 bool lt__gemm_pack32_avx512(uint32_t *dst, const uint32_t *src, int64_t s_row, int64_t s_k,
                             int64_t rows, int64_t kc, int r) {
@@ -172,12 +173,21 @@ bool lt__gemm_pack32_avx512(uint32_t *dst, const uint32_t *src, int64_t s_row, i
       int64_t nq = min64(16, kc - q0);
       __mmask16 lq = lanes16(nq);
       for (int i0 = 0; i0 < r; i0 += 16) {
+        __mmask16 w = lanes16(r - i0);
+        if (i0 >= nr) { /* padding rows only */
+          for (int64_t t = 0; t < nq; t++)
+            _mm512_mask_storeu_epi32(dst + (q0 + t) * r + i0, w, _mm512_setzero_si512());
+          continue;
+        }
         __m512i x[16];
+        /* 16 or more rows read along k at once: more streams than the hardware prefetcher
+         * follows (the weight gradient of a contraction over a long k waited on memory). */
+        for (int i = 0; i < 16 && i0 + i < nr && q0 + PACK_PREFETCH_T < kc; i++)
+          _mm_prefetch((const char *)(s + (i0 + i) * s_row + q0 + PACK_PREFETCH_T), _MM_HINT_T0);
         for (int i = 0; i < 16; i++)
           x[i] = i0 + i < nr ? _mm512_maskz_loadu_epi32(lq, s + (i0 + i) * s_row + q0)
                              : _mm512_setzero_si512();
         transpose16(x);
-        __mmask16 w = lanes16(r - i0);
         for (int64_t t = 0; t < nq; t++)
           _mm512_mask_storeu_epi32(dst + (q0 + t) * r + i0, w, x[t]);
       }
