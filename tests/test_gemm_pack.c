@@ -6,7 +6,9 @@
  * or stepped, k flipped or stepped (no unit stride: the element-wise packer), extents that leave
  * partial register tiles and partial 16-wide transposes, and k past one k block (blocks of
  * equal depth). C is written row-major and column-major, which swaps the operands between the
- * A and B panels (32 and 12 rows wide on AVX-512). No timing is asserted. */
+ * A and B panels (32 and 12 rows wide on AVX-512), except for a C narrower than a tile, which
+ * keeps the orientation that pads it least (its tiles then written element by element). No
+ * timing is asserted. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "harness.h"
 
@@ -88,6 +90,7 @@ static void test_pack_layouts(void **state) {
       {45, 29, 17}, /* partial tiles both ways, k not a multiple of 16 */
       {33, 13, 40}, /* one row past a 32-row panel, one past a 12-row panel */
       {1, 12, 5},   /* single row, single panel */
+      {70, 5, 33},  /* a narrow C: kept in the orientation with fewer padded tiles */
   };
   for (int d = 0; d < 2; d++)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)

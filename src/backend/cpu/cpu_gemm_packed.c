@@ -71,7 +71,8 @@ static int64_t k_block(const lt__gemm_blocking *bk, int64_t k) {
 }
 
 /* The problem of batch index b (row-major over batch_shape), transposed (C^T = B^T A^T) when C
- * is row-major, so that the micro-kernel's vector direction runs along C's unit stride. */
+ * is row-major, so that the micro-kernel's vector direction runs along C's unit stride, unless
+ * the other orientation pads C to far fewer register tiles. */
 static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *bk,
                                lt__cpu_simd simd, int64_t b) {
   int64_t oa, ob, oc;
@@ -104,7 +105,16 @@ static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *
                     .src_bf16 = lt__gemm_ab_dtype(s) == LT_BF16,
                     .src_es = es,
                     .kc = k_block(bk, s->k)};
-  if (g.rs_c != 1 && g.cs_c == 1) {
+  /* A register tile is mr x nr (32 x 12 on AVX-512): a C of 10 columns and 128 rows, made
+   * 10 x 128, pads 10 rows to 32 (3.3x the flops) where 128 x 10 pads 10 columns to 12. Such
+   * a shape keeps the orientation with the smaller padded C even though its tiles are then
+   * written element by element (a tenth of the kernel's time at k = 256; OpenBLAS's Prescott
+   * kernels had won the engine choice for the step's 128x10x256 layer at 12 GFLOP/s). */
+  bool swap = g.rs_c != 1 && g.cs_c == 1;
+  int64_t keep = round_up(g.m, bk->mr) * round_up(g.n, bk->nr),
+          swapped = round_up(g.n, bk->mr) * round_up(g.m, bk->nr);
+  if (swap ? 4 * keep < 3 * swapped : 4 * swapped < 3 * keep) swap = !swap;
+  if (swap) {
     gemm_problem t = g;
     t.m = g.n, t.n = g.m;
     t.a = g.b, t.rs_a = g.cs_b, t.cs_a = g.rs_b;
