@@ -5,7 +5,8 @@
  *  - backward / forward time of einsum for TCCG-style pair contractions (aim <= 2.2);
  *  - memory a 20-op elementwise chain keeps for backward.
  * `bench_autograd --step` prints only the step's median milliseconds (bench_autograd.py runs it
- * beside PyTorch and NumPy). LT_BENCH_QUICK=1 shrinks the repetitions. */
+ * beside PyTorch and NumPy), `--ops` the medians of the step's phases (forward GEMMs, bias adds,
+ * ReLU, loss, backward, Adam). LT_BENCH_QUICK=1 shrinks the repetitions. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_peak.h"
 #include "bench_timing.h"
@@ -50,42 +51,68 @@ typedef struct mlp {
   lt_tensor *x, *onehot, *p[4];
 } mlp;
 
-static void mlp_step(mlp *m) {
+/* The step's phases, timed by `--ops` (bench_autograd --ops prints their medians). */
+enum { PH_GEMM1, PH_BIAS1, PH_RELU, PH_GEMM2, PH_BIAS2, PH_LOSS, PH_BACKWARD, PH_ADAM, PH_N };
+static const char *const phase_names[PH_N] = {"forward 128x784 @ 784x256",
+                                              "bias add 1",
+                                              "relu",
+                                              "forward 128x256 @ 256x10",
+                                              "bias add 2",
+                                              "log_softmax cross-entropy",
+                                              "backward (all)",
+                                              "Adam, zero_grad, clear"};
+
+/* One step; `ph` (NULL: not timed) receives each phase's seconds. */
+static void mlp_step(mlp *m, double *ph) {
   lt_tape *t = m->tape;
-  lt_tensor *h, *hb, *a, *z, *zb, *mx, *zs, *e, *s, *ls, *zy1, *zy, *li, *loss;
+  lt_tensor *h, *hb, *a, *z, *zb, *ls, *picked, *loss;
+  double t0 = ph ? bench_now() : 0.0;
+#define PHASE(i)                                                                                   \
+  do {                                                                                             \
+    if (ph) {                                                                                      \
+      double t1_ = bench_now();                                                                    \
+      ph[i] = t1_ - t0;                                                                            \
+      t0 = t1_;                                                                                    \
+    }                                                                                              \
+  } while (0)
   const lt_tensor *in1[2] = {m->x, m->p[0]};
   CHECK(lt_ad_einsum(t, "bi,ih->bh", 2, in1, &h));
+  PHASE(PH_GEMM1);
   CHECK(lt_ad_binary(t, LT_BINARY_ADD, h, m->p[1], &hb));
+  PHASE(PH_BIAS1);
   CHECK(lt_ad_unary(t, LT_UNARY_RELU, hb, &a));
+  PHASE(PH_RELU);
   const lt_tensor *in2[2] = {a, m->p[2]};
   CHECK(lt_ad_einsum(t, "bh,hc->bc", 2, in2, &z));
+  PHASE(PH_GEMM2);
   CHECK(lt_ad_binary(t, LT_BINARY_ADD, z, m->p[3], &zb));
+  PHASE(PH_BIAS2);
+  /* mean cross-entropy as examples/mlp.c computes it: sum(log_softmax(zb) * -onehot / B) */
   const int ax = 1;
-  CHECK(lt_reduce(LT_REDUCE_MAX, zb, 1, &ax, true, &mx));
-  CHECK(lt_ad_binary(t, LT_BINARY_SUB, zb, mx, &zs));
-  CHECK(lt_ad_unary(t, LT_UNARY_EXP, zs, &e));
-  CHECK(lt_ad_reduce(t, LT_REDUCE_SUM, e, 1, &ax, false, &s));
-  CHECK(lt_ad_unary(t, LT_UNARY_LOG, s, &ls));
-  CHECK(lt_ad_binary(t, LT_BINARY_MUL, zs, m->onehot, &zy1));
-  CHECK(lt_ad_reduce(t, LT_REDUCE_SUM, zy1, 1, &ax, false, &zy));
-  CHECK(lt_ad_binary(t, LT_BINARY_SUB, ls, zy, &li));
-  CHECK(lt_ad_reduce(t, LT_REDUCE_MEAN, li, -1, NULL, false, &loss));
+  CHECK(lt_ad_log_softmax(t, zb, 1, &ax, &ls));
+  CHECK(lt_ad_binary(t, LT_BINARY_MUL, ls, m->onehot, &picked));
+  CHECK(lt_ad_reduce(t, LT_REDUCE_SUM, picked, -1, NULL, false, &loss));
+  PHASE(PH_LOSS);
   CHECK(lt_tape_backward(t, loss, NULL, 0));
+  PHASE(PH_BACKWARD);
   CHECK(lt_optim_step(m->opt));
   CHECK(lt_optim_zero_grad(m->opt));
   CHECK(lt_tape_clear(t));
-  lt_tensor *all[] = {h, hb, a, z, zb, mx, zs, e, s, ls, zy1, zy, li, loss};
-  destroy_all(all, 14);
+  PHASE(PH_ADAM);
+#undef PHASE
+  lt_tensor *all[] = {h, hb, a, z, zb, ls, picked, loss};
+  destroy_all(all, 8);
 }
 
-static double step_ms(lt_context *ctx, int reps) {
+/* Median milliseconds of a step; with `ops`, also each phase's median, printed. */
+static double step_ms(lt_context *ctx, int reps, bool ops) {
   mlp m = {.ctx = ctx};
   const int64_t sx[2] = {128, 784}, s1[2] = {784, 256}, b1[1] = {256}, s2[2] = {256, 10},
                 b2[1] = {10}, sy[2] = {128, 10};
   m.x = rnd(ctx, 2, sx, 2.0);
   float *oh = calloc(128 * 10, sizeof(float));
   for (int i = 0; i < 128; i++)
-    oh[i * 10 + i % 10] = 1.0f;
+    oh[i * 10 + i % 10] = -1.0f / 128; /* -onehot / B: the loss's weights */
   CHECK(lt_tensor_from_host(ctx, LT_F32, 2, sy, NULL, oh, &m.onehot));
   free(oh);
   m.p[0] = rnd(ctx, 2, s1, 0.1);
@@ -96,15 +123,20 @@ static double step_ms(lt_context *ctx, int reps) {
   for (int k = 0; k < 4; k++)
     CHECK(lt_tape_requires_grad(m.tape, m.p[k], true));
   CHECK(lt_optim_create(m.tape, LT_OPTIM_ADAM, 4, m.p, &m.opt));
-  mlp_step(&m); /* warm-up: plans, caches, optimiser state */
-  mlp_step(&m);
-  double *t = malloc(sizeof(double) * (size_t)reps);
+  mlp_step(&m, NULL); /* warm-up: plans, caches, optimiser state */
+  mlp_step(&m, NULL);
+  double *t = malloc(sizeof(double) * (size_t)reps * (PH_N + 1));
   for (int r = 0; r < reps; r++) {
-    double t0 = bench_now();
-    mlp_step(&m);
+    double ph[PH_N], t0 = bench_now();
+    mlp_step(&m, ops ? ph : NULL);
     t[r] = bench_now() - t0;
+    for (int i = 0; ops && i < PH_N; i++)
+      t[(size_t)reps * (size_t)(i + 1) + (size_t)r] = ph[i];
   }
   double med = bench_median(t, reps);
+  for (int i = 0; ops && i < PH_N; i++)
+    printf("  %-28s %8.4f ms (median of %d)\n", phase_names[i],
+           bench_median(t + (size_t)reps * (size_t)(i + 1), reps) * 1e3, reps);
   free(t);
   lt_optim_destroy(m.opt);
   lt_tape_destroy(m.tape);
@@ -157,14 +189,20 @@ int main(int argc, char **argv) {
   bool quick = getenv("LT_BENCH_QUICK") != NULL;
   lt_context *ctx;
   CHECK(lt_context_create("cpu", &ctx));
+  if (argc > 1 && strcmp(argv[1], "--ops") == 0) { /* where a step's time goes */
+    printf("MLP step, medians per phase:\n");
+    printf("  %-28s %8.4f ms\n", "whole step", step_ms(ctx, quick ? 5 : 100, true));
+    lt_context_destroy(ctx);
+    return 0;
+  }
   if (argc > 1 && strcmp(argv[1], "--step") == 0) {
-    printf("%.4f\n", step_ms(ctx, quick ? 5 : 30));
+    printf("%.4f\n", step_ms(ctx, quick ? 5 : 30, false));
     lt_context_destroy(ctx);
     return 0;
   }
   int threads = lt_context_num_threads(ctx);
   double peak = lt_fma_peak_gflops(threads);
-  double ms = step_ms(ctx, quick ? 5 : 30);
+  double ms = step_ms(ctx, quick ? 5 : 30, false);
   double flops = 3.0 * 2.0 * 128.0 * (784.0 * 256.0 + 256.0 * 10.0);
   printf("MLP 784-256-10, batch 128, f32, Adam: %.3f ms per step = %.1f GFLOP/s = %.3f of the "
          "f32 FMA peak (%.0f GFLOP/s, %d threads)\n",

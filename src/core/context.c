@@ -92,8 +92,12 @@ lt_status lt__context_mismatch(const char *call, const char *a, const lt_context
 
 /* The block cache (lt_context.block_mem): blocks of at least BLOCK_MIN bytes, at most
  * BLOCK_TOTAL bytes held in all, the oldest given back first. Only exact sizes are reused, so
- * a loop over same-shaped tensors hits and nothing else pays for it. */
-#define BLOCK_MIN ((size_t)1 << 20)
+ * a loop over same-shaped tensors hits and nothing else pays for it. BLOCK_MIN is below glibc's
+ * first mmap threshold and trim threshold (128 KiB): an MLP training step (784-256-10, batch
+ * 128) allocates and frees a dozen blocks of 128 KiB to 784 KiB, which glibc gave back to the
+ * kernel (trimmed or unmapped) and took again, page faults and all, in every step; 16 slots
+ * hold a step's worth. */
+#define BLOCK_MIN ((size_t)64 << 10)
 #define BLOCK_TOTAL ((size_t)1 << 30)
 
 static size_t block_round(size_t bytes) { return (bytes + 63) / 64 * 64; }

@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#define LT__BLOCK_CACHE_SLOTS 4
+#define LT__BLOCK_CACHE_SLOTS 16
 
 struct lt_context {
   uint32_t tag;              /* LT__HANDLE_CONTEXT while alive (core/handle.h) */

@@ -45,6 +45,9 @@ static void pack_transposing(char *dst, const char *src, int64_t s_row, int64_t 
 
 void lt__gemm_pack(void *dst, const void *src, int64_t s_row, int64_t s_k, int64_t rows, int64_t kc,
                    int r, size_t esize, lt__cpu_simd simd) {
+  if (simd == LT__CPU_SIMD_AVX512 && esize == 4 &&
+      lt__gemm_pack32_avx512(dst, src, s_row, s_k, rows, kc, r))
+    return;
   if (s_k == 1 && s_row != 1 && r >= lt__cpu_transpose_block(simd, esize))
     pack_transposing(dst, src, s_row, rows, kc, r, esize, simd);
   else if (esize == 4)

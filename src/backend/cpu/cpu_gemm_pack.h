@@ -16,6 +16,11 @@
 void lt__gemm_pack(void *dst, const void *src, int64_t s_row, int64_t s_k, int64_t rows, int64_t kc,
                    int r, size_t esize, lt__cpu_simd simd);
 
+/* lt__gemm_pack for 4-byte elements in AVX-512 vectors, where a source stride is unit and
+ * r <= 32; false (nothing written) otherwise. Call only where the ISA table is AVX-512. */
+bool lt__gemm_pack32_avx512(uint32_t *dst, const uint32_t *src, int64_t s_row, int64_t s_k,
+                            int64_t rows, int64_t kc, int r);
+
 /* Offsets (in elements) of indices [first, first + count) of group g into out: i * stride when
  * g->n == 0, else the sum of i's digits times the group's strides. */
 void lt__gemm_offsets(const lt__gemm_group *g, int64_t stride, int64_t first, int64_t count,

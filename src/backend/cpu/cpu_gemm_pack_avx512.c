@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Packing of f16 / bf16 blocks for the AVX-512 GEMM kernels (lt__gemm_pack16_fn): f16 widens
- * with vcvtph2ps, bf16 with a zero-extend and shift (both exact), and bf16 k pairs for the
- * vdpbf16ps kernel interleave two k rows with vpermt2w. Two layouts are vectorised: panel rows
- * adjacent in memory (one load per k), and k adjacent (16 rows loaded along k, then a 16x16
- * transpose in registers); anything else goes to the portable packer. */
+/* AVX-512 panel packing: f32 blocks (lt__gemm_pack32_avx512, taken by lt__gemm_pack) and f16 /
+ * bf16 blocks for the GEMM kernels (lt__gemm_pack16_fn): f16 widens with vcvtph2ps, bf16 with a
+ * zero-extend and shift (both exact), and bf16 k pairs for the vdpbf16ps kernel interleave two k
+ * rows with vpermt2w. Two layouts are vectorised: panel rows adjacent in memory (one load per k),
+ * and k adjacent (16 rows loaded along k, then a 16x16 transpose in registers); anything else
+ * goes to the portable packers. */
 #include "backend/cpu/cpu_gemm_kernel.h"
+#include "backend/cpu/cpu_gemm_pack.h"
 
 #ifdef LT_HAVE_X86_ISA_KERNELS
 #include <immintrin.h>
@@ -18,7 +20,7 @@ static __m512 widen(__m256i h, bool bf16) {
 }
 
 static __mmask16 lanes16(int64_t n) {
-  return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
+  return n <= 0 ? (__mmask16)0 : n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1);
 }
 static __mmask32 lanes32(int64_t n) {
   return n >= 32 ? (__mmask32)~0u : (__mmask32)((1u << n) - 1);
@@ -56,8 +58,9 @@ static void pack_rows_unit(uint32_t *d, const uint16_t *src, bool bf16, int64_t 
   }
 }
 
-/* In place: x[i] lane j becomes x[j] lane i (32-bit elements). */
-static void transpose16(__m512i x[16]) {
+/* In place: x[i] lane j becomes x[j] lane i (32-bit elements). Inlined, so that x stays in
+ * registers (a call passes it through memory). */
+static inline __attribute__((always_inline)) void transpose16(__m512i x[16]) {
   __m512i t[16];
   for (int i = 0; i < 8; i++) {
     t[2 * i] = _mm512_unpacklo_epi32(x[2 * i], x[2 * i + 1]);
@@ -134,7 +137,72 @@ void lt__gemm_pack16_avx512(void *dst, const uint16_t *src, bool bf16, const int
   }
 }
 
+/* 4-byte panels (f32) from a strided block: rows adjacent in memory (each k step is one masked
+ * load and store per 16 rows), or k adjacent (16 k values of 16 rows loaded along k, then
+ * transposed in registers). Rows past nr are written as zeros, so no panel is cleared first.
+ * The scalar packer it replaces moved one element per instruction and, for the 12-wide B
+ * panels (too narrow for the tile transposes), was a third of a 128x256x784 GEMM's time. */
+/* k steps the row copies prefetch ahead, and elements along k the transposes do. */
+#define PACK_PREFETCH 16
+#define PACK_PREFETCH_T 64
+
+bool lt__gemm_pack32_avx512(uint32_t *dst, const uint32_t *src, int64_t s_row, int64_t s_k,
+                            int64_t rows, int64_t kc, int r) {
+  if (r > 32 || (s_row != 1 && s_k != 1)) return false;
+  for (int64_t r0 = 0; r0 < rows; r0 += r, dst += (int64_t)r * kc) {
+    int64_t nr = min64(r, rows - r0);
+    const uint32_t *s = src + r0 * s_row;
+    if (s_row == 1) {
+      __mmask16 l0 = lanes16(nr), l1 = lanes16(nr - 16);
+      __mmask16 w0 = lanes16(r), w1 = r > 16 ? lanes16(r - 16) : 0;
+      /* Each k reads new lines s_k elements apart, too far apart for the hardware prefetcher:
+       * the loads waited on the cache (most of this packer's time in an MLP step). */
+      for (int64_t p = 0; p < kc; p++) {
+        const uint32_t *sp = s + p * s_k;
+        if (p + PACK_PREFETCH < kc) {
+          _mm_prefetch((const char *)(sp + PACK_PREFETCH * s_k), _MM_HINT_T0);
+          if (nr > 16) _mm_prefetch((const char *)(sp + PACK_PREFETCH * s_k + 16), _MM_HINT_T0);
+        }
+        _mm512_mask_storeu_epi32(dst + p * r, w0, _mm512_maskz_loadu_epi32(l0, sp));
+        if (w1)
+          _mm512_mask_storeu_epi32(dst + p * r + 16, w1, _mm512_maskz_loadu_epi32(l1, sp + 16));
+      }
+      continue;
+    }
+    for (int64_t q0 = 0; q0 < kc; q0 += 16) {
+      int64_t nq = min64(16, kc - q0);
+      __mmask16 lq = lanes16(nq);
+      for (int i0 = 0; i0 < r; i0 += 16) {
+        __mmask16 w = lanes16(r - i0);
+        if (i0 >= nr) { /* padding rows only */
+          for (int64_t t = 0; t < nq; t++)
+            _mm512_mask_storeu_epi32(dst + (q0 + t) * r + i0, w, _mm512_setzero_si512());
+          continue;
+        }
+        __m512i x[16];
+        /* 16 or more rows read along k at once: more streams than the hardware prefetcher
+         * follows (the weight gradient of a contraction over a long k waited on memory). */
+        for (int i = 0; i < 16 && i0 + i < nr && q0 + PACK_PREFETCH_T < kc; i++)
+          _mm_prefetch((const char *)(s + (i0 + i) * s_row + q0 + PACK_PREFETCH_T), _MM_HINT_T0);
+        for (int i = 0; i < 16; i++)
+          x[i] = i0 + i < nr ? _mm512_maskz_loadu_epi32(lq, s + (i0 + i) * s_row + q0)
+                             : _mm512_setzero_si512();
+        transpose16(x);
+        for (int64_t t = 0; t < nq; t++)
+          _mm512_mask_storeu_epi32(dst + (q0 + t) * r + i0, w, x[t]);
+      }
+    }
+  }
+  return true;
+}
+
 #else
+bool lt__gemm_pack32_avx512(uint32_t *dst, const uint32_t *src, int64_t s_row, int64_t s_k,
+                            int64_t rows, int64_t kc, int r) {
+  (void)dst, (void)src, (void)s_row, (void)s_k, (void)rows, (void)kc, (void)r;
+  return false;
+}
+
 void lt__gemm_pack16_avx512(void *dst, const uint16_t *src, bool bf16, const int64_t *roff,
                             int64_t rows, const int64_t *koff, int64_t kc, int r, bool pairs) {
   lt__gemm_pack16_portable(dst, src, bf16, roff, rows, koff, kc, r, pairs);

@@ -43,6 +43,7 @@ typedef struct gemm_problem {
   bool src16, src_bf16;
   int64_t src_es;
   int64_t k0; /* first index along k of A and B (a k range of a k-split GEMM) */
+  int64_t kc; /* depth of its k blocks (k_block) */
 } gemm_problem;
 
 /* Per-thread packing buffers, claimed by whichever thread runs a chunk of tasks. Jobs run on
@@ -62,8 +63,21 @@ static int64_t depth_of(const lt__gemm_blocking *bk, int64_t kc) {
   return bk->k_pairs ? (kc + 1) / 2 : kc;
 }
 
+/* Depth of the k blocks of a GEMM of depth k: k cut into equal blocks of at most bk->kc,
+ * rounded up to a multiple of 8 (whole k pairs; every blocking's kc is one). With bk->kc-deep
+ * blocks, k = 784 ran as 384 + 384 + 16: the last block paid a full C update and, shared
+ * between threads, two meetings of the threads for 2% of the flops. Depends on k and the
+ * blocking only (a k-split GEMM has the same bits on any number of threads). */
+static int64_t k_block(const lt__gemm_blocking *bk, int64_t k) {
+  int64_t blocks = (k + bk->kc - 1) / bk->kc;
+  if (blocks <= 1) return bk->kc;
+  int64_t kb = round_up((k + blocks - 1) / blocks, 8);
+  return kb < bk->kc ? kb : bk->kc;
+}
+
 /* The problem of batch index b (row-major over batch_shape), transposed (C^T = B^T A^T) when C
- * is row-major, so that the micro-kernel's vector direction runs along C's unit stride. */
+ * is row-major, so that the micro-kernel's vector direction runs along C's unit stride, unless
+ * the other orientation pads C to far fewer register tiles. */
 static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *bk,
                                lt__cpu_simd simd, int64_t b) {
   int64_t oa, ob, oc;
@@ -94,8 +108,18 @@ static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *
                     .simd = simd,
                     .src16 = es == 2,
                     .src_bf16 = lt__gemm_ab_dtype(s) == LT_BF16,
-                    .src_es = es};
-  if (g.rs_c != 1 && g.cs_c == 1) {
+                    .src_es = es,
+                    .kc = k_block(bk, s->k)};
+  /* A register tile is mr x nr (32 x 12 on AVX-512): a C of 10 columns and 128 rows, made
+   * 10 x 128, pads 10 rows to 32 (3.3x the flops) where 128 x 10 pads 10 columns to 12. Such
+   * a shape keeps the orientation with the smaller padded C even though its tiles are then
+   * written element by element (a tenth of the kernel's time at k = 256; OpenBLAS's Prescott
+   * kernels had won the engine choice for the step's 128x10x256 layer at 12 GFLOP/s). */
+  bool swap = g.rs_c != 1 && g.cs_c == 1;
+  int64_t keep = round_up(g.m, bk->mr) * round_up(g.n, bk->nr),
+          swapped = round_up(g.n, bk->mr) * round_up(g.m, bk->nr);
+  if (swap ? 4 * keep < 3 * swapped : 4 * swapped < 3 * keep) swap = !swap;
+  if (swap) {
     gemm_problem t = g;
     t.m = g.n, t.n = g.m;
     t.a = g.b, t.rs_a = g.cs_b, t.cs_a = g.rs_b;
@@ -259,8 +283,8 @@ static void multiply_block(const gemm_problem *g, const char *a_buf, const char 
 
 /* The k loop runs once even when k == 0, so that C still becomes beta * C. */
 #define FOR_K_BLOCKS(g, pc, kc)                                                                    \
-  for (int64_t pc = 0, kc = min64((g)->k, (g)->bk->kc); pc == 0 || pc < (g)->k;                    \
-       pc += (g)->bk->kc, kc = min64((g)->k - pc, (g)->bk->kc))
+  for (int64_t pc = 0, kc = min64((g)->k, (g)->kc); pc == 0 || pc < (g)->k;                        \
+       pc += (g)->kc, kc = min64((g)->k - pc, (g)->kc))
 
 static void gemm_serial(const gemm_problem *g, char *a_buf, char *b_buf) {
   const lt__gemm_blocking *bk = g->bk;
@@ -473,6 +497,7 @@ static void ksplit_task(void *arg, int64_t lo, int64_t hi) {
     gemm_problem p = *job->g;
     p.k0 = r * job->range_k;
     p.k = min64(job->range_k, job->g->k - p.k0);
+    p.kc = k_block(p.bk, p.k);
     p.c = job->partials + r * p.m * p.n * (int64_t)lt_dtype_size(p.bk->dtype);
     p.rs_c = 1, p.cs_c = p.m, p.rc = p.cc = &dense;
     p.alpha = 1.0, p.beta = 0.0;
