@@ -30,8 +30,9 @@ typedef struct index_job {
 /* Gathered whole rows (take along a non-last axis): each source row starts at a random place,
  * too briefly read for the hardware prefetchers, so rows this many ahead are requested while
  * this one is copied (rows of at most ROW_PREFETCH_MAX bytes; longer ones the prefetchers
- * follow). */
-#define ROWS_AHEAD 8
+ * follow). 3, not 8 or 16: the same gain from a huge-page source (1.6x), and less loss where
+ * the source has 4 KiB pages (a wrapped NumPy array: each prefetch then walks the page table). */
+#define ROWS_AHEAD 3
 #define ROW_PREFETCH_MAX 4096
 
 static void note_bad(index_job *job, int64_t pos) {
