@@ -5,6 +5,7 @@
 #include "harness.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,68 @@ static void take_on(lt_context *ctx) {
 static void test_take(void **state) {
   (void)state;
   lt_test_on_each_device(take_on);
+}
+
+/* Whole rows into outputs past the streaming threshold (32 MiB; non-temporal stores, source
+ * rows prefetched ahead): 4 KiB rows, and 404-byte rows into an output view whose rows start
+ * off 64-byte lines; checked bit for bit against the host data, then a bad index near the end
+ * is an error naming its position. CPU only, and not under valgrind/TSan (the sizes). */
+static void check_large_rows(lt_context *ctx, int64_t rows, int64_t cols, int64_t n_idx) {
+  int64_t sa[2] = {rows, cols}, si[1] = {n_idx};
+  float *host = malloc(sizeof(float) * (size_t)(rows * cols));
+  int32_t *ih = malloc(sizeof(int32_t) * (size_t)n_idx);
+  for (int64_t i = 0; i < rows * cols; i++)
+    host[i] = (float)lt_test_rand_double(-1, 1);
+  for (int64_t i = 0; i < n_idx; i++)
+    ih[i] = (int32_t)lt_test_rand_int(-rows, rows - 1);
+  lt_tensor *a, *idx, *base, *d;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_F32, 2, sa, NULL, host, &a));
+  LT_CHECK(lt_tensor_from_host(ctx, LT_I32, 1, si, NULL, ih, &idx));
+  int64_t sb[2] = {n_idx, cols + 1};
+  LT_CHECK(lt_tensor_empty(ctx, LT_F32, 2, sb, &base));
+  LT_CHECK(lt_view_slice(base, 1, 1, cols + 1, 1, &d)); /* rows start one element in */
+  lt_plan *p;
+  LT_CHECK(lt_plan_take(a, 0, idx, d, NULL, &p));
+  const lt_tensor *ins[2] = {a, idx};
+  LT_CHECK(lt_plan_execute(p, ins, 2, NULL, 0, d));
+  void *mem;
+  LT_CHECK(lt_tensor_host_pointer(base, &mem));
+  const float *out = mem;
+  for (int64_t r = 0; r < n_idx; r++) {
+    int64_t j = ih[r] < 0 ? ih[r] + rows : ih[r];
+    if (memcmp(out + r * (cols + 1) + 1, host + j * cols, sizeof(float) * (size_t)cols) != 0)
+      fail_msg("take of %lld-float rows: row %lld differs from source row %lld", (long long)cols,
+               (long long)r, (long long)j);
+  }
+  ih[n_idx - 3] = (int32_t)rows;
+  lt_tensor_destroy(idx);
+  LT_CHECK(lt_tensor_from_host(ctx, LT_I32, 1, si, NULL, ih, &idx));
+  const lt_tensor *bad_ins[2] = {a, idx};
+  LT_CHECK_FAILS(lt_plan_execute(p, bad_ins, 2, NULL, 0, d), LT_ERR_OUT_OF_RANGE);
+  char want[64];
+  snprintf(want, sizeof want, "%lld", (long long)rows);
+  assert_non_null(strstr(lt_last_error(), want));
+  lt_plan_destroy(p);
+  lt_tensor_destroy(d);
+  lt_tensor_destroy(base);
+  lt_tensor_destroy(idx);
+  lt_tensor_destroy(a);
+  free(host);
+  free(ih);
+}
+
+static void test_take_large_rows(void **state) {
+  (void)state;
+  if (lt_test_instrumented()) {
+    printf("[ SKIP     ] 32 MiB outputs under valgrind/TSan (the ASan run covers them)\n");
+    return;
+  }
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  LT_CHECK(lt_context_set_num_threads(ctx, 2));
+  check_large_rows(ctx, 1000, 1024, 8200);
+  check_large_rows(ctx, 3000, 101, 83100);
+  lt_context_destroy(ctx);
 }
 
 static void along_on(lt_context *ctx) {
@@ -543,10 +606,15 @@ static void test_sort(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_take),        cmocka_unit_test(test_take_along_axis),
-      cmocka_unit_test(test_scatter_add), cmocka_unit_test(test_scatter_deterministic),
-      cmocka_unit_test(test_errors),      cmocka_unit_test(test_mask_select),
-      cmocka_unit_test(test_join),        cmocka_unit_test(test_create),
+      cmocka_unit_test(test_take),
+      cmocka_unit_test(test_take_large_rows),
+      cmocka_unit_test(test_take_along_axis),
+      cmocka_unit_test(test_scatter_add),
+      cmocka_unit_test(test_scatter_deterministic),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_mask_select),
+      cmocka_unit_test(test_join),
+      cmocka_unit_test(test_create),
       cmocka_unit_test(test_sort),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,7 +147,10 @@ static void test_thread_and_layout_invariance(void **state) {
   lt_context_destroy(ctx);
 }
 
-/* CPU and OpenCL give the same bits, normals included (philox.h has its own log and sincos). */
+/* CPU and OpenCL give the same bits, normals included: philox.h's transform uses only correctly
+ * rounded + - * / and sqrt (its own log and sincos, no libm, no contraction on either side), so
+ * f32 and f64 normals must be equal bit for bit, not merely close. The normals run long enough
+ * (and from an offset that crosses 2^32 blocks) for every vector loop and tail of the CPU side. */
 static void test_cpu_opencl_equal(void **state) {
   (void)state;
   const char *devs[8];
@@ -165,26 +168,80 @@ static void test_cpu_opencl_equal(void **state) {
   const struct {
     int which;
     lt_dtype dtype;
-  } cases[] = {{0, LT_F16}, {0, LT_F32}, {0, LT_F64}, {1, LT_F32},
-               {1, LT_F64}, {2, LT_I64}, {2, LT_F64}, {3, LT_BF16}};
+  } cases[] = {{0, LT_F16}, {0, LT_F32}, {0, LT_F64}, {1, LT_F32}, {1, LT_F64},
+               {1, LT_F16}, {2, LT_I64}, {2, LT_F64}, {3, LT_BF16}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     int which = cases[c].which;
     lt_dtype dtype = cases[c].dtype;
-    int64_t n = 3001;
+    int64_t n = which == 1 ? 10001 : 3001;
     double *a = draw(cpu, which, dtype, n, 5, 11), *b = draw(ocl, which, dtype, n, 5, 11);
-    if (which == 1) {
-      lt_test_assert_close(b, a, n, 1e-13, "normal CPU vs OpenCL");
-    } else {
+    if (memcmp(a, b, sizeof(double) * (size_t)n) != 0)
       for (int64_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-          fail_msg("dist %d %s element %lld: CPU %.17g, OpenCL %.17g", which, lt_dtype_name(dtype),
+        if (memcmp(&a[i], &b[i], sizeof a[i]) != 0)
+          fail_msg("dist %d %s element %lld: CPU %a, OpenCL %a", which, lt_dtype_name(dtype),
                    (long long)i, a[i], b[i]);
-    }
     free(a);
     free(b);
   }
+  /* Normals from an offset whose blocks cross 2^32, with a seed and stream using both halves. */
+  for (int wide = 0; wide < 2; wide++) {
+    lt_dtype dtype = wide ? LT_F64 : LT_F32;
+    int64_t n = 4097;
+    double *v[2];
+    for (int dev = 0; dev < 2; dev++) {
+      lt_rng *rng;
+      lt_tensor *t;
+      LT_CHECK(lt_rng_create(0xfedcba9876543210ULL, 0x0123456789abcdefULL, &rng));
+      LT_CHECK(lt_rng_set_offset(rng, ((uint64_t)1 << 32) - 1000));
+      LT_CHECK(lt_tensor_empty(dev ? ocl : cpu, dtype, 1, &n, &t));
+      LT_CHECK(lt_rng_normal(rng, t, 0, 1));
+      v[dev] = lt_test_read_all(t);
+      lt_tensor_destroy(t);
+      lt_rng_destroy(rng);
+    }
+    for (int64_t i = 0; i < n; i++)
+      if (memcmp(&v[0][i], &v[1][i], sizeof(double)) != 0)
+        fail_msg("normal %s past 2^32 blocks, element %lld: CPU %a, OpenCL %a",
+                 lt_dtype_name(dtype), (long long)i, v[0][i], v[1][i]);
+    free(v[0]);
+    free(v[1]);
+  }
   lt_context_destroy(cpu);
   lt_context_destroy(ocl);
+}
+
+/* philox.h's log and sincos against libm in long double (an independent reference): the log
+ * within 1.5 ulp on (0, 1] (u from 52 random bits, scaled down to 2^-52 as the Box-Muller
+ * radius sees), cos and sin of 2 pi u within 1.5 ulp of 1 in absolute terms on [0, 1) (what
+ * r cos(2 pi u) needs: the radius, not the angle, sets the scale). */
+static void test_transform_accuracy(void **state) {
+  (void)state;
+  int64_t n = lt_test_instrumented() ? 20000 : 400000;
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  double worst_log = 0, worst_sc = 0;
+  for (int64_t i = 0; i < n; i++) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    double u = 1.0 - (double)(x >> 12) * (1.0 / 4503599627370496.0);
+    if (i % 3 == 0) u = ldexp(u, -(int)(i % 53));
+    long double ref = logl((long double)u);
+    double r = (double)ref, ulp = nextafter(fabs(r), INFINITY) - fabs(r);
+    if (u != 1.0) {
+      double e = (double)fabsl((long double)lt_rng_log(u) - ref) / ulp;
+      worst_log = e > worst_log ? e : worst_log;
+    } else {
+      assert_true(lt_rng_log(u) == 0.0);
+    }
+    double v = 1.0 - u / ldexp(1.0, -(int)(i % 53)), c, s; /* back in [0, 1) */
+    if (!(v >= 0 && v < 1)) v = 0.5;
+    lt_rng_sincos2pi(v, &c, &s);
+    long double th = 6.283185307179586476925286766559L * (long double)v;
+    double ec = (double)fabsl((long double)c - cosl(th)),
+           es = (double)fabsl((long double)s - sinl(th));
+    double e = (ec > es ? ec : es) / 2.220446049250313e-16;
+    worst_sc = e > worst_sc ? e : worst_sc;
+  }
+  if (worst_log > 1.5 || worst_sc > 1.5)
+    fail_msg("log worst %.3f ulp, sincos worst %.3f ulp(1)", worst_log, worst_sc);
 }
 
 static void moments(const double *v, int64_t n, double *mean, double *var) {
@@ -198,6 +255,53 @@ static void moments(const double *v, int64_t n, double *mean, double *var) {
 }
 
 /* Moments within 6 standard errors, integer chi-square, Bernoulli rate, normal tails. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Kolmogorov-Smirnov distance of the n values v (sorted here) from the standard normal CDF. */
+static double ks_normal(double *v, int64_t n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  double d = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double f = 0.5 * erfc(-v[i] / sqrt(2.0));
+    double lo = f - (double)i / (double)n, hi = (double)(i + 1) / (double)n - f;
+    d = lo > d ? lo : d;
+    d = hi > d ? hi : d;
+  }
+  return d;
+}
+
+/* Standard normals of both precisions: mean, variance and the KS distance on 1e6 draws
+ * (1.95 / sqrt(n) is the 0.1% critical value; the seed is fixed, so this never flickers). On
+ * the CPU only: test_cpu_opencl_equal proves the device's bits the same. */
+static void test_normal_ks(void **state) {
+  (void)state;
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  int64_t n = lt_test_instrumented() ? 20000 : 1000000;
+  for (int wide = 0; wide < 2; wide++) {
+    lt_rng *rng;
+    lt_tensor *t;
+    LT_CHECK(lt_rng_create(2026, wide, &rng));
+    LT_CHECK(lt_tensor_empty(ctx, wide ? LT_F64 : LT_F32, 1, &n, &t));
+    LT_CHECK(lt_rng_normal(rng, t, 0, 1));
+    double *z = lt_test_read_all(t), m, v;
+    moments(z, n, &m, &v);
+    assert_true(fabs(m) < 6 / sqrt((double)n));
+    assert_true(fabs(v - 1) < 6 * sqrt(2.0 / (double)n));
+    double d = ks_normal(z, n);
+    if (d > 1.95 / sqrt((double)n))
+      fail_msg("normal %s: KS distance %.5f over %lld draws (critical %.5f)", wide ? "f64" : "f32",
+               d, (long long)n, 1.95 / sqrt((double)n));
+    free(z);
+    lt_tensor_destroy(t);
+    lt_rng_destroy(rng);
+  }
+  lt_context_destroy(ctx);
+}
+
 static void stats_on(lt_context *ctx) {
   int64_t n = lt_test_instrumented() ? 20000 : 200000;
   double m, v;
@@ -395,7 +499,9 @@ int main(void) {
       cmocka_unit_test(test_normal_definition),
       cmocka_unit_test(test_thread_and_layout_invariance),
       cmocka_unit_test(test_cpu_opencl_equal),
+      cmocka_unit_test(test_transform_accuracy),
       cmocka_unit_test(test_statistics),
+      cmocka_unit_test(test_normal_ks),
       cmocka_unit_test(test_sequence),
       cmocka_unit_test(test_permutation),
       cmocka_unit_test(test_errors),

@@ -274,6 +274,19 @@ LT_API lt_status lt_where(const lt_tensor *cond, const lt_tensor *a, const lt_te
  * The result dtype is the promotion of the three. */
 LT_API lt_status lt_clip(const lt_tensor *a, const lt_tensor *lo, const lt_tensor *hi,
                          lt_tensor **out);
+/* lt_where written into `out`, an existing tensor (any strides; it may be one of the inputs,
+ * element for element, but not overlap one otherwise) whose shape cond, a and b broadcast to
+ * (trailing alignment, as NumPy's out=). The select runs in lt_dtype_promote(a, b) and the
+ * result is converted to out's dtype as lt_plan_trinary stores it. Fails with
+ * LT_ERR_SHAPE_MISMATCH (an operand does not broadcast to out), LT_ERR_DTYPE (cond not bool),
+ * LT_ERR_CONTEXT_MISMATCH, LT_ERR_ALIASING and the lt_plan_execute failures; out is then
+ * unchanged unless the device failed. */
+LT_API lt_status lt_where_into(const lt_tensor *cond, const lt_tensor *a, const lt_tensor *b,
+                               lt_tensor *out);
+/* lt_clip written into `out`, as lt_where_into (computed in the promotion of a, lo and hi;
+ * in place with out = a allowed). Fails as lt_where_into, but for the cond check. */
+LT_API lt_status lt_clip_into(const lt_tensor *a, const lt_tensor *lo, const lt_tensor *hi,
+                              lt_tensor *out);
 
 /* Materialised permutation: a C-contiguous copy of a with axes reordered. */
 LT_API lt_status lt_permute(const lt_tensor *a, const int *axes, lt_tensor **out);

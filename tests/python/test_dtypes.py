@@ -155,6 +155,53 @@ def test_comparisons_where_clip(device, rng, dtype):
                           equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32, np.int64,
+                                   np.uint8, np.int16])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped", "negative",
+                                    "broadcast"])
+def test_clip_where_out(device, rng, dtype, layout):
+    """clip/where with out= write into out (lt_clip_into / lt_where_into, one pass): exact
+    against NumPy for every dtype, input layout and output layout, NumPy or Tensor out, in
+    place, an out partly overlapping the input (NumPy buffers it; so does the binding), and an
+    out of another dtype."""
+    skip_unless_supported(device, dtype)
+    a = random_array(rng, (5, 7), dtype, layout)
+    lo, hi = (np.array(-4, dtype), np.array(5, dtype)) if np.dtype(dtype).kind != "u" else \
+        (np.array(2, dtype), np.array(7, dtype))
+    if np.dtype(dtype).kind == "f":
+        lo, hi = lo / 8, hi / 8
+    want = np.clip(a, lo, hi)
+    m = random_array(rng, (5, 1), np.float64, layout) > 0
+    want_w = np.where(m, a, hi)
+    for out_layout in ("contiguous", "transposed", "stepped", "negative"):
+        if device == "cpu":
+            out = random_array(rng, (5, 7), dtype, out_layout)
+            assert lt.clip(a, lo, hi, out=out) is out and np.array_equal(out, want)
+            assert lt.where(m, a, hi, out=out) is out and np.array_equal(out, want_w)
+        t_out = lt.tensor(random_array(rng, (5, 7), dtype, out_layout), device=device)
+        ta, tm = lt.tensor(a, device=device), lt.tensor(m, device=device)
+        assert lt.clip(ta, lo, hi, out=t_out) is t_out and np.array_equal(t_out.numpy(), want)
+        assert lt.where(tm, ta, hi, out=t_out) is t_out
+        assert np.array_equal(t_out.numpy(), want_w)
+    if device != "cpu":
+        return
+    own = a.copy()
+    lt.clip(own, lo, hi, out=own)
+    assert np.array_equal(own, want)
+    flat, ref = a.copy().reshape(-1), a.copy().reshape(-1)
+    np.clip(ref[1:], lo, hi, out=ref[:-1])
+    lt.clip(flat[1:], lo, hi, out=flat[:-1])
+    assert np.array_equal(flat, ref)
+    wide = np.empty((5, 7), np.float64)
+    lt.clip(a, lo, hi, out=wide)
+    assert np.array_equal(wide, want.astype(np.float64))
+    big = np.empty((2, 5, 7), dtype)
+    lt.clip(a, lo, hi, out=big)
+    assert np.array_equal(big, np.broadcast_to(want, big.shape))
+    with pytest.raises(lt.ShapeMismatchError):
+        lt.clip(a, lo, hi, out=np.empty((7, 5), dtype))
+
+
 MATH = [("log1p", np.log1p), ("expm1", np.expm1), ("floor", np.floor), ("ceil", np.ceil),
         ("rint", np.rint), ("trunc", np.trunc), ("sign", np.sign)]
 

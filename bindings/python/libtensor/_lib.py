@@ -42,6 +42,8 @@ _SIGNATURES = {
     "lt_tensor_set_u64": (status, [handle, c_int64_p, ctypes.c_uint64]),
     "lt_where": (status, [handle, handle, handle, handle_p]),
     "lt_clip": (status, [handle, handle, handle, handle_p]),
+    "lt_where_into": (status, [handle, handle, handle, handle]),
+    "lt_clip_into": (status, [handle, handle, handle, handle]),
     # context.h
     "lt_device_count": (status, [c_int_p]),
     "lt_device_string": (status, [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]),

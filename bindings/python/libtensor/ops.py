@@ -10,12 +10,14 @@ Tensor among the inputs it is a Tensor on that tensor's context. Tensors on diff
 (or contexts) in one call raise ContextMismatchError: nothing is moved implicitly, Tensor.to()
 moves (see convert). Also installs Tensor's arithmetic operators."""
 
+import ctypes
+
 import numpy as np
 
 from . import _lib, enums
 from ._ext import FAST as _FAST
-from .convert import deliver, operands, result
-from .errors import InvalidArgumentError, OutOfRangeError
+from .convert import deliver, operands, out_tensor, result
+from .errors import InvalidArgumentError, OutOfRangeError, check
 from .tensor import Tensor, _new, check_writeable
 
 _BINARY = {"add": enums.LT_BINARY_ADD, "multiply": enums.LT_BINARY_MUL,
@@ -213,12 +215,38 @@ def round(a, decimals=0, out=None):  # noqa: A001 (NumPy's name)
     return rint(a, out)
 
 
+def _promoted(tensors):
+    d = ctypes.c_int(tensors[0].lt_dtype)
+    for t in tensors[1:]:
+        check(_lib.fn("lt_dtype_promote")(d.value, t.lt_dtype, ctypes.byref(d)))
+    return d.value
+
+
+def _into(name, ts, result_ts, out):
+    """Runs lt_<name>_into straight into out= (one pass, no temporary result to copy) when out
+    is a Tensor or a NumPy array the library wraps in place, of the result's dtype (other
+    dtypes cast as NumPy does, through the general path). True when done; False leaves the call
+    to the general path, also when out partly overlaps an input (NumPy buffers that case)."""
+    if out is None:
+        return False
+    target = out_tensor(out, ts[0].context)
+    if target is None or target.lt_dtype != _promoted(result_ts):
+        return False
+    status = _lib.fn(f"lt_{name}_into")(*[t.handle for t in ts], target.handle)
+    if status == enums.STATUS["LT_ERR_ALIASING"]:
+        return False
+    check(status)
+    return True
+
+
 def where(cond, a, b, out=None):
     """cond ? a : b with broadcasting; a non-bool cond means cond != 0 (as NumPy)."""
     (tc, ta, tb), numpy_out = operands([cond, a, b])
     if tc.lt_dtype != enums.LT_BOOL:
         (zero,), _ = operands([0], tc.context)
         tc = _new("lt_binary", tc.context, enums.LT_BINARY_NE, tc.handle, zero.handle)
+    if _into("where", (tc, ta, tb), (ta, tb), out):
+        return out
     return deliver(_new("lt_where", ta.context, tc.handle, ta.handle, tb.handle), out, numpy_out)
 
 
@@ -232,6 +260,8 @@ def clip(a, a_min, a_max, out=None):
     if a_max is None:
         return maximum(a, a_min, out)
     (ta, tlo, thi), numpy_out = operands([a, a_min, a_max])
+    if _into("clip", (ta, tlo, thi), (ta, tlo, thi), out):
+        return out
     return deliver(_new("lt_clip", ta.context, ta.handle, tlo.handle, thi.handle), out, numpy_out,
                    True)
 

@@ -4,6 +4,11 @@
  * axis across threads and walks that axis in order inside each, so every output element
  * receives its additions in one fixed order whatever the thread count (no atomics). */
 #include "backend/cpu/cpu.h"
+#include "backend/cpu/cpu_isa.h"
+#include "backend/cpu/cpu_map.h"
+#include "backend/cpu/cpu_nest.h"
+#include "backend/cpu/cpu_transpose.h"
+#include "backend/cpu/cpu_typed.h"
 #include "backend/index_error.h"
 #include "core/dtype.h"
 #include "core/error.h"
@@ -16,27 +21,23 @@ typedef struct index_job {
   const lt__gather_step *g;
   const lt__scatter_step *s;
   int64_t rows;
-  atomic_llong bad; /* lowest iteration position with a bad index (INT64_MAX: none) */
+  atomic_llong bad;  /* lowest iteration position with a bad index (INT64_MAX: none) */
+  lt__cpu_nest nest; /* gather: in, out, index over the iteration space (rows: its outer dims) */
+  bool stream;       /* gather of whole rows into an output too large to keep in the caches */
+  lt__cpu_simd simd;
 } index_job;
+
+/* Gathered whole rows (take along a non-last axis): each source row starts at a random place,
+ * too briefly read for the hardware prefetchers, so rows this many ahead are requested while
+ * this one is copied (rows of at most ROW_PREFETCH_MAX bytes; longer ones the prefetchers
+ * follow). 3, not 8 or 16: the same gain from a huge-page source (1.6x), and less loss where
+ * the source has 4 KiB pages (a wrapped NumPy array: each prefetch then walks the page table). */
+#define ROWS_AHEAD 3
+#define ROW_PREFETCH_MAX 4096
 
 static void note_bad(index_job *job, int64_t pos) {
   long long cur = atomic_load(&job->bad);
   while (pos < cur && !atomic_compare_exchange_weak(&job->bad, &cur, pos)) {
-  }
-}
-
-/* Offsets of operands at the start of `row` (C order over shape[0..dims)), skipping dim
- * `skip` (-1: none). */
-static void row_offsets(int64_t row, int dims, const int64_t *shape, int skip, int n,
-                        const lt__operand *const *ops, int64_t *offs) {
-  for (int k = 0; k < n; k++)
-    offs[k] = ops[k]->offset;
-  for (int d = dims - 1; d >= 0; d--) {
-    if (d == skip) continue;
-    int64_t i = row % shape[d];
-    row /= shape[d];
-    for (int k = 0; k < n; k++)
-      offs[k] += i * ops[k]->strides[d];
   }
 }
 
@@ -76,15 +77,63 @@ GATHER_ROW(uint16_t)
 GATHER_ROW(uint32_t)
 GATHER_ROW(uint64_t)
 
+enum { GIN = 0, GOUT = 1, GIDX = 2 }; /* operand numbers in index_job.nest */
+
+/* The source row of the row at odometer position `at`, or NULL for an index out of range. */
+static const char *source_row(const lt__gather_step *g, const lt__cpu_odometer *at, size_t es) {
+  int64_t j = lt__load_index(g->index.mem, g->index.dtype, at->off[GIDX]);
+  if (j < 0) j += g->axis_extent;
+  if (j < 0 || j >= g->axis_extent) return NULL;
+  return (const char *)g->in.mem + (at->off[GIN] + j * g->axis_stride) * (int64_t)es;
+}
+
+/* Rows whose index is constant along the row and whose source and output rows are unit-stride:
+ * one copy per row (streamed past the caches for large outputs), the rows ROWS_AHEAD further
+ * on prefetched. */
+static void gather_whole_rows(index_job *job, int64_t lo, int64_t hi) {
+  const lt__gather_step *g = job->g;
+  size_t es = lt_dtype_size(g->out.dtype);
+  int64_t n = g->shape[g->rank - 1], bytes = n * (int64_t)es;
+  lt__cpu_odometer it, ahead;
+  lt__cpu_odometer_seek(&it, &job->nest, g->rank - 1, lo);
+  ahead = it;
+  bool prefetch = bytes <= ROW_PREFETCH_MAX;
+  int64_t r_ahead = lo;
+  for (int64_t r = lo; r < hi; r++) {
+    for (; prefetch && r_ahead < hi && r_ahead <= r + ROWS_AHEAD; r_ahead++) {
+      const char *p = source_row(g, &ahead, es);
+      if (p) lt__cpu_prefetch_span(p, bytes);
+      lt__cpu_odometer_next(&ahead);
+    }
+    const char *src = source_row(g, &it, es);
+    if (src == NULL) {
+      note_bad(job, r * n);
+      break;
+    }
+    char *dst = (char *)g->out.mem + it.off[GOUT] * (int64_t)es;
+    if (job->stream)
+      lt__cpu_copy_stream(dst, src, (size_t)bytes, job->simd);
+    else
+      memcpy(dst, src, (size_t)bytes);
+    lt__cpu_odometer_next(&it);
+  }
+  if (job->stream) lt__cpu_stream_fence();
+}
+
 static void gather_rows(void *arg, int64_t lo, int64_t hi) {
   index_job *job = arg;
   const lt__gather_step *g = job->g;
-  const lt__operand *ops[3] = {&g->in, &g->out, &g->index};
-  int64_t n = g->rank > 0 ? g->shape[g->rank - 1] : 1;
+  int last = g->rank - 1;
+  if (g->index.strides[last] == 0 && g->in.strides[last] == 1 && g->out.strides[last] == 1) {
+    gather_whole_rows(job, lo, hi);
+    return;
+  }
+  int64_t n = g->shape[last];
   size_t es = lt_dtype_size(g->out.dtype);
-  for (int64_t r = lo; r < hi; r++) {
-    int64_t o[3];
-    row_offsets(r, g->rank - 1, g->shape, -1, 3, ops, o);
+  lt__cpu_odometer it;
+  lt__cpu_odometer_seek(&it, &job->nest, last, lo);
+  for (int64_t r = lo; r < hi; r++, lt__cpu_odometer_next(&it)) {
+    int64_t o[3] = {it.off[GIN], it.off[GOUT], it.off[GIDX]};
     int64_t bad = es == 1   ? gather_row_uint8_t(g, n, o[0], o[1], o[2])
                   : es == 2 ? gather_row_uint16_t(g, n, o[0], o[1], o[2])
                   : es == 4 ? gather_row_uint32_t(g, n, o[0], o[1], o[2])
@@ -109,7 +158,16 @@ static lt_status cpu_gather(lt_context *ctx, const lt__gather_step *g) {
   if (total == 0) return LT_OK;
   index_job job = {.g = g};
   atomic_init(&job.bad, INT64_MAX);
-  job.rows = g->rank > 0 ? total / g->shape[g->rank - 1] : 1;
+  job.rows = total / g->shape[g->rank - 1]; /* rank >= 1: the front end pads rank 0 */
+  /* The odometer walks the rows in C order: the positions range errors report. */
+  const lt__operand *ops[3] = {&g->in, &g->out, &g->index};
+  lt__cpu_nest_init(&job.nest, g->rank, g->shape, 3);
+  for (int q = 0; q < 3; q++) {
+    job.nest.offset[q] = ops[q]->offset;
+    memcpy(job.nest.strides[q], ops[q]->strides, sizeof(int64_t) * (size_t)g->rank);
+  }
+  job.stream = total * (int64_t)lt_dtype_size(g->out.dtype) >= STREAM_BYTES;
+  job.simd = lt__cpu_isa_of(ctx)->simd;
   lt__cpu_parallel(ctx, job.rows, total, gather_rows, &job);
   int64_t bad = atomic_load(&job.bad);
   if (bad == INT64_MAX) return LT_OK;

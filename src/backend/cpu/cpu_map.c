@@ -396,7 +396,7 @@ lt_status lt__cpu_map(lt_context *ctx, const lt__map_step *step) {
   j.step = s;
   const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
   lt_dtype narrow = narrow_compute(s);
-  j.k = narrow != LT_DTYPE_INVALID ? lt__cpu_kernels_int(narrow) : isa->kernels(s->compute);
+  j.k = isa->kernels(narrow != LT_DTYPE_INVALID ? narrow : s->compute);
   j.out = s->n_in;
   j.bitcopy = lt__map_is_bitcopy(s);
   j.esize = lt_dtype_size(s->out.dtype);

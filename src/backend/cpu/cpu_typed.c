@@ -7,6 +7,6 @@
 #include "backend/cpu/cpu_typed_instances.inc"
 
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute) {
-  if (lt__cpu_compute_is_int(compute)) return lt__cpu_kernels_int(compute);
+  if (lt__cpu_table_is_int(compute)) return lt__cpu_kernels_int(compute);
   return compute == LT_F64 ? &kernels_f64 : &kernels_f32;
 }

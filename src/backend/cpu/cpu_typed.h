@@ -69,13 +69,21 @@ static inline void lt__cpu_prefetch_span(const void *p, int64_t bytes) {
  * scale_totals_f32, arg_f32, arg_rows_f32 (with the static helpers to_i64_f32 and
  * reduce_lanes_f32) and the same with _f64. */
 const lt__cpu_kernels *lt__cpu_kernels_for(lt_dtype compute);
-/* The integer tables for LT_I64 / LT_U64 compute (every ISA shares them): kernels_i64,
- * kernels_u64 with load_i64, stretch_i64, store_i64, fill_i64, transform_i64, combine_i64,
- * select_i64 and the same with _u64 (cpu_typed_int.c); and the narrow ones (LT_I32 .. LT_U8:
+/* The portable integer tables for LT_I64 / LT_U64 compute: kernels_i64, kernels_u64 with
+ * load_i64, stretch_i64, store_i64, fill_i64, transform_i64, combine_i64, select_i64 and the
+ * same with _u64 (cpu_typed_int_instances.inc); and the narrow ones (LT_I32 .. LT_U8:
  * kernels_i32 ... kernels_u8) for the map engine's native-width compute. */
 const lt__cpu_kernels *lt__cpu_kernels_int(lt_dtype compute);
+/* The same tables compiled for AVX2 / AVX-512 (the ISA tables' kernels() return them). */
+const lt__cpu_kernels *lt__cpu_kernels_int_avx2(lt_dtype compute);
+const lt__cpu_kernels *lt__cpu_kernels_int_avx512(lt_dtype compute);
 static inline bool lt__cpu_compute_is_int(lt_dtype compute) {
   return compute == LT_I64 || compute == LT_U64;
+}
+/* Whether `compute` names an integer table: I64/U64 and the map engine's narrow widths (the
+ * integer dtypes are LT_I64 .. LT_U64 in the pinned enum). */
+static inline bool lt__cpu_table_is_int(lt_dtype compute) {
+  return compute >= LT_I64 && compute <= LT_U64;
 }
 /* The same kernels compiled for AVX2 / AVX-512 (cpu_typed_avx*.c, only when built; the ISA
  * table of cpu_isa.c points at them where the CPU runs them). Results are identical on every

@@ -6,9 +6,10 @@
 #if defined(LT_HAVE_X86_ISA_KERNELS)
 #define LT_TYPED_ISA _avx2
 #include "backend/cpu/cpu_typed_instances.inc"
+#include "backend/cpu/cpu_typed_int_instances.inc"
 
 const lt__cpu_kernels *lt__cpu_kernels_avx2(lt_dtype compute) {
-  if (lt__cpu_compute_is_int(compute)) return lt__cpu_kernels_int(compute);
+  if (lt__cpu_table_is_int(compute)) return lt__cpu_kernels_int_avx2(compute);
   return compute == LT_F64 ? &kernels_f64_avx2 : &kernels_f32_avx2;
 }
 #endif

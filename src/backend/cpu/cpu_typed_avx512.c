@@ -61,9 +61,10 @@ static bool narrow16_none(uint16_t *p, const void *s, int64_t n, bool bf16) {
   _Generic((s), const float * : narrow16_f32, default : narrow16_none)((p), (s), (n), (bf16))
 #define LT_TYPED_ISA _avx512
 #include "backend/cpu/cpu_typed_instances.inc"
+#include "backend/cpu/cpu_typed_int_instances.inc"
 
 const lt__cpu_kernels *lt__cpu_kernels_avx512(lt_dtype compute) {
-  if (lt__cpu_compute_is_int(compute)) return lt__cpu_kernels_int(compute);
+  if (lt__cpu_table_is_int(compute)) return lt__cpu_kernels_int_avx512(compute);
   return compute == LT_F64 ? &kernels_f64_avx512 : &kernels_f32_avx512;
 }
 #endif
