@@ -145,13 +145,7 @@ static bool cpu_has_openblas(void) {
 /* Matrix products (one and batched, contiguous and transposed operands) on a CPU context made
  * with LT_GEMM_ENGINE = engine (NULL: unset, measured); returns how many plans named `named`. */
 static int products_on_engine(const char *engine, const char *named, int threads) {
-  if (engine)
-    setenv("LT_GEMM_ENGINE", engine, 1);
-  else
-    unsetenv("LT_GEMM_ENGINE");
-  lt_context *ctx;
-  LT_CHECK(lt_context_create("cpu", &ctx));
-  unsetenv("LT_GEMM_ENGINE");
+  lt_context *ctx = lt_test_cpu_context_with_engine(engine);
   LT_CHECK(lt_context_set_num_threads(ctx, threads));
   lt_test_rng_reset(lt_test_seed() + 25);
   /* m, n, k, batch: above 4 MFLOP OpenBLAS runs on the context's threads (C split in blocks

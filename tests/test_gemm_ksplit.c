@@ -116,10 +116,7 @@ static void check_case(lt_context *ctx, const ksplit_case *c, lt_dtype dt, lt_te
 static void test_ksplit(void **state) {
   (void)state;
   /* The packed engine, not OpenBLAS, whichever is measured faster here. */
-  setenv("LT_GEMM_ENGINE", "packed", 1);
-  lt_context *ctx;
-  LT_CHECK(lt_context_create("cpu", &ctx));
-  unsetenv("LT_GEMM_ENGINE");
+  lt_context *ctx = lt_test_cpu_context_with_engine("packed");
   static const lt_test_layout layouts[4] = {LT_LAYOUT_CONTIGUOUS, LT_LAYOUT_TRANSPOSED,
                                             LT_LAYOUT_STEPPED, LT_LAYOUT_NEGATIVE};
   int n = 0;

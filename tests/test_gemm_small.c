@@ -98,26 +98,6 @@ static bool run_case(lt_context *ctx, const int64_t *mnk, lt_dtype dt, int order
   return run_batch(ctx, mnk, 0, dt, orders, la, lb, ld, accumulate);
 }
 
-static lt_context *context_with(const char *engine) {
-  setenv("LT_GEMM_ENGINE", engine, 1);
-  lt_context *ctx;
-  LT_CHECK(lt_context_create("cpu", &ctx));
-  unsetenv("LT_GEMM_ENGINE");
-  return ctx;
-}
-
-/* The engine has kernels for AVX2+FMA and AVX-512 (x86 builds), none below. */
-static bool has_small_kernels(void) {
-  const char *isa = getenv("LT_CPU_ISA");
-  if (isa && strcmp(isa, "baseline") == 0) return false;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
-}
-
 static const int64_t sizes[] = {1, 3, 17, 63, 64, 65};
 #define N_SIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
@@ -126,7 +106,7 @@ static const int64_t sizes[] = {1, 3, 17, 63, 64, 65};
 static void test_layouts(void **state) {
   (void)state;
   for (int threads = 1; threads <= 2; threads++) {
-    lt_context *ctx = context_with("small");
+    lt_context *ctx = lt_test_cpu_context_with_engine("small");
     LT_CHECK(lt_context_set_num_threads(ctx, threads));
     int small = 0, runs = 0;
     for (int c = 0; c < N_SIZES * 4; c++) {
@@ -141,9 +121,9 @@ static void test_layouts(void **state) {
       runs++;
     }
     /* The lowering runs some of these directly (m or n of 1, small k): only "some" here. */
-    if (has_small_kernels() && small < runs / 5)
+    if (lt_test_has_x86_gemm_kernels() && small < runs / 5)
       fail_msg("only %d of %d plans ran on the small engine", small, runs);
-    if (!has_small_kernels()) assert_int_equal(small, 0);
+    if (!lt_test_has_x86_gemm_kernels()) assert_int_equal(small, 0);
     lt_context_destroy(ctx);
   }
 }
@@ -152,7 +132,7 @@ static void test_layouts(void **state) {
  * 8-lane vectors, each transposition, contiguous or transposed views. */
 static void test_edges(void **state) {
   (void)state;
-  lt_context *ctx = context_with("small");
+  lt_context *ctx = lt_test_cpu_context_with_engine("small");
   static const int64_t e[4] = {17, 63, 64, 65};
   int small = 0, runs = 0;
   for (int c = 0; c < 64; c += lt_test_instrumented() ? 3 : 1) {
@@ -162,7 +142,7 @@ static void test_edges(void **state) {
                       c % 5 == 2);
     runs++;
   }
-  if (has_small_kernels() && small < runs / 2)
+  if (lt_test_has_x86_gemm_kernels() && small < runs / 2)
     fail_msg("only %d of %d plans ran on the small engine", small, runs);
   lt_context_destroy(ctx);
 }
@@ -170,7 +150,7 @@ static void test_edges(void **state) {
 /* Size-0 extents (m, n or k) and k = 0 with beta: D = beta * D, never NaN from C. */
 static void test_empty(void **state) {
   (void)state;
-  lt_context *ctx = context_with("small");
+  lt_context *ctx = lt_test_cpu_context_with_engine("small");
   const int64_t cases[][3] = {{0, 17, 5}, {17, 0, 5}, {17, 5, 0}, {0, 0, 0}, {3, 65, 0}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     for (int accumulate = 0; accumulate < 2; accumulate++)
@@ -182,7 +162,7 @@ static void test_empty(void **state) {
 /* One product above the engine's one-thread threshold, on two threads (row bands split). */
 static void test_threaded(void **state) {
   (void)state;
-  lt_context *ctx = context_with("small");
+  lt_context *ctx = lt_test_cpu_context_with_engine("small");
   LT_CHECK(lt_context_set_num_threads(ctx, 2));
   const int64_t mnk[3] = {161, 140, 101};
   for (int orders = 0; orders < 8; orders += 3)
@@ -195,7 +175,7 @@ static void test_threaded(void **state) {
  * are not unit-stride), on two threads. */
 static void test_batched(void **state) {
   (void)state;
-  lt_context *ctx = context_with("small");
+  lt_context *ctx = lt_test_cpu_context_with_engine("small");
   LT_CHECK(lt_context_set_num_threads(ctx, 2));
   const int64_t mnk[4][3] = {{17, 65, 9}, {6, 33, 40}, {63, 17, 64}, {1, 40, 7}};
   int small = 0;
@@ -203,7 +183,8 @@ static void test_batched(void **state) {
     small +=
         run_batch(ctx, mnk[c % 4], c % 3 + 2, c % 2 ? LT_F32 : LT_F64, c, (lt_test_layout)(c % 3),
                   (lt_test_layout)(c / 2 % 2), LT_LAYOUT_CONTIGUOUS, c % 4 == 1);
-  if (has_small_kernels() && small < 2) fail_msg("only %d of 8 batches ran small", small);
+  if (lt_test_has_x86_gemm_kernels() && small < 2)
+    fail_msg("only %d of 8 batches ran small", small);
   lt_context_destroy(ctx);
 }
 

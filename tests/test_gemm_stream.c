@@ -101,33 +101,10 @@ static const stream_case cases[] = {
     {"abd", "dc", "abc", {6, 0, 50, 8, -1, -1, -1, -1}}, /* size-0 output mode */
 };
 
-static lt_context *context_with(const char *engine) {
-  if (engine)
-    setenv("LT_GEMM_ENGINE", engine, 1);
-  else
-    unsetenv("LT_GEMM_ENGINE");
-  lt_context *ctx;
-  LT_CHECK(lt_context_create("cpu", &ctx));
-  unsetenv("LT_GEMM_ENGINE");
-  return ctx;
-}
-
-/* The engine has tile kernels for AVX2+FMA and AVX-512 (x86 builds), none below. */
-static bool has_stream_kernels(void) {
-  const char *isa = getenv("LT_CPU_ISA");
-  if (isa && strcmp(isa, "baseline") == 0) return false;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
-}
-
 static void test_fixed_cases(void **state) {
   (void)state;
   for (int threads = 1; threads <= 2; threads++) {
-    lt_context *ctx = context_with("stream");
+    lt_context *ctx = lt_test_cpu_context_with_engine("stream");
     LT_CHECK(lt_context_set_num_threads(ctx, threads));
     int streamed = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -142,8 +119,8 @@ static void test_fixed_cases(void **state) {
     /* Plans must reach the engine. How many do depends on the lowering's measured costs (a
      * case may pack, permute or run direct instead, which is fine): under TSan 10 of the 36
      * did, 12 or more in release, so only "some" is asserted. */
-    if (has_stream_kernels() && streamed < 1) fail_msg("no plan streamed");
-    if (!has_stream_kernels()) assert_int_equal(streamed, 0);
+    if (lt_test_has_x86_gemm_kernels() && streamed < 1) fail_msg("no plan streamed");
+    if (!lt_test_has_x86_gemm_kernels()) assert_int_equal(streamed, 0);
     lt_context_destroy(ctx);
   }
 }
@@ -153,7 +130,8 @@ static void test_fixed_cases(void **state) {
  * streaming one. */
 static void test_random_cases(void **state) {
   (void)state;
-  lt_context *forced = context_with("stream"), *measured = context_with(NULL);
+  lt_context *forced = lt_test_cpu_context_with_engine("stream"),
+             *measured = lt_test_cpu_context_with_engine(NULL);
   int rounds = lt_test_instrumented() ? 12 : 60;
   for (int it = 0; it < rounds; it++) {
     char a[8] = {0}, b[8] = {0}, d[8] = {0};
@@ -198,7 +176,7 @@ static void test_random_cases(void **state) {
 static void test_large_output(void **state) {
   (void)state;
   if (lt_test_instrumented()) skip(); /* 4.2M elements: too slow under valgrind */
-  lt_context *ctx = context_with("stream");
+  lt_context *ctx = lt_test_cpu_context_with_engine("stream");
   const int64_t na = 64, nb = 256, nc = 257, nd = 3;
   const int64_t sa[3] = {na, nc, nd}, sb[2] = {nb, nd}, sd[3] = {na, nb, nc};
   const int32_t ma[3] = {0, 2, 3}, mb[2] = {1, 3}, md[3] = {0, 1, 2};
@@ -209,7 +187,7 @@ static void test_large_output(void **state) {
   lt_plan *plan;
   LT_CHECK(lt_plan_contraction(a, ma, b, mb, NULL, NULL, d, md, NULL, &plan));
   /* Without stream kernels (LT_CPU_ISA=baseline) the same product runs packed. */
-  if (has_stream_kernels()) assert_non_null(strstr(lt_plan_describe(plan), ", stream)"));
+  if (lt_test_has_x86_gemm_kernels()) assert_non_null(strstr(lt_plan_describe(plan), ", stream)"));
   const lt_tensor *ins[2] = {a, b};
   LT_CHECK(lt_plan_execute(plan, ins, 2, NULL, 0, d));
   double *da = lt_test_read_all(a), *db = lt_test_read_all(b), *dd = lt_test_read_all(d);

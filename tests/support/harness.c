@@ -14,6 +14,28 @@ bool lt_test_instrumented(void) {
   return v && strcmp(v, "1") == 0;
 }
 
+lt_context *lt_test_cpu_context_with_engine(const char *engine) {
+  if (engine)
+    setenv("LT_GEMM_ENGINE", engine, 1);
+  else
+    unsetenv("LT_GEMM_ENGINE");
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  unsetenv("LT_GEMM_ENGINE");
+  return ctx;
+}
+
+bool lt_test_has_x86_gemm_kernels(void) {
+  const char *isa = getenv("LT_CPU_ISA");
+  if (isa && strcmp(isa, "baseline") == 0) return false;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
 int lt_test_devices(const char *out[8]) {
   static char list[256];
   const char *env = getenv("LT_TEST_DEVICES");
