@@ -77,16 +77,22 @@ static lt_status trinary_once(const char *api, const lt_tensor *const *x, const 
   return LT_OK;
 }
 
+/* Checks three operand handles, each named "<api>: <name>" in the message. */
+static lt_status check_three(const char *api, const char *const names[3],
+                             const lt_tensor *const tensors[3]) {
+  char name[48];
+  for (int i = 0; i < 3; i++) {
+    snprintf(name, sizeof name, "%s: %s", api, names[i]);
+    LT_TRY(lt__check_tensor(tensors[i], name));
+  }
+  return LT_OK;
+}
+
 /* The checks shared by lt_where and lt_where_into. */
 static lt_status check_where(const char *api, const lt_tensor *cond, const lt_tensor *a,
                              const lt_tensor *b) {
-  char name[48];
-  snprintf(name, sizeof name, "%s: cond", api);
-  LT_TRY(lt__check_tensor(cond, name));
-  snprintf(name, sizeof name, "%s: a", api);
-  LT_TRY(lt__check_tensor(a, name));
-  snprintf(name, sizeof name, "%s: b", api);
-  LT_TRY(lt__check_tensor(b, name));
+  LT_TRY(check_three(api, (const char *const[3]){"cond", "a", "b"},
+                     (const lt_tensor *const[3]){cond, a, b}));
   LT_RETURN_IF(cond->dtype != LT_BOOL, LT_ERR_DTYPE, "%s: cond must be bool, not %s", api,
                lt_dtype_name(cond->dtype));
   return LT_OK;
@@ -94,13 +100,8 @@ static lt_status check_where(const char *api, const lt_tensor *cond, const lt_te
 
 static lt_status check_clip(const char *api, const lt_tensor *a, const lt_tensor *lo,
                             const lt_tensor *hi) {
-  char name[48];
-  snprintf(name, sizeof name, "%s: a", api);
-  LT_TRY(lt__check_tensor(a, name));
-  snprintf(name, sizeof name, "%s: lo", api);
-  LT_TRY(lt__check_tensor(lo, name));
-  snprintf(name, sizeof name, "%s: hi", api);
-  return lt__check_tensor(hi, name);
+  return check_three(api, (const char *const[3]){"a", "lo", "hi"},
+                     (const lt_tensor *const[3]){a, lo, hi});
 }
 
 static const char *const where_labels[3] = {"cond", "a", "b"};
