@@ -113,13 +113,11 @@ static gemm_problem problem_of(const lt__gemm_step *s, const lt__gemm_blocking *
   /* A register tile is mr x nr (32 x 12 on AVX-512): a C of 10 columns and 128 rows, made
    * 10 x 128, pads 10 rows to 32 (3.3x the flops) where 128 x 10 pads 10 columns to 12. Such
    * a shape keeps the orientation with the smaller padded C even though its tiles are then
-   * written element by element (a tenth of the kernel's time at k = 256; OpenBLAS's Prescott
-   * kernels had won the engine choice for the step's 128x10x256 layer at 12 GFLOP/s). */
+   * written element by element (a tenth of the kernel's time at k = 256), but only where that
+   * halves the padded tiles: a 1.6M x 20 C (0.75x) ran 1.1x slower element by element. */
   bool swap = g.rs_c != 1 && g.cs_c == 1;
   int64_t keep = round_up(g.m, bk->mr) * round_up(g.n, bk->nr),
           swapped = round_up(g.n, bk->mr) * round_up(g.m, bk->nr);
-  /* Only where that halves the padded tiles: a 1.6M x 20 C (20 columns padded to 24 against
-   * 1.6M rows as 32 x 12 tiles: 0.75x) ran 1.1x slower written element by element. */
   if (swap ? 2 * keep < swapped : 2 * swapped < keep) swap = !swap;
   if (swap) {
     gemm_problem t = g;
