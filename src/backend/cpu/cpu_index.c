@@ -34,6 +34,7 @@ typedef struct index_job {
  * the source has 4 KiB pages (a wrapped NumPy array: each prefetch then walks the page table). */
 #define ROWS_AHEAD 3
 #define ROW_PREFETCH_MAX 4096
+#define GATHER_CHUNK 2048 /* bytes of a streamed output row gathered at a time */
 
 static void note_bad(index_job *job, int64_t pos) {
   long long cur = atomic_load(&job->bad);
@@ -41,15 +42,38 @@ static void note_bad(index_job *job, int64_t pos) {
   }
 }
 
+/* The common element gather: unit-stride index and output rows (the source's stride along the
+ * row is 0 when the gather runs along it), the index of a type known at compile time
+ * (gather_unit_uint32_t_int64_t, ... for the four element sizes and I32 / I64 indices): the generic
+ * loop's per-element index-type switch and stride products cost more than the memory traffic.
+ * Returns the first bad column or -1. */
+#define GATHER_UNIT(T, I)                                                                          \
+  static int64_t gather_unit_##T##_##I(const T *in, int64_t si, int64_t as, T *out, const I *idx,  \
+                                       int64_t n, int64_t ext) {                                   \
+    for (int64_t c = 0; c < n; c++) {                                                              \
+      int64_t j = idx[c];                                                                          \
+      j += j < 0 ? ext : 0;                                                                        \
+      if ((uint64_t)j >= (uint64_t)ext) return c;                                                  \
+      out[c] = in[c * si + j * as];                                                                \
+    }                                                                                              \
+    return -1;                                                                                     \
+  }
+#define GATHER_UNIT_BOTH(T) GATHER_UNIT(T, int64_t) GATHER_UNIT(T, int32_t)
+GATHER_UNIT_BOTH(uint8_t)
+GATHER_UNIT_BOTH(uint16_t)
+GATHER_UNIT_BOTH(uint32_t)
+GATHER_UNIT_BOTH(uint64_t)
+
 /* The gather inner loop for one element size: gather_row_u8, gather_row_u16, gather_row_u32,
- * gather_row_u64. Returns the first bad column or -1. An index constant along the row (take
- * of whole rows) is read and checked once, and a unit-stride row moves as one memcpy. */
+ * gather_row_u64. Writes n elements to out_row (stride so) and returns the first bad column or
+ * -1. An index constant along the row (take of whole rows) is read and checked once, and a
+ * unit-stride row moves as one memcpy. */
 #define GATHER_ROW(T)                                                                              \
-  static int64_t gather_row_##T(const lt__gather_step *g, int64_t n, int64_t oi, int64_t oo,       \
-                                int64_t ox) {                                                      \
+  static int64_t gather_row_##T(const lt__gather_step *g, int64_t n, int64_t oi, void *out_row,    \
+                                int64_t so, int64_t ox) {                                          \
     const T *in = (const T *)g->in.mem;                                                            \
-    T *out = (T *)g->out.mem;                                                                      \
-    int64_t si = g->in.strides[g->rank - 1], so = g->out.strides[g->rank - 1];                     \
+    T *out = out_row;                                                                              \
+    int64_t si = g->in.strides[g->rank - 1];                                                       \
     int64_t sx = g->index.strides[g->rank - 1], ext = g->axis_extent;                              \
     if (sx == 0) {                                                                                 \
       int64_t j = lt__load_index(g->index.mem, g->index.dtype, ox);                                \
@@ -57,18 +81,24 @@ static void note_bad(index_job *job, int64_t pos) {
       if (j < 0 || j >= ext) return 0;                                                             \
       const T *src = in + oi + j * g->axis_stride;                                                 \
       if (si == 1 && so == 1) {                                                                    \
-        memcpy(out + oo, src, (size_t)n * sizeof(T));                                              \
+        memcpy(out, src, (size_t)n * sizeof(T));                                                   \
       } else {                                                                                     \
         for (int64_t c = 0; c < n; c++)                                                            \
-          out[oo + c * so] = src[c * si];                                                          \
+          out[c * so] = src[c * si];                                                               \
       }                                                                                            \
       return -1;                                                                                   \
     }                                                                                              \
+    if (sx == 1 && so == 1 && g->index.dtype == LT_I64)                                            \
+      return gather_unit_##T##_int64_t(in + oi, si, g->axis_stride, out,                           \
+                                       (const int64_t *)g->index.mem + ox, n, ext);                \
+    if (sx == 1 && so == 1 && g->index.dtype == LT_I32)                                            \
+      return gather_unit_##T##_int32_t(in + oi, si, g->axis_stride, out,                           \
+                                       (const int32_t *)g->index.mem + ox, n, ext);                \
     for (int64_t c = 0; c < n; c++) {                                                              \
       int64_t j = lt__load_index(g->index.mem, g->index.dtype, ox + c * sx);                       \
       if (j < 0) j += ext;                                                                         \
       if (j < 0 || j >= ext) return c;                                                             \
-      out[oo + c * so] = in[oi + c * si + j * g->axis_stride];                                     \
+      out[c * so] = in[oi + c * si + j * g->axis_stride];                                          \
     }                                                                                              \
     return -1;                                                                                     \
   }
@@ -130,19 +160,33 @@ static void gather_rows(void *arg, int64_t lo, int64_t hi) {
   }
   int64_t n = g->shape[last];
   size_t es = lt_dtype_size(g->out.dtype);
+  int64_t si = g->in.strides[last], sx = g->index.strides[last], so = g->out.strides[last];
+  /* An output too large for the caches gets its unit-stride rows gathered GATHER_CHUNK bytes at
+   * a time into L1 and streamed out from there: no line of it is read before it is written. */
+  bool stream = job->stream && so == 1 && n * (int64_t)es >= 64;
+  _Alignas(64) char chunk_buf[GATHER_CHUNK];
+  int64_t chunk = stream ? GATHER_CHUNK / (int64_t)es : n;
+  char *out = g->out.mem;
   lt__cpu_odometer it;
   lt__cpu_odometer_seek(&it, &job->nest, last, lo);
   for (int64_t r = lo; r < hi; r++, lt__cpu_odometer_next(&it)) {
-    int64_t o[3] = {it.off[GIN], it.off[GOUT], it.off[GIDX]};
-    int64_t bad = es == 1   ? gather_row_uint8_t(g, n, o[0], o[1], o[2])
-                  : es == 2 ? gather_row_uint16_t(g, n, o[0], o[1], o[2])
-                  : es == 4 ? gather_row_uint32_t(g, n, o[0], o[1], o[2])
-                            : gather_row_uint64_t(g, n, o[0], o[1], o[2]);
-    if (bad >= 0) {
-      note_bad(job, r * n + bad);
-      return;
+    for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+      int64_t cn = n - c0 < chunk ? n - c0 : chunk, oi = it.off[GIN] + c0 * si,
+              ox = it.off[GIDX] + c0 * sx;
+      char *dst = out + (it.off[GOUT] + c0 * so) * (int64_t)es, *to = stream ? chunk_buf : dst;
+      int64_t bad = es == 1   ? gather_row_uint8_t(g, cn, oi, to, so, ox)
+                    : es == 2 ? gather_row_uint16_t(g, cn, oi, to, so, ox)
+                    : es == 4 ? gather_row_uint32_t(g, cn, oi, to, so, ox)
+                              : gather_row_uint64_t(g, cn, oi, to, so, ox);
+      if (bad >= 0) {
+        note_bad(job, r * n + c0 + bad);
+        if (stream) lt__cpu_stream_fence();
+        return;
+      }
+      if (stream) lt__cpu_copy_stream(dst, chunk_buf, (size_t)(cn * (int64_t)es), job->simd);
     }
   }
+  if (stream) lt__cpu_stream_fence();
 }
 
 static lt_status range_error(int rank, const int64_t *shape, const lt__operand *index, int64_t pos,
