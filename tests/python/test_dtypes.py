@@ -296,3 +296,23 @@ def test_bool_square_and_sign_match_numpy(device):
         np.sign(m)
     with pytest.raises(TypeError):
         lt.sign(lt.tensor(m, device=device))
+
+
+def test_bfloat16_keeps_its_dtype_beside_python_scalars(device):
+    """A Python scalar is weak beside a bfloat16 Tensor, as beside float16 (NumPy 2's rule, and
+    PyTorch's): the result stays bfloat16, the scalar rounded to bfloat16 once. It used to
+    become a float64 0-d array, which widened every result to float64."""
+    vals = np.array([-3.0, -0.5, 0.0, 1.25, 2.0, 7.5], np.float32)  # exact in bfloat16
+    a = lt.tensor(vals, device=device).astype("bfloat16")
+    cases = [(a * 2.5, vals * 2.5), (1.5 - a, 1.5 - vals), (a + 1, vals + 1), (a / 2, vals / 2),
+             (lt.maximum(a, 0.0), np.maximum(vals, 0.0)), (lt.clip(a, -1, 2), np.clip(vals, -1, 2)),
+             (a ** 2, vals ** 2), (a + True, vals + 1)]
+    for got, want in cases:
+        assert got.dtype == "bfloat16"
+        np.testing.assert_array_equal(got.numpy(), want)
+    # 1/3 rounds to bfloat16 before it multiplies: the result is bfloat16(1/3) * 3 rounded.
+    third = (lt.tensor(np.ones(1, np.float32), device=device).astype("bfloat16") * (1 / 3))
+    assert third.dtype == "bfloat16" and third.numpy()[0] == np.float32(0.333984375)
+    assert (a < 1).dtype == np.bool_ and np.array_equal((a < 1).numpy(), vals < 1)
+    f = lt.tensor(vals, device=device)
+    assert (a + f).dtype == np.float32  # an array operand still promotes

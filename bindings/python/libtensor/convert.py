@@ -27,11 +27,20 @@ def _is_scalar(x):
 
 
 def _array_dtype(v, kinds):
-    """The NumPy dtype of an array or Tensor operand when its kind is in `kinds`, else None."""
-    if _is_scalar(v) or isinstance(getattr(v, "dtype", None), str):
+    """The NumPy dtype of an array or Tensor operand when its kind is in `kinds` (a bfloat16
+    Tensor's is the string "bfloat16", of kind "f"), else None."""
+    if _is_scalar(v):
         return None
     dt = getattr(v, "dtype", None)
+    if dt == "bfloat16":
+        return dt if "f" in kinds else None
     return dt if isinstance(dt, np.dtype) and dt.kind in kinds else None
+
+
+def weak_scalar_bf16(v, ctx):
+    """Python scalar `v` beside a bfloat16 Tensor as the 0-d bfloat16 Tensor a weak scalar
+    becomes (NumPy has no bfloat16 dtype to make it with): rounded once, from float64."""
+    return from_numpy(np.asarray(v, dtype=np.float64), ctx).astype("bfloat16")
 
 
 def _scalar_dtype(v, values):
@@ -47,7 +56,7 @@ def _scalar_dtype(v, values):
     for dt in (_array_dtype(x, kinds) for x in values):
         if dt is None:
             continue
-        if dt.kind in "iu" and not np.iinfo(dt).min <= v <= np.iinfo(dt).max:
+        if dt != "bfloat16" and dt.kind in "iu" and not np.iinfo(dt).min <= v <= np.iinfo(dt).max:
             return None  # NumPy 2 raises OverflowError here; we widen instead
         return dt
     return None
@@ -126,6 +135,8 @@ def operands(values, device=None, where=None):
         if isinstance(v, Tensor):
             require_context(v, ctx, f"operand {i + 1}", where)
             out.append(v)
+        elif like == "bfloat16":
+            out.append(weak_scalar_bf16(v, ctx))
         elif like is not None:
             # NumPy keeps the array's dtype for Python scalars; so do we.
             out.append(from_numpy(np.asarray(v, dtype=like), ctx))

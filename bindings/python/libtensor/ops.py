@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _lib, enums
 from ._ext import FAST as _FAST
-from .convert import deliver, operands, out_tensor, result
+from .convert import deliver, operands, out_tensor, result, weak_scalar_bf16
 from .errors import InvalidArgumentError, OutOfRangeError, check
 from .tensor import Tensor, _new, check_writeable
 
@@ -74,6 +74,8 @@ def _scalar_array(v, t):
     t's dtype where the kind allows and the value fits, else the scalar's default; the rule of
     convert._scalar_dtype, inlined here for its cost per call)."""
     dt, like = t.dtype, None
+    if dt == "bfloat16" and type(v) in (float, int):
+        return weak_scalar_bf16(v, t.context)
     kind = dt.kind if isinstance(dt, np.dtype) else ""
     if type(v) is float:
         like = dt if kind == "f" else None
