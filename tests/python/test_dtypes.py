@@ -316,3 +316,27 @@ def test_bfloat16_keeps_its_dtype_beside_python_scalars(device):
     assert (a < 1).dtype == np.bool_ and np.array_equal((a < 1).numpy(), vals < 1)
     f = lt.tensor(vals, device=device)
     assert (a + f).dtype == np.float32  # an array operand still promotes
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint32])
+def test_python_int_out_of_range_as_numpy2(device, dtype):
+    """NumPy 2 (NEP 50): a Python int past an integer array's range is an OverflowError in
+    arithmetic (it used to widen the result to int64 silently), compares exactly, and as a clip
+    bound saturates (the result keeps the array's dtype)."""
+    info = np.iinfo(dtype)
+    vals = np.array([info.min, 0, 1, info.max], dtype)
+    t = lt.tensor(vals, device=device)
+    big, small = int(info.max) + 1, int(info.min) - 1
+    for f in (lambda: t + big, lambda: big * t, lambda: t - small, lambda: lt.maximum(t, big),
+              lambda: t // small, lambda: lt.add(vals, big)):
+        with pytest.raises(OverflowError, match="out of bounds"):
+            f()
+    np.testing.assert_array_equal((t < big).numpy(), np.ones(4, bool))
+    np.testing.assert_array_equal((t == small).numpy(), np.zeros(4, bool))
+    got = lt.clip(t, small, big)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got.numpy(), np.clip(vals, info.min, info.max))
+    got = lt.clip(t, small, 1)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got.numpy(), np.minimum(vals, 1))
+    assert (t + 1).dtype == np.dtype(dtype)  # in range: weak, the array's dtype

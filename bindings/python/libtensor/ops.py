@@ -10,6 +10,7 @@ Tensor among the inputs it is a Tensor on that tensor's context. Tensors on diff
 (or contexts) in one call raise ContextMismatchError: nothing is moved implicitly, Tensor.to()
 moves (see convert). Also installs Tensor's arithmetic operators."""
 
+import builtins
 import ctypes
 
 import numpy as np
@@ -69,10 +70,16 @@ _PY_SCALARS = (float, int, bool)
 _INT_RANGE = {}
 
 
-def _scalar_array(v, t):
-    """Python scalar `v` beside Tensor `t` as the 0-d array NumPy 2 makes of it (a weak scalar:
-    t's dtype where the kind allows and the value fits, else the scalar's default; the rule of
-    convert._scalar_dtype, inlined here for its cost per call)."""
+_COMPARISONS = frozenset(("equal", "not_equal", "less", "less_equal", "greater",
+                          "greater_equal"))
+
+
+def _scalar_array(v, t, name):
+    """Python scalar `v` beside Tensor or array `t` as the 0-d array NumPy 2 makes of it (a weak
+    scalar: t's dtype where the kind allows and the value fits, else the scalar's default; the
+    rule of convert._scalar_dtype, inlined here for its cost per call). An integer past t's
+    integer range is NumPy 2's OverflowError for arithmetic; a comparison gets the exact
+    answer (NumPy 2 compares such values too)."""
     dt, like = t.dtype, None
     if dt == "bfloat16" and type(v) in (float, int):
         return weak_scalar_bf16(v, t.context)
@@ -88,17 +95,21 @@ def _scalar_array(v, t):
                 info = np.iinfo(dt)
                 lo_hi = _INT_RANGE[dt] = (int(info.min), int(info.max))
             like = dt if lo_hi[0] <= v <= lo_hi[1] else None
+            if like is None and name not in _COMPARISONS:
+                raise OverflowError(f"libtensor: {name}: Python integer {v} out of bounds for "
+                                    f"{dt} (NumPy 2's rule; convert the array or the scalar "
+                                    "explicitly to compute in a wider type)")
     return np.asarray(v, dtype=like)
 
 
 def _binary(name, a, b, out=None):
+    # A Python scalar beside a Tensor goes in as a 0-d array, which the extension wraps and runs
+    # through a cached plan (as a scalar it fell to the general path: ~30 us a call).
+    if type(a) in _PY_SCALARS and isinstance(b, (Tensor, np.ndarray)):
+        a = _scalar_array(a, b, name)
+    elif type(b) in _PY_SCALARS and isinstance(a, (Tensor, np.ndarray)):
+        b = _scalar_array(b, a, name)
     if _FAST is not None:  # the C extension's one call; NotImplemented: what it leaves to us
-        # A Python scalar beside a Tensor goes in as a 0-d array, which the extension wraps and
-        # runs through a cached plan (as a scalar it fell to the general path: ~30 us a call).
-        if type(a) in _PY_SCALARS and isinstance(b, Tensor):
-            a = _scalar_array(a, b)
-        elif type(b) in _PY_SCALARS and isinstance(a, Tensor):
-            b = _scalar_array(b, a)
         r = _FAST.binary(_BINARY[name], a, b, out)
         if r is not NotImplemented:
             return r if type(r) is not int else _new_result(r, a, b)
@@ -252,11 +263,22 @@ def where(cond, a, b, out=None):
     return deliver(_new("lt_where", ta.context, tc.handle, ta.handle, tb.handle), out, numpy_out)
 
 
+def _clip_bound(v, a):
+    """An integer clip bound past an integer array's range saturates to it (NumPy 2 keeps the
+    array's dtype there: such a bound never binds)."""
+    dt = getattr(a, "dtype", None)
+    if type(v) is not int or not isinstance(dt, np.dtype) or dt.kind not in "iu":
+        return v
+    info = np.iinfo(dt)
+    return builtins.min(builtins.max(v, int(info.min)), int(info.max))
+
+
 def clip(a, a_min, a_max, out=None):
     """minimum(maximum(a, a_min), a_max); None leaves that side open. NaN propagates."""
     if a_min is None and a_max is None:
         raise InvalidArgumentError("libtensor: clip needs a_min or a_max",
                                    enums.LT_ERR_INVALID_ARGUMENT)
+    a_min, a_max = _clip_bound(a_min, a), _clip_bound(a_max, a)
     if a_min is None:
         return minimum(a, a_max, out)
     if a_max is None:
