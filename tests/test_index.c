@@ -114,6 +114,24 @@ static void test_take(void **state) {
   lt_test_on_each_device(take_on);
 }
 
+/* Runs plan p on {a, idx} into d, which must fail with LT_ERR_OUT_OF_RANGE and a message
+ * containing `want`; then destroys p, the tensors and the host buffers (the large-output
+ * checks' common ending). */
+static void expect_bad_index_then_free(lt_plan *p, lt_tensor *a, lt_tensor *idx, lt_tensor *d,
+                                       lt_tensor *base, const char *want, void *host, void *ih) {
+  const lt_tensor *bad_ins[2] = {a, idx};
+  LT_CHECK_FAILS(lt_plan_execute(p, bad_ins, 2, NULL, 0, d), LT_ERR_OUT_OF_RANGE);
+  if (strstr(lt_last_error(), want) == NULL)
+    fail_msg("the error should name %s: %s", want, lt_last_error());
+  lt_plan_destroy(p);
+  lt_tensor_destroy(d);
+  lt_tensor_destroy(base);
+  lt_tensor_destroy(idx);
+  lt_tensor_destroy(a);
+  free(host);
+  free(ih);
+}
+
 /* Whole rows into outputs past the streaming threshold (32 MiB; non-temporal stores, source
  * rows prefetched ahead): 4 KiB rows, and 404-byte rows into an output view whose rows start
  * off 64-byte lines; checked bit for bit against the host data, then a bad index near the end
@@ -148,32 +166,9 @@ static void check_large_rows(lt_context *ctx, int64_t rows, int64_t cols, int64_
   ih[n_idx - 3] = (int32_t)rows;
   lt_tensor_destroy(idx);
   LT_CHECK(lt_tensor_from_host(ctx, LT_I32, 1, si, NULL, ih, &idx));
-  const lt_tensor *bad_ins[2] = {a, idx};
-  LT_CHECK_FAILS(lt_plan_execute(p, bad_ins, 2, NULL, 0, d), LT_ERR_OUT_OF_RANGE);
   char want[64];
   snprintf(want, sizeof want, "%lld", (long long)rows);
-  assert_non_null(strstr(lt_last_error(), want));
-  lt_plan_destroy(p);
-  lt_tensor_destroy(d);
-  lt_tensor_destroy(base);
-  lt_tensor_destroy(idx);
-  lt_tensor_destroy(a);
-  free(host);
-  free(ih);
-}
-
-static void test_take_large_rows(void **state) {
-  (void)state;
-  if (lt_test_instrumented()) {
-    printf("[ SKIP     ] 32 MiB outputs under valgrind/TSan (the ASan run covers them)\n");
-    return;
-  }
-  lt_context *ctx;
-  LT_CHECK(lt_context_create("cpu", &ctx));
-  LT_CHECK(lt_context_set_num_threads(ctx, 2));
-  check_large_rows(ctx, 1000, 1024, 8200);
-  check_large_rows(ctx, 3000, 101, 83100);
-  lt_context_destroy(ctx);
+  expect_bad_index_then_free(p, a, idx, d, base, want, host, ih);
 }
 
 /* Element gathers (take_along_axis on the last axis) into outputs past the streaming threshold:
@@ -214,22 +209,12 @@ static void check_large_along(lt_context *ctx, lt_dtype dt, int64_t rows, int64_
   ih[n - 5] = cols;
   lt_tensor_destroy(idx);
   LT_CHECK(lt_tensor_from_host(ctx, LT_I64, 2, sa, NULL, ih, &idx));
-  const lt_tensor *bad_ins[2] = {a, idx};
-  LT_CHECK_FAILS(lt_plan_execute(p, bad_ins, 2, NULL, 0, d), LT_ERR_OUT_OF_RANGE);
   char want[64];
   snprintf(want, sizeof want, "(%lld, %lld)", (long long)(rows - 1), (long long)(cols - 5));
-  if (strstr(lt_last_error(), want) == NULL)
-    fail_msg("the error should name position %s: %s", want, lt_last_error());
-  lt_plan_destroy(p);
-  lt_tensor_destroy(d);
-  lt_tensor_destroy(base);
-  lt_tensor_destroy(idx);
-  lt_tensor_destroy(a);
-  free(host);
-  free(ih);
+  expect_bad_index_then_free(p, a, idx, d, base, want, host, ih);
 }
 
-static void test_take_along_large(void **state) {
+static void test_take_large_outputs(void **state) {
   (void)state;
   if (lt_test_instrumented()) {
     printf("[ SKIP     ] 32 MiB outputs under valgrind/TSan (the ASan run covers them)\n");
@@ -238,6 +223,8 @@ static void test_take_along_large(void **state) {
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
   LT_CHECK(lt_context_set_num_threads(ctx, 2));
+  check_large_rows(ctx, 1000, 1024, 8200);
+  check_large_rows(ctx, 3000, 101, 83100);
   check_large_along(ctx, LT_F32, 8400, 1000);
   check_large_along(ctx, LT_F64, 131072, 33);
   lt_context_destroy(ctx);
@@ -674,8 +661,7 @@ static void test_sort(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_take),
-      cmocka_unit_test(test_take_large_rows),
-      cmocka_unit_test(test_take_along_large),
+      cmocka_unit_test(test_take_large_outputs),
       cmocka_unit_test(test_take_along_axis),
       cmocka_unit_test(test_scatter_add),
       cmocka_unit_test(test_scatter_deterministic),
