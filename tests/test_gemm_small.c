@@ -98,6 +98,33 @@ static bool run_case(lt_context *ctx, const int64_t *mnk, lt_dtype dt, int order
   return run_batch(ctx, mnk, 0, dt, orders, la, lb, ld, accumulate);
 }
 
+/* Contractions below the direct kernel's flop threshold (caps.direct_max_flops, 32768) on a
+ * default context: those that need no copy go to one in-place GEMM (the small engine, 16^3 in
+ * 0.4 us where the direct kernel took 26); every transposition and layout, alpha and beta,
+ * against the reference; a batched one stays on the direct kernel. */
+static void test_tiny_contractions(void **state) {
+  (void)state;
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  static const int64_t t[5] = {2, 5, 8, 16, 24};
+  int small = 0, runs = 0;
+  for (int c = 0; c < 40; c++) {
+    int64_t mnk[3] = {t[c % 5], t[(c / 5) % 5], t[(c + 2) % 5]};
+    if (2 * mnk[0] * mnk[1] * mnk[2] > 32768) continue;
+    lt_test_layout la = (lt_test_layout)(c % 4), lb = (lt_test_layout)((c / 4) % 4);
+    small += run_case(ctx, mnk, c % 2 ? LT_F32 : LT_F64, c % 8, la, lb, LT_LAYOUT_CONTIGUOUS,
+                      c % 3 == 1);
+    runs++;
+  }
+  if (lt_test_has_x86_gemm_kernels() && small < runs / 2)
+    fail_msg("only %d of %d tiny contractions ran as an in-place GEMM", small, runs);
+  if (!lt_test_has_x86_gemm_kernels()) assert_int_equal(small, 0);
+  const int64_t mnk[3] = {8, 8, 8};
+  assert_false(run_batch(ctx, mnk, 3, LT_F32, 0, LT_LAYOUT_CONTIGUOUS, LT_LAYOUT_CONTIGUOUS,
+                         LT_LAYOUT_CONTIGUOUS, false));
+  lt_context_destroy(ctx);
+}
+
 static const int64_t sizes[] = {1, 3, 17, 63, 64, 65};
 #define N_SIZES ((int)(sizeof sizes / sizeof sizes[0]))
 
@@ -191,8 +218,9 @@ static void test_batched(void **state) {
 int main(void) {
   lt_test_rng_reset(lt_test_seed() + 20);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_layouts),  cmocka_unit_test(test_edges),   cmocka_unit_test(test_empty),
-      cmocka_unit_test(test_threaded), cmocka_unit_test(test_batched),
+      cmocka_unit_test(test_layouts), cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_empty),   cmocka_unit_test(test_threaded),
+      cmocka_unit_test(test_batched), cmocka_unit_test(test_tiny_contractions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

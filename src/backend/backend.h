@@ -316,6 +316,11 @@ typedef struct lt__backend {
   /* Optional: picks the engine for a GEMM step once, when the plan is made (step->engine; the
    * operands' memory is not bound yet), and returns its name for plan descriptions. */
   const char *(*gemm_choose)(lt_context *ctx, lt__gemm_step *step);
+  /* Optional: true when the engine gemm_choose would pick runs the step without allocating
+   * (no packing scratch), so that the front end may send a contraction below
+   * caps.direct_max_flops to GEMM instead of the direct kernel without breaking a plan's memory
+   * limit. NULL: such contractions stay direct. */
+  bool (*gemm_in_place)(lt_context *ctx, const lt__gemm_step *step);
   /* Row operations (softmax family, var/std, scans) and random fills (issue 18 C). */
   lt_status (*rows)(lt_context *ctx, const lt__row_step *step);
   lt_status (*rng)(lt_context *ctx, const lt__rng_step *step);

@@ -18,26 +18,6 @@ typedef struct group {
   int64_t size; /* product of extents */
 } group;
 
-int64_t lt__mview_stride(const lt__mview *v, int32_t mode) {
-  for (int i = 0; i < v->rank; i++)
-    if (v->mode[i] == mode) return v->stride[i];
-  return 0;
-}
-
-bool lt__mview_has(const lt__mview *v, int32_t mode) {
-  for (int i = 0; i < v->rank; i++)
-    if (v->mode[i] == mode) return true;
-  return false;
-}
-
-void lt__pair_operand_over(const lt__mview *v, int rank, const int32_t *modes, lt__operand *op) {
-  op->mem = NULL;
-  op->offset = v->offset;
-  op->dtype = v->dtype;
-  for (int i = 0; i < rank; i++)
-    op->strides[i] = lt__mview_stride(v, modes[i]);
-}
-
 /* Contiguous workspace view over `modes` (C order) of the compute dtype. */
 static lt_status ws_view(lt__program *prog, const int64_t *extent, int rank, const int32_t *modes,
                          lt_dtype dtype, lt__mview *out) {
@@ -112,35 +92,6 @@ static lt_status reduce_private(lt__program *prog, lt__pair *p, lt__mview *v,
   *v = out;
   *unary = LT_UNARY_IDENTITY;
   return LT_OK;
-}
-
-/* Output of the final map: D = in0 [* in1] + beta*C, with C = D itself when there is none. */
-void lt__pair_add_beta_term(const lt__pair *p, lt__step *s, int slot) {
-  lt__map_step *m = &s->u.map;
-  const lt__mview *c = p->has_c ? &p->c : &p->d;
-  lt__pair_operand_over(c, p->d.rank, p->d.mode, &m->in[slot]);
-  m->unary[slot] = p->has_c ? p->unary[2] : LT_UNARY_IDENTITY;
-  s->buf[slot] = c->buf;
-  s->scalar[slot] = p->beta;
-  m->n_in = slot + 1;
-  if (slot == 1)
-    m->op_ab = LT_BINARY_ADD;
-  else
-    m->op_abc = LT_BINARY_ADD;
-  s->drop_last_if_beta_zero = p->beta == LT__SCALAR_BETA;
-}
-
-lt__step *lt__pair_map_into_d(lt__program *prog, const lt__pair *p) {
-  lt__step *s = lt__program_add(prog, LT__STEP_MAP);
-  if (s == NULL) return NULL;
-  lt__map_step *m = &s->u.map;
-  m->rank = p->d.rank;
-  for (int i = 0; i < p->d.rank; i++)
-    m->shape[i] = p->extent[p->d.mode[i]];
-  lt__pair_operand_over(&p->d, p->d.rank, p->d.mode, &m->out);
-  s->buf[3] = p->d.buf;
-  m->compute = p->compute;
-  return s;
 }
 
 /* ---- GEMM ---- */
@@ -257,6 +208,15 @@ static lt_dtype gemm_in_dtype(const lt__pair *p) {
   return p->compute;
 }
 
+/* Whether the GEMM step cannot read v as its matrix (r, c) and gemm_operand packs it. */
+static bool needs_pack(const lt__pair *p, const lt__mview *v, lt_unary_op unary, const group *r,
+                       const group *c) {
+  int64_t rs, cs;
+  lt__gemm_group gr, gc;
+  return v->dtype != gemm_in_dtype(p) || unary != LT_UNARY_IDENTITY ||
+         !as_matrix_of(p, v, r, c, &rs, &cs, &gr, &gc);
+}
+
 /* Fills one GEMM matrix from v (in place or packed over batch+rows+cols, in the dtype the step
  * reads: packing a 16-bit operand keeps it 16-bit, exactly). */
 static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mview *v,
@@ -265,9 +225,10 @@ static lt_status gemm_operand(lt__program *prog, const lt__pair *p, const lt__mv
   lt__mview use = *v;
   int64_t rs, cs;
   lt_dtype in = gemm_in_dtype(p);
-  *packed = v->dtype != in || unary != LT_UNARY_IDENTITY ||
-            !as_matrix_of(p, v, r, c, &rs, &cs, &mat->rows, &mat->cols);
-  if (*packed) {
+  *packed = needs_pack(p, v, unary, r, c);
+  if (!*packed) {
+    as_matrix_of(p, v, r, c, &rs, &cs, &mat->rows, &mat->cols);
+  } else {
     /* Batch modes the operand lacks (free modes promoted to the batch) stay out: its batch
      * stride for them is 0. */
     int32_t modes[LT_MAX_RANK];
@@ -413,13 +374,21 @@ static void choose_config(const lt__pair *p, const group *bt, const group *m, co
   }
 }
 
+/* Lowers the pair to GEMM. With `in_place_only` (a contraction small enough for the direct
+ * kernel), adds nothing and sets *declined unless it is one GEMM with no copy before or after
+ * that the backend runs without allocating. */
 static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, group *bt0, group *m0,
-                            group *n0, group *k0, lt__how *how) {
+                            group *n0, group *k0, bool in_place_only, bool *declined,
+                            lt__how *how) {
   int64_t rs, cs;
   gemm_cfg cfg;
   choose_config(p, bt0, m0, n0, k0, &cfg);
   group *bt = &cfg.bt, *m = &cfg.m, *n = &cfg.n, *k = &cfg.k;
   bool d_direct = cfg.d_direct;
+  *declined = in_place_only && !(d_direct && bt->size == 1 && ctx->backend->gemm_in_place &&
+                                 !needs_pack(p, &p->a, p->unary[0], m, k) &&
+                                 !needs_pack(p, &p->b, p->unary[1], k, n));
+  if (*declined) return LT_OK;
   lt__gemm_step g;
   memset(&g, 0, sizeof g);
   if (d_direct) as_matrix_of(p, &p->d, m, n, &rs, &cs, &g.c.rows, &g.c.cols);
@@ -437,6 +406,15 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
   for (int i = 0; i < bt->n; i++)
     g.batch_shape[i] = p->extent[bt->mode[i]];
   *how = bt->size > 1 ? LT__HOW_BATCHED_GEMM : LT__HOW_GEMM;
+  if (in_place_only) { /* no copies (checked above): A, B and D as they lie */
+    g.c.offset = p->d.offset;
+    g.c.rs = rs;
+    g.c.cs = cs;
+    if (!ctx->backend->gemm_in_place(ctx, &g)) {
+      *declined = true;
+      return LT_OK;
+    }
+  }
 
   lt__mview out = p->d;
   lt__scalar_role beta = p->beta;
@@ -551,11 +529,22 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
   bool allocate_d = p->d.buf.kind == LT__BUF_NONE;
   /* Integer compute takes the exact direct kernel at any size (GEMM is f32/f64 only). */
   bool exact = !lt__dtype_is_float(p->compute);
-  if (any_zero || k.n == 0 || exact ||
-      (ctx->backend->contract &&
-       2.0 * (double)bt.size * (double)m.size * (double)n.size * (double)k.size <=
-           p->caps->direct_max_flops) ||
-      m.size > index_max || n.size > index_max || k.size > index_max) {
+  bool tiny = ctx->backend->contract &&
+              2.0 * (double)bt.size * (double)m.size * (double)n.size * (double)k.size <=
+                  p->caps->direct_max_flops;
+  if (tiny && !any_zero && k.n > 0 && !exact && m.size <= index_max && n.size <= index_max &&
+      k.size <= index_max) {
+    /* One GEMM on the operands as they lie beats the direct kernel's per-element walk even
+     * at a few thousand flops (16^3: 0.3 us against 26); with a copy, a batch or an engine
+     * that packs into scratch it does not (and the scratch would escape a memory limit). */
+    if (allocate_d) LT_TRY(alloc_d(prog, p));
+    allocate_d = false;
+    bool declined;
+    LT_TRY(lower_gemm(ctx, prog, p, &bt, &m, &n, &k, true, &declined, how));
+    if (!declined) return LT_OK;
+  }
+  if (any_zero || k.n == 0 || exact || tiny || m.size > index_max || n.size > index_max ||
+      k.size > index_max) {
     if (allocate_d) LT_TRY(alloc_d(prog, p));
     if (any_zero) {
       *how = LT__HOW_FILL;
@@ -586,5 +575,6 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
                      "contraction: a dimension exceeds the BLAS integer range and the backend "
                      "has no direct kernel");
   }
-  return lower_gemm(ctx, prog, p, &bt, &m, &n, &k, how);
+  bool declined;
+  return lower_gemm(ctx, prog, p, &bt, &m, &n, &k, false, &declined, how);
 }

@@ -119,6 +119,7 @@ static const lt__backend cpu_backend = {
     .gemm_takes_any_strides = lt__cpu_gemm_takes_any_strides,
     .gemm_takes_16bit = lt__cpu_gemm_takes_16bit,
     .gemm_choose = lt__cpu_gemm_choose,
+    .gemm_in_place = lt__cpu_gemm_in_place,
     .measured_caps = lt__cpu_measured_caps,
     .rows = lt__cpu_rows,
     .adam = lt__cpu_adam,

@@ -157,6 +157,12 @@ int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
   return timed_choice(ctx, s, slot, ours, LT__CPU_GEMM_OPENBLAS);
 }
 
+bool lt__cpu_gemm_in_place(lt_context *ctx, const lt__gemm_step *step) {
+  int engine = lt__cpu_gemm_engine(ctx, step);
+  return engine == LT__CPU_GEMM_OPENBLAS ||
+         (engine == LT__CPU_GEMM_SMALL && lt__cpu_gemm_small_in_place(ctx, step));
+}
+
 const char *lt__cpu_gemm_choose(lt_context *ctx, lt__gemm_step *step) {
   step->engine = lt__cpu_gemm_engine(ctx, step);
   return engine_name(step->engine);
