@@ -385,7 +385,7 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
   choose_config(p, bt0, m0, n0, k0, &cfg);
   group *bt = &cfg.bt, *m = &cfg.m, *n = &cfg.n, *k = &cfg.k;
   bool d_direct = cfg.d_direct;
-  *declined = in_place_only && !(d_direct && bt->size == 1 && ctx->backend->gemm_in_place &&
+  *declined = in_place_only && !(d_direct && ctx->backend->gemm_in_place &&
                                  !needs_pack(p, &p->a, p->unary[0], m, k) &&
                                  !needs_pack(p, &p->b, p->unary[1], k, n));
   if (*declined) return LT_OK;

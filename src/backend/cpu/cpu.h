@@ -59,8 +59,8 @@ bool lt__cpu_gemm_stream(lt_context *ctx, const lt__gemm_step *step);
  * not take the step or a copy of B cannot be had (then nothing was written). */
 bool lt__cpu_gemm_small_ok(lt_context *ctx, const lt__gemm_step *step);
 bool lt__cpu_gemm_small(lt_context *ctx, const lt__gemm_step *step);
-/* Whether the small engine runs the step with no scratch: one GEMM (no batch) whose B copy, if
- * it needs one, fits on the stack. */
+/* Whether the small engine runs the step with no scratch: its B copy, if it needs one, fits on
+ * the stack. */
 bool lt__cpu_gemm_small_in_place(lt_context *ctx, const lt__gemm_step *step);
 /* The backend's gemm_in_place: the chosen engine is OpenBLAS (its own buffers) or the small
  * engine in place. */

@@ -156,7 +156,7 @@ static void copy_rows(char *dst, const char *b, int64_t rs, int64_t cs, int64_t 
 }
 
 bool lt__cpu_gemm_small_in_place(lt_context *ctx, const lt__gemm_step *s) {
-  if (lt__cpu_gemm_batch_count(s) > 1 || !lt__cpu_gemm_small_ok(ctx, s)) return false;
+  if (!lt__cpu_gemm_small_ok(ctx, s)) return false; /* a batch's B copies: checked there */
   small_gemm g = oriented(kernels_of(ctx, s->dtype), s);
   return !needs_copy(&g) || g.k * g.n * (int64_t)g.ks->esize <= SMALL_STACK_BYTES;
 }
