@@ -43,9 +43,10 @@
 #define V_MUL(a, b) _mm256_mul_pd((a), (b))
 #include "backend/cpu/cpu_gemm_small_kernel.inc"
 
-/* No GEMMs past the size cap: on this project's machine capped to AVX2 (LT_CPU_ISA=avx2), the
- * 128x512 @ 512x256 case ran 1.6x slower here than packed (the AVX-512 table's mid range), and
- * AVX2-only CPUs, with smaller L2s, were not measured. */
+/* No GEMMs past the size cap: on this project's machine capped to AVX2 (LT_CPU_ISA=avx2), small
+ * against packed at sizes the AVX-512 table takes was mixed (128x784 @ 784x256: median 0.80x the
+ * time; 512^3: 1.00x; 128x256 @ 256x512: 1.57x), and AVX2-only CPUs, with smaller L2s, were not
+ * measured. */
 #define SMALL_MID_B_BYTES 0
 
 static const lt__gemm_small small_f32 = {LT_F32,
