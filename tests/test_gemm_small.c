@@ -121,7 +121,7 @@ static void test_tiny_contractions(void **state) {
   if (!lt_test_has_x86_gemm_kernels()) assert_int_equal(small, 0);
   const int64_t mnk[3] = {8, 8, 8};
   bool batch_small = run_batch(ctx, mnk, 3, LT_F32, 5, LT_LAYOUT_NEGATIVE, LT_LAYOUT_STEPPED,
-                              LT_LAYOUT_CONTIGUOUS, true);
+                               LT_LAYOUT_CONTIGUOUS, true);
   assert_int_equal(batch_small, lt_test_has_x86_gemm_kernels());
   lt_context_destroy(ctx);
 }
@@ -216,12 +216,61 @@ static void test_batched(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* Whether the automatic choice has the AVX-512 kernels' mid range (GEMMs past the size cap whose
+ * B fits in L2): an AVX-512 CPU with the instruction set not capped below it. */
+static bool mid_range_expected(void) {
+  const char *isa = getenv("LT_CPU_ISA");
+  if (isa && (strcmp(isa, "baseline") == 0 || strcmp(isa, "avx2") == 0)) return false;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#else
+  return false;
+#endif
+}
+
+/* The automatic choice past the size cap (m * n * k > 2^21) on two threads: one GEMM whose B
+ * has unit-stride rows and fits in 1 MiB runs small, in either orientation of C; a B that
+ * needs a copy, a B over 1 MiB and a batch do not. A is stepped (or B, where C's orientation
+ * makes it the broadcast operand) so that no OpenBLAS layout exists and nothing is timed. */
+static void test_mid_range(void **state) {
+  (void)state;
+  lt_context *ctx = lt_test_cpu_context_with_engine(NULL);
+  LT_CHECK(lt_context_set_num_threads(ctx, 2));
+  const lt_test_layout S = LT_LAYOUT_STEPPED, C = LT_LAYOUT_CONTIGUOUS;
+  struct {
+    int64_t mnk[3], batch;
+    lt_dtype dt;
+    int orders;
+    lt_test_layout la, lb;
+    bool small;
+  } cases[] = {
+      {{70, 100, 330}, 0, LT_F32, 0, S, C, true},  /* ik,kj->ij: B (132 KiB) read in place */
+      {{100, 70, 330}, 0, LT_F32, 5, C, S, true},  /* ki,kj->ji: turned, A^T is the B read */
+      {{40, 160, 400}, 0, LT_F64, 0, S, C, true},  /* f64, B 500 KiB */
+      {{70, 100, 330}, 0, LT_F32, 2, S, C, false}, /* ik,jk->ij: B would need a copy */
+      {{16, 400, 400}, 0, LT_F64, 0, S, C, false}, /* B 1.22 MiB: not in L2 */
+      {{70, 100, 330}, 2, LT_F32, 0, S, C, false}, /* a batch of two */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    bool small = run_batch(ctx, cases[c].mnk, cases[c].batch, cases[c].dt, cases[c].orders,
+                           cases[c].la, cases[c].lb, C, c == 1);
+    if (small != (cases[c].small && mid_range_expected()))
+      fail_msg("mid-range case %zu (m=%lld n=%lld k=%lld) ran %son the small engine", c,
+               (long long)cases[c].mnk[0], (long long)cases[c].mnk[1], (long long)cases[c].mnk[2],
+               small ? "" : "not ");
+  }
+  lt_context_destroy(ctx);
+}
+
 int main(void) {
   lt_test_rng_reset(lt_test_seed() + 20);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_layouts), cmocka_unit_test(test_edges),
-      cmocka_unit_test(test_empty),   cmocka_unit_test(test_threaded),
-      cmocka_unit_test(test_batched), cmocka_unit_test(test_tiny_contractions),
+      cmocka_unit_test(test_layouts),   cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_empty),     cmocka_unit_test(test_threaded),
+      cmocka_unit_test(test_batched),   cmocka_unit_test(test_tiny_contractions),
+      cmocka_unit_test(test_mid_range),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

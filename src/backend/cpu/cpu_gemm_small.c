@@ -3,7 +3,9 @@
  * are unit-stride; B then needs unit-stride rows too, and only where it lacks them is it copied
  * (k x n, dense). A is never copied: the kernel broadcasts its elements through its strides.
  * Tasks are bands of MR rows of C across all of n, so B stays in L1/L2 for every band; below
- * SMALL_THREAD_FLOPS one thread does them all (waking a worker costs microseconds). A batch is
+ * SMALL_THREAD_FLOPS one thread does them all (waking a worker costs microseconds). Past the
+ * size cap, one GEMM whose B is read in place and fits the kernels' mid_b_bytes still runs here,
+ * on the context's threads (the MLP's 128x784 @ 784x256 layer and its weight gradient). A batch is
  * split by whole GEMMs, each task copying its B (where needed, at most SMALL_STACK_BYTES) on its
  * stack. */
 #include "backend/cpu/cpu_gemm_small.h"
@@ -58,6 +60,17 @@ static const lt__gemm_small *kernels_of(lt_context *ctx, lt_dtype dtype) {
 
 static bool plain(const lt__matrix *x) { return x->rows.n == 0 && x->cols.n == 0; }
 
+/* One GEMM past SMALL_MAX_MNK whose B needs no copy and fits the kernels' mid_b_bytes (in L2):
+ * the packed engine's packing of both operands and its meetings of the threads at every k
+ * block then cost more than reading B from L2 band after band. */
+static bool mid_range(const lt__gemm_small *ks, const lt__gemm_step *s) {
+  if (ks->mid_b_bytes == 0 || lt__cpu_gemm_batch_count(s) != 1) return false;
+  small_gemm g = oriented(ks, s);
+  if (needs_copy(&g)) return false;
+  int64_t cap = (int64_t)ks->mid_b_bytes;
+  return g.k <= cap && g.n <= cap && g.k * g.n * (int64_t)ks->esize <= cap;
+}
+
 bool lt__cpu_gemm_small_ok(lt_context *ctx, const lt__gemm_step *s) {
   if (s->m < 1 || s->n < 1 || s->k < 0) return false;
   if (lt__gemm_ab_dtype(s) != s->dtype || !kernels_of(ctx, s->dtype)) return false;
@@ -71,8 +84,10 @@ bool lt__cpu_gemm_small_ok(lt_context *ctx, const lt__gemm_step *s) {
   }
   const lt__cpu_state *st = ctx->backend_state;
   if (st->gemm_forced == LT__CPU_GEMM_SMALL) return true;
-  return s->m <= SMALL_MAX_MNK && s->n <= SMALL_MAX_MNK && s->k <= SMALL_MAX_MNK &&
-         s->m * s->n * (s->k > 0 ? s->k : 1) <= SMALL_MAX_MNK;
+  if (s->m <= SMALL_MAX_MNK && s->n <= SMALL_MAX_MNK && s->k <= SMALL_MAX_MNK &&
+      s->m * s->n * (s->k > 0 ? s->k : 1) <= SMALL_MAX_MNK)
+    return true;
+  return mid_range(kernels_of(ctx, s->dtype), s);
 }
 
 /* Bands [lo, hi) of MR rows of one GEMM (B's rows rs_b apart, unit-stride). */

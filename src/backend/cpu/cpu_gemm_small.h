@@ -28,6 +28,10 @@ typedef struct lt__gemm_small {
   int mr, lanes, nv;     /* register tile: mr rows x nv vectors of lanes columns */
   lt__small_kernel full; /* n == nv * lanes */
   lt__small_kernel part[LT__SMALL_MAX_NV]; /* part[v]: 1 <= n <= (v + 1) * lanes, masked */
+  /* One GEMM past the engine's size cap still runs here, on the context's threads, when its B
+   * has unit-stride rows and at most this many bytes (0: never): B then stays in each core's L2
+   * while the bands sweep it, and the kernel keeps up with the FMA units from there. */
+  size_t mid_b_bytes;
 } lt__gemm_small;
 
 /* The AVX-512 and AVX2 kernels for LT_F32 / LT_F64 (NULL for other dtypes or when not built),

@@ -9,6 +9,14 @@
 
 #define SMALL_MR 6
 #define SMALL_NV 4
+/* Past the size cap, B of up to 1 MiB (half of Sapphire Rapids' 2 MiB L2). Measured on this
+ * project's 2-core machine (plan execute, f32, 2 threads, loaded: min / median us, packed vs
+ * small): 128x784 @ 784x256 (the MLP's layer) 298/516 vs 183/437; 256^3 224/369 vs 146/281;
+ * 2048x512 @ 512x128 1424/2480 vs 1016/2290; 512^3 (B 1 MiB) 1334/2509 vs 1063/2367. With B of
+ * 2 MiB (128x1024 @ 1024x512) small lost, 821/2213 vs 644/1257, and so did every B needing a
+ * copy (A B^T at the MLP's size: 919/1091 vs 261/342). f64 alike: 128x784 @ 784x128 (B 784 KiB)
+ * 408/599 vs 302/436, 1024x256 @ 256x128 828/1717 vs 531/1231. */
+#define SMALL_MID_B_BYTES ((size_t)1 << 20)
 
 #define KERNEL_NAME gemm_small_f32_avx512
 #define T float
@@ -49,8 +57,8 @@ static const lt__gemm_small small_f32 = {LT_F32,
                                          SMALL_NV,
                                          gemm_small_f32_avx512_full,
                                          {gemm_small_f32_avx512_part1, gemm_small_f32_avx512_part2,
-                                          gemm_small_f32_avx512_part3,
-                                          gemm_small_f32_avx512_part4}};
+                                          gemm_small_f32_avx512_part3, gemm_small_f32_avx512_part4},
+                                         SMALL_MID_B_BYTES};
 static const lt__gemm_small small_f64 = {LT_F64,
                                          sizeof(double),
                                          SMALL_MR,
@@ -58,8 +66,8 @@ static const lt__gemm_small small_f64 = {LT_F64,
                                          SMALL_NV,
                                          gemm_small_f64_avx512_full,
                                          {gemm_small_f64_avx512_part1, gemm_small_f64_avx512_part2,
-                                          gemm_small_f64_avx512_part3,
-                                          gemm_small_f64_avx512_part4}};
+                                          gemm_small_f64_avx512_part3, gemm_small_f64_avx512_part4},
+                                         SMALL_MID_B_BYTES};
 
 const lt__gemm_small *lt__gemm_small_avx512(lt_dtype dtype) {
   return dtype == LT_F32 ? &small_f32 : dtype == LT_F64 ? &small_f64 : NULL;
