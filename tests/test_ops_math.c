@@ -4,8 +4,10 @@
  * asin/acos, exp for sinh/cosh, log ratios for log2/log10, long double for logaddexp), on f32
  * and f64 in every layout family, on each device; plus integer and bool operands (computed in
  * f64, signbit exact) and the special values the standard names. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 
@@ -105,6 +107,88 @@ static void run_signbit_bits(lt_context *ctx) {
   lt_tensor_destroy(s);
   lt_tensor_destroy(a);
 }
+/* Float e^x and tanh x (backend/cpu/cpu_math_f32.h: evaluated in double, rounded once) against
+ * glibc's double exp and tanh rounded to float: never more than 1 ulp apart, and apart at all
+ * for at most 1 in 65536 inputs (none of these 2^18; dropping the series' last two terms gives
+ * 46); the special values exact; the same bits on every CPU
+ * instruction-set level (contexts made under LT_CPU_ISA=baseline, avx2 and the default). */
+static uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+static int64_t ulps_apart(float a, float b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b) ? 0 : INT64_MAX;
+  int64_t ia = (int32_t)f32_bits(a), ib = (int32_t)f32_bits(b);
+  if (ia < 0) ia = INT32_MIN - ia; /* order the negative floats below the positive ones */
+  if (ib < 0) ib = INT32_MIN - ib;
+  return ia > ib ? ia - ib : ib - ia;
+}
+
+static float *unary_on_isa(const char *isa, lt_unary_op op, const float *x, int64_t n) {
+  if (isa)
+    setenv("LT_CPU_ISA", isa, 1);
+  else
+    unsetenv("LT_CPU_ISA");
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  unsetenv("LT_CPU_ISA");
+  lt_tensor *a, *d;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_F32, 1, &n, NULL, x, &a));
+  LT_CHECK(lt_unary(op, a, &d));
+  float *got = malloc(sizeof(float) * (size_t)n);
+  LT_CHECK(lt_tensor_to_host(d, got, sizeof(float) * (size_t)n));
+  lt_tensor_destroy(d);
+  lt_tensor_destroy(a);
+  lt_context_destroy(ctx);
+  return got;
+}
+
+static void test_exp_tanh_f32_ulps(void **state) {
+  (void)state;
+  int64_t n = lt_test_instrumented() ? 1 << 14 : 1 << 18;
+  float *x = malloc(sizeof(float) * (size_t)n);
+  static const float special[] = {0.0f,        -0.0f,       INFINITY,     -INFINITY,    NAN,
+                                  88.7228317f, 88.7228394f, -87.3365479f, -103.972076f, -104.0f,
+                                  1e-30f,      -1e-10f,     0.0625f,      0.06249999f,  20.0f,
+                                  -20.0f,      1e-45f};
+  int n_special = (int)(sizeof special / sizeof special[0]);
+  for (int64_t i = 0; i < n; i++)
+    x[i] = i < n_special ? special[i]
+           : i % 3 == 0  ? (float)lt_test_rand_double(-110, 100)
+           : i % 3 == 1  ? (float)lt_test_rand_double(-4, 4)
+                         : (float)ldexp(lt_test_rand_double(-1, 1), -(int)(i % 40));
+  const lt_unary_op ops[2] = {LT_UNARY_EXP, LT_UNARY_TANH};
+  for (int o = 0; o < 2; o++) {
+    float *got = unary_on_isa(NULL, ops[o], x, n);
+    static const char *const isas[2] = {"baseline", "avx2"};
+    for (int v = 0; v < 2; v++) {
+      float *other = unary_on_isa(isas[v], ops[o], x, n);
+      for (int64_t i = 0; i < n; i++)
+        if (f32_bits(other[i]) != f32_bits(got[i]))
+          fail_msg("%s(%a): %a under LT_CPU_ISA=%s, %a by default", o ? "tanh" : "exp",
+                   (double)x[i], (double)other[i], isas[v], (double)got[i]);
+      free(other);
+    }
+    int64_t off = 0;
+    for (int64_t i = 0; i < n; i++) {
+      float want = (float)(o ? tanh((double)x[i]) : exp((double)x[i]));
+      int64_t u = ulps_apart(got[i], want);
+      if (u > 1 || (i < n_special && u != 0 && !(isinf(want) || want == 0)) ||
+          (want == 0 && signbit(want) != signbit(got[i])))
+        fail_msg("%s(%a) = %a, want %a (%lld ulps)", o ? "tanh" : "exp", (double)x[i],
+                 (double)got[i], (double)want, (long long)u);
+      off += u != 0;
+    }
+    if (off * 65536 > n)
+      fail_msg("%s: %lld of %lld results 1 ulp off", o ? "tanh" : "exp", (long long)off,
+               (long long)n);
+    free(got);
+  }
+  free(x);
+}
+
 static void test_signbit_bits(void **state) {
   (void)state;
   lt_test_on_each_device(run_signbit_bits);
@@ -177,6 +261,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_float),
       cmocka_unit_test(test_signbit_bits),
+      cmocka_unit_test(test_exp_tanh_f32_ulps),
       cmocka_unit_test(test_ints),
       cmocka_unit_test(test_codes),
   };
