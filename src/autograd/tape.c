@@ -302,6 +302,10 @@ lt_status lt_tape_saved_count(const lt_tape *tape, int64_t *count, size_t *bytes
 
 /* ---- recording ---- */
 
+lt_status lt__ad_check_tape(const lt_tape *tape, const char *fn) {
+  return tape == NULL ? LT_OK : check_tape(tape, fn);
+}
+
 bool lt__ad_should_record(const lt_tape *tape, int n, const lt_tensor *const *ins) {
   if (tape == NULL || !tape->recording) return false;
   for (int i = 0; i < n; i++)
