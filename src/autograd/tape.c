@@ -478,6 +478,9 @@ lt_status lt_tape_backward(lt_tape *tape, const lt_tensor *output, const lt_tens
     LT_TRY(lt_tensor_full(tape->ctx, output->dtype, output->rank, output->shape, 1.0, &g0));
   } else {
     LT_TRY(lt__check_tensor(grad_output, "lt_tape_backward: grad_output"));
+    if (grad_output->storage->ctx != tape->ctx)
+      return lt__context_mismatch("lt_tape_backward", "grad_output", grad_output->storage->ctx,
+                                  "the tape", tape->ctx);
     LT_TRY(lt_view_broadcast_to(grad_output, output->rank, output->shape, &g0));
   }
   lt_tensor **snap = NULL;
