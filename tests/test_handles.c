@@ -396,10 +396,38 @@ static void test_double_destroy(void **state) {
   lt_test_on_each_device(check_double_destroy);
 }
 
+/* Bad values given to a live object: the message names the setter (it did not). */
+static void expect_named(lt_status st, lt_status want, const char *msg) {
+  assert_int_equal(st, want);
+  if (strcmp(lt_last_error(), msg) != 0)
+    fail_msg("message '%s', expected '%s'", lt_last_error(), msg);
+}
+
 static void test_plan_options(void **state) {
   (void)state;
   lt_plan_options *opts;
   LT_CHECK(lt_plan_options_create(&opts));
+  expect_named(lt_plan_options_set_compute_dtype(opts, LT_I8), LT_ERR_DTYPE,
+               "lt_plan_options_set_compute_dtype: compute dtype must be f32, f64, i64 or u64, "
+               "not i8");
+  expect_named(lt_plan_options_set_unary(opts, 3, LT_UNARY_EXP), LT_ERR_OUT_OF_RANGE,
+               "lt_plan_options_set_unary: operand index 3 is outside [0, 2] (A, B, C)");
+  expect_named(lt_plan_options_set_unary(opts, 0, (lt_unary_op)999), LT_ERR_INVALID_ARGUMENT,
+               "lt_plan_options_set_unary: unknown unary op code 999");
+  expect_named(lt_plan_options_set_path(opts, (lt_path_algo)99), LT_ERR_INVALID_ARGUMENT,
+               "lt_plan_options_set_path: unknown path algorithm 99");
+  expect_named(lt_plan_options_set_memory_limit(opts, -1), LT_ERR_INVALID_ARGUMENT,
+               "lt_plan_options_set_memory_limit: memory limit -1 is negative");
+  expect_named(lt_plan_options_set_output_dtype(opts, (lt_dtype)99), LT_ERR_DTYPE,
+               "lt_plan_options_set_output_dtype: invalid output dtype 99");
+  const char *s = NULL;
+  int64_t v = 0;
+  int count = 0;
+  LT_CHECK(lt_device_count(&count));
+  assert_int_equal(lt_device_string(count, LT_DEVICE_NAME, &s), LT_ERR_OUT_OF_RANGE);
+  assert_non_null(strstr(lt_last_error(), "lt_device_string: device index"));
+  expect_named(lt_device_int(0, LT_DEVICE_NAME, &v), LT_ERR_INVALID_ARGUMENT,
+               "lt_device_int: device property 1 is not an integer property");
   lt_plan_options_destroy(opts);
   expect_invalid(lt_plan_options_set_compute_dtype(opts, LT_F64), "set_compute_dtype",
                  "lt_plan_options_set_compute_dtype: opts (a plan options object) was already");
