@@ -675,6 +675,11 @@ static void test_bad_arguments(void **state) {
   lt_tensor *grad = NULL;
   LT_CHECK(lt_tape_grad(tape, p, &grad));
   assert_null(grad); /* nothing accumulated */
+  /* a gradient set from another context was kept there (its copy stayed on that context) */
+  LT_CHECK_FAILS(lt_tape_set_grad(tape, p, g), LT_ERR_CONTEXT_MISMATCH);
+  assert_non_null(strstr(lt_last_error(), "lt_tape_set_grad: grad and the tape"));
+  LT_CHECK(lt_tape_grad(tape, p, &grad));
+  assert_null(grad);
   lt_tensor_destroy(g);
   lt_tensor_destroy(y);
   lt_tape_destroy(tape);

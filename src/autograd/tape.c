@@ -250,6 +250,10 @@ lt_status lt_tape_set_grad(lt_tape *tape, const lt_tensor *t, const lt_tensor *g
   lt_tensor *g = NULL;
   if (grad != NULL) {
     LT_TRY(lt__check_tensor(grad, "lt_tape_set_grad: grad"));
+    /* the copy below stays on grad's context: the leaf's gradient would live on another one */
+    if (grad->storage->ctx != tape->ctx)
+      return lt__context_mismatch("lt_tape_set_grad", "grad", grad->storage->ctx, "the tape",
+                                  tape->ctx);
     const lt__ad_meta *m = &tape->vars[v].meta;
     LT_RETURN_IF(grad->rank != m->rank ||
                      memcmp(grad->shape, m->shape, sizeof(int64_t) * (size_t)m->rank) != 0,
