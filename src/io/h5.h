@@ -11,7 +11,6 @@
 
 #include <hdf5.h>
 
-
 struct lt_h5_file {
   uint32_t magic; /* LT__HANDLE_H5_FILE while open: the handle tag, first as in every handle */
   hid_t fid;
