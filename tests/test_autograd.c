@@ -638,13 +638,66 @@ static void test_optim(void **state) {
   lt_test_on_each_device(test_optim_on);
 }
 
+/* Arguments that used to pass: a parameter listed twice (each step updated it twice) and a
+ * grad_output from another context (a vague "an operand and another" message from deep inside
+ * the sweep). */
+static void test_bad_arguments(void **state) {
+  (void)state;
+  lt_context *ctx, *other;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  LT_CHECK(lt_context_create("cpu", &other));
+  const int64_t shape[2] = {2, 3};
+  lt_tensor *p = lt_test_random_tensor(ctx, LT_F32, 2, shape, LT_LAYOUT_CONTIGUOUS);
+  lt_tensor *row = NULL, *col = NULL;
+  LT_CHECK(lt_view_select(p, 0, 1, &row));
+  LT_CHECK(lt_view_select(p, 1, 1, &col));
+  lt_tape *tape;
+  LT_CHECK(lt_tape_create(ctx, &tape));
+  lt_optimizer *opt = NULL;
+  lt_tensor *twice[2] = {p, p};
+  LT_CHECK_FAILS(lt_optim_create(tape, LT_OPTIM_SGD, 2, twice, &opt), LT_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(lt_last_error(), "params[0] and params[1] share memory"));
+  assert_null(opt);
+  lt_tensor *crossing[2] = {row, col}; /* one element in common */
+  LT_CHECK_FAILS(lt_optim_create(tape, LT_OPTIM_ADAM, 2, crossing, &opt), LT_ERR_INVALID_ARGUMENT);
+  lt_tensor *r0 = NULL;
+  LT_CHECK(lt_view_select(p, 0, 0, &r0));
+  lt_tensor *disjoint[2] = {r0, row}; /* two rows of one storage: fine */
+  LT_CHECK(lt_optim_create(tape, LT_OPTIM_ADAM, 2, disjoint, &opt));
+  lt_optim_destroy(opt);
+  /* grad_output on another context */
+  LT_CHECK(lt_tape_requires_grad(tape, p, true));
+  lt_tensor *y = NULL, *g = NULL;
+  LT_CHECK(lt_ad_unary(tape, LT_UNARY_SIN, p, &y));
+  LT_CHECK(lt_tensor_full(other, LT_F32, 2, shape, 1.0, &g));
+  LT_CHECK_FAILS(lt_tape_backward(tape, y, g, 0), LT_ERR_CONTEXT_MISMATCH);
+  assert_non_null(strstr(lt_last_error(), "lt_tape_backward: grad_output and the tape"));
+  lt_tensor *grad = NULL;
+  LT_CHECK(lt_tape_grad(tape, p, &grad));
+  assert_null(grad); /* nothing accumulated */
+  /* a gradient set from another context was kept there (its copy stayed on that context) */
+  LT_CHECK_FAILS(lt_tape_set_grad(tape, p, g), LT_ERR_CONTEXT_MISMATCH);
+  assert_non_null(strstr(lt_last_error(), "lt_tape_set_grad: grad and the tape"));
+  LT_CHECK(lt_tape_grad(tape, p, &grad));
+  assert_null(grad);
+  lt_tensor_destroy(g);
+  lt_tensor_destroy(y);
+  lt_tape_destroy(tape);
+  lt_tensor_destroy(r0);
+  lt_tensor_destroy(row);
+  lt_tensor_destroy(col);
+  lt_tensor_destroy(p);
+  lt_context_destroy(other);
+  lt_context_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_elementwise),    cmocka_unit_test(test_reduce),
       cmocka_unit_test(test_ties_and_zeros), cmocka_unit_test(test_views),
       cmocka_unit_test(test_einsum),         cmocka_unit_test(test_einsum_modes),
       cmocka_unit_test(test_composition),    cmocka_unit_test(test_tape_contract),
-      cmocka_unit_test(test_optim),
+      cmocka_unit_test(test_optim),          cmocka_unit_test(test_bad_arguments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

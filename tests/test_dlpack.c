@@ -273,6 +273,18 @@ static void test_import_errors(void **state) {
   producer_init(p);
   p->v.dl_tensor.byte_offset = 3; /* misaligned doubles */
   LT_CHECK_FAILS(lt_tensor_from_dlpack(ctx, &p->v, 0, &t), LT_ERR_INVALID_ARGUMENT);
+  /* an offset that wraps the address around to 8 bytes below data: the copy read them */
+  for (uint32_t flags = 0; flags <= LT_DLPACK_COPY; flags++) {
+    producer_init(p);
+    p->v.dl_tensor.byte_offset = UINT64_MAX - 7;
+    LT_CHECK_FAILS(lt_tensor_from_dlpack(ctx, &p->v, flags, &t), LT_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(lt_last_error(), "byte_offset 18446744073709551608 wraps around"));
+  }
+  producer_init(p);
+  int64_t neg_shape[2] = {-2, 3};
+  p->v.dl_tensor.shape = neg_shape;
+  LT_CHECK_FAILS(lt_tensor_from_dlpack(ctx, &p->v, 0, &t), LT_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(lt_last_error(), "lt_tensor_wrap_host: extent -2 of axis 0"));
   producer_init(p);
   LT_CHECK_FAILS(lt_tensor_from_dlpack(ctx, &p->v, 8, &t), LT_ERR_INVALID_ARGUMENT);
   LT_CHECK_FAILS(lt_tensor_from_dlpack(ctx, NULL, 0, &t), LT_ERR_NULL_POINTER);

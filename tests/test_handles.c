@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void expect_invalid(lt_status st, const char *call, const char *needle) {
   if (st != LT_ERR_INVALID_HANDLE)
@@ -395,10 +396,38 @@ static void test_double_destroy(void **state) {
   lt_test_on_each_device(check_double_destroy);
 }
 
+/* Bad values given to a live object: the message names the setter (it did not). */
+static void expect_named(lt_status st, lt_status want, const char *msg) {
+  assert_int_equal(st, want);
+  if (strcmp(lt_last_error(), msg) != 0)
+    fail_msg("message '%s', expected '%s'", lt_last_error(), msg);
+}
+
 static void test_plan_options(void **state) {
   (void)state;
   lt_plan_options *opts;
   LT_CHECK(lt_plan_options_create(&opts));
+  expect_named(lt_plan_options_set_compute_dtype(opts, LT_I8), LT_ERR_DTYPE,
+               "lt_plan_options_set_compute_dtype: compute dtype must be f32, f64, i64 or u64, "
+               "not i8");
+  expect_named(lt_plan_options_set_unary(opts, 3, LT_UNARY_EXP), LT_ERR_OUT_OF_RANGE,
+               "lt_plan_options_set_unary: operand index 3 is outside [0, 2] (A, B, C)");
+  expect_named(lt_plan_options_set_unary(opts, 0, (lt_unary_op)999), LT_ERR_INVALID_ARGUMENT,
+               "lt_plan_options_set_unary: unknown unary op code 999");
+  expect_named(lt_plan_options_set_path(opts, (lt_path_algo)99), LT_ERR_INVALID_ARGUMENT,
+               "lt_plan_options_set_path: unknown path algorithm 99");
+  expect_named(lt_plan_options_set_memory_limit(opts, -1), LT_ERR_INVALID_ARGUMENT,
+               "lt_plan_options_set_memory_limit: memory limit -1 is negative");
+  expect_named(lt_plan_options_set_output_dtype(opts, (lt_dtype)99), LT_ERR_DTYPE,
+               "lt_plan_options_set_output_dtype: invalid output dtype 99");
+  const char *s = NULL;
+  int64_t v = 0;
+  int count = 0;
+  LT_CHECK(lt_device_count(&count));
+  assert_int_equal(lt_device_string(count, LT_DEVICE_NAME, &s), LT_ERR_OUT_OF_RANGE);
+  assert_non_null(strstr(lt_last_error(), "lt_device_string: device index"));
+  expect_named(lt_device_int(0, LT_DEVICE_NAME, &v), LT_ERR_INVALID_ARGUMENT,
+               "lt_device_int: device property 1 is not an integer property");
   lt_plan_options_destroy(opts);
   expect_invalid(lt_plan_options_set_compute_dtype(opts, LT_F64), "set_compute_dtype",
                  "lt_plan_options_set_compute_dtype: opts (a plan options object) was already");
@@ -509,11 +538,106 @@ static void test_stray_pointer(void **state) {
   assert_null(o);
 }
 
+/* Every lt_ad_* call checks its tape before anything runs: a destroyed tape used to compute
+ * and return LT_OK as if none had been given, and another kind of handle was read as a tape
+ * (UBSan: an invalid bool load). One call from each file that defines them. */
+typedef lt_status (*ad_call)(lt_tape *tape, const lt_tensor *a, lt_tensor **out);
+static lt_status ad_unary(lt_tape *tp, const lt_tensor *a, lt_tensor **o) {
+  return lt_ad_unary(tp, LT_UNARY_EXP, a, o);
+}
+static lt_status ad_reduce(lt_tape *tp, const lt_tensor *a, lt_tensor **o) {
+  return lt_ad_reduce(tp, LT_REDUCE_SUM, a, -1, NULL, false, o);
+}
+static lt_status ad_einsum(lt_tape *tp, const lt_tensor *a, lt_tensor **o) {
+  return lt_ad_einsum(tp, "ij->ji", 1, &a, o);
+}
+static lt_status ad_reshape(lt_tape *tp, const lt_tensor *a, lt_tensor **o) {
+  int64_t four = 4;
+  return lt_ad_reshape(tp, a, 1, &four, o);
+}
+static lt_status ad_softmax(lt_tape *tp, const lt_tensor *a, lt_tensor **o) {
+  return lt_ad_softmax(tp, a, -1, NULL, o);
+}
+static lt_status ad_stack(lt_tape *tp, const lt_tensor *a, lt_tensor **o) {
+  return lt_ad_stack(tp, 1, &a, 0, o);
+}
+
+static void test_tape_argument(void **state) {
+  (void)state;
+  static const struct {
+    const char *name;
+    ad_call call;
+  } calls[] = {{"lt_ad_unary", ad_unary},     {"lt_ad_reduce", ad_reduce},
+               {"lt_ad_einsum", ad_einsum},   {"lt_ad_reshape", ad_reshape},
+               {"lt_ad_softmax", ad_softmax}, {"lt_ad_stack", ad_stack}};
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  lt_tensor *a;
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 2, s22, &a));
+  lt_tape *live, *dead;
+  LT_CHECK(lt_tape_create(ctx, &live));
+  LT_CHECK(lt_tape_create(ctx, &dead));
+  lt_tape_destroy(dead);
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+    lt_tensor *o = (lt_tensor *)1;
+    expect_invalid(calls[i].call(dead, a, &o), calls[i].name,
+                   "tape (a tape) was already destroyed");
+    assert_non_null(strstr(lt_last_error(), calls[i].name));
+    o = NULL;
+    expect_invalid(calls[i].call((lt_tape *)a, a, &o), calls[i].name,
+                   "tape is a tensor handle, not a tape");
+    assert_null(o);
+    /* no tape and a live one still compute */
+    LT_CHECK(calls[i].call(NULL, a, &o));
+    lt_tensor_destroy(o);
+    LT_CHECK(calls[i].call(live, a, &o));
+    lt_tensor_destroy(o);
+  }
+  lt_tape_destroy(live);
+  lt_tensor_destroy(a);
+  lt_context_destroy(ctx);
+}
+
+/* A closed HDF5 file is a destroyed handle like any other: a second close or a later call is
+ * LT_ERR_INVALID_HANDLE (it read freed memory before; ASan and valgrind check it). */
+static void test_h5_file_handle(void **state) {
+  (void)state;
+  if (!lt_h5_available()) skip();
+  char path[64];
+  lt_test_temp_path(path);
+  lt_h5_file *f;
+  LT_CHECK(lt_h5_open(path, LT_H5_CREATE, &f));
+  LT_CHECK(lt_h5_attr_set_int64(f, "/", "n", 3));
+  LT_CHECK(lt_h5_close(f));
+  expect_invalid(lt_h5_close(f), "lt_h5_close", "file (a HDF5 file) was already destroyed");
+  assert_non_null(strstr(lt_last_error(), "lt_h5_close"));
+  size_t need = 0;
+  expect_invalid(lt_h5_list(f, NULL, 0, &need), "lt_h5_list", "already destroyed");
+  int64_t v = 0;
+  expect_invalid(lt_h5_attr_get_int64(f, "/", "n", &v), "lt_h5_attr_get_int64",
+                 "already destroyed");
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  lt_tensor *t = NULL;
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 2, s22, &t));
+  expect_invalid(lt_h5_write(f, "/x", t, NULL, 0, 0), "lt_h5_write", "already destroyed");
+  expect_invalid(lt_h5_list((lt_h5_file *)t, NULL, 0, &need), "lt_h5_list",
+                 "file is a tensor handle, not a HDF5 file");
+  lt_tensor_destroy(t);
+  lt_context_destroy(ctx);
+  LT_CHECK(lt_h5_open(path, LT_H5_READ, &f)); /* the file itself is intact */
+  LT_CHECK(lt_h5_attr_get_int64(f, "/", "n", &v));
+  assert_int_equal(v, 3);
+  LT_CHECK(lt_h5_close(f));
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_destroyed_tensors), cmocka_unit_test(test_accessors),
       cmocka_unit_test(test_double_destroy),    cmocka_unit_test(test_plan_options),
       cmocka_unit_test(test_context),           cmocka_unit_test(test_stray_pointer),
+      cmocka_unit_test(test_tape_argument),     cmocka_unit_test(test_h5_file_handle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

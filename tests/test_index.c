@@ -410,6 +410,10 @@ static void errors_on(lt_context *ctx) {
   LT_CHECK_FAILS(lt_arange(ctx, LT_F32, 0, 1e300, 1e-300, &d), LT_ERR_OVERFLOW);
   LT_CHECK_FAILS(lt_topk(a, -1, 1, true, &d, NULL), LT_ERR_OUT_OF_RANGE);
   LT_CHECK_FAILS(lt_topk(a, 1, 1, true, NULL, NULL), LT_ERR_NULL_POINTER);
+  /* one slot for both results lost (leaked) the values tensor */
+  LT_CHECK_FAILS(lt_topk(a, 1, 1, true, &d, &d), LT_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(lt_last_error(), "values and indices point at the same place"));
+  assert_null(d);
   lt_tensor *dead;
   LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 2, sa, &dead));
   lt_tensor_destroy(dead);

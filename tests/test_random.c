@@ -477,6 +477,23 @@ static void errors_on(lt_context *ctx) {
   LT_CHECK_FAILS(lt_rng_normal(r, f, 0, -1), LT_ERR_INVALID_ARGUMENT);
   LT_CHECK_FAILS(lt_rng_normal(r, f, NAN, 1), LT_ERR_INVALID_ARGUMENT);
   LT_CHECK_FAILS(lt_rng_integers(r, i64, 3, 3), LT_ERR_INVALID_ARGUMENT);
+  /* draws an integer out cannot hold were wrapped silently (NumPy: high is out of bounds) */
+  lt_tensor *i8 = NULL, *u16 = NULL, *b1 = NULL;
+  LT_CHECK(lt_tensor_empty(ctx, LT_I8, 1, &n, &i8));
+  LT_CHECK(lt_tensor_empty(ctx, LT_U16, 1, &n, &u16));
+  LT_CHECK(lt_tensor_empty(ctx, LT_BOOL, 1, &n, &b1));
+  LT_CHECK_FAILS(lt_rng_integers(r, i8, 0, 1000), LT_ERR_OUT_OF_RANGE);
+  assert_non_null(strstr(lt_last_error(), "[0, 999] does not fit out's dtype i8 [-128, 127]"));
+  LT_CHECK_FAILS(lt_rng_integers(r, i8, -129, 0), LT_ERR_OUT_OF_RANGE);
+  LT_CHECK_FAILS(lt_rng_integers(r, u16, -1, 5), LT_ERR_OUT_OF_RANGE);
+  LT_CHECK_FAILS(lt_rng_integers(r, b1, 0, 3), LT_ERR_OUT_OF_RANGE);
+  assert_non_null(strstr(lt_last_error(), "bool"));
+  LT_CHECK(lt_rng_integers(r, i8, -128, 128)); /* the whole range fits */
+  LT_CHECK(lt_rng_integers(r, u16, 0, 65536));
+  LT_CHECK(lt_rng_integers(r, b1, 0, 2));
+  lt_tensor_destroy(i8);
+  lt_tensor_destroy(u16);
+  lt_tensor_destroy(b1);
   LT_CHECK_FAILS(lt_rng_bernoulli(r, f, 1.5), LT_ERR_INVALID_ARGUMENT);
   LT_CHECK_FAILS(lt_rng_bernoulli(r, f, NAN), LT_ERR_INVALID_ARGUMENT);
   LT_CHECK_FAILS(lt_rng_uniform(r, bc, 0, 1), LT_ERR_ALIASING);

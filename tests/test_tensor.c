@@ -1257,6 +1257,25 @@ static void test_status_and_errors(void **state) {
   LT_CHECK_FAILS(lt_view_transpose(t, 0, 2, &o), LT_ERR_OUT_OF_RANGE);
   assert_string_equal(lt_last_error(),
                       "lt_view_transpose: axis 2 is out of range for a rank-2 tensor");
+  /* ... and the call, also where the check is shared (lt__tensor_new, element offsets) */
+  int64_t bad_shape[2] = {3, -4}, idx[2] = {0, 9};
+  LT_CHECK_FAILS(lt_tensor_empty(ctx, LT_F32, 2, bad_shape, &o), LT_ERR_INVALID_ARGUMENT);
+  assert_string_equal(lt_last_error(), "lt_tensor_empty: extent -4 of axis 1 is negative");
+  LT_CHECK_FAILS(lt_tensor_zeros(ctx, LT_F32, 65, shape, &o), LT_ERR_INVALID_ARGUMENT);
+  assert_string_equal(lt_last_error(), "lt_tensor_full: rank 65 is outside [0, 64]");
+  LT_CHECK_FAILS(lt_tensor_from_host(ctx, (lt_dtype)99, 2, shape, NULL, shape, &o), LT_ERR_DTYPE);
+  assert_string_equal(lt_last_error(), "lt_tensor_from_host: invalid dtype 99");
+  float host[12] = {0};
+  LT_CHECK_FAILS(lt_tensor_wrap_host(ctx, LT_F32, 2, bad_shape, NULL, host, NULL, NULL, &o),
+                 LT_ERR_INVALID_ARGUMENT);
+  assert_string_equal(lt_last_error(), "lt_tensor_wrap_host: extent -4 of axis 1 is negative");
+  double got;
+  LT_CHECK_FAILS(lt_tensor_get(t, idx, &got), LT_ERR_OUT_OF_RANGE);
+  assert_string_equal(lt_last_error(),
+                      "lt_tensor_get: index 9 is out of range for axis 1 of extent 4");
+  LT_CHECK_FAILS(lt_tensor_set(t, idx, 1.0), LT_ERR_OUT_OF_RANGE);
+  assert_non_null(strstr(lt_last_error(), "lt_tensor_set: index 9"));
+  assert_null(o);
   lt_clear_error();
   assert_string_equal(lt_last_error(), "");
   /* A success does not clear the last message... */

@@ -204,7 +204,9 @@ typedef enum lt_optim_param {
 } lt_optim_param;
 
 /* An optimiser over n_params parameters (floating, any layout the plans accept) whose gradients
- * live on `tape`. It keeps its own handles to the parameters and its state (momentum, moments). */
+ * live on `tape`. It keeps its own handles to the parameters and its state (momentum, moments).
+ * Parameters that share memory (one listed twice) are LT_ERR_INVALID_ARGUMENT: a step would
+ * update them twice. */
 LT_API lt_status lt_optim_create(lt_tape *tape, lt_optim_kind kind, int n_params,
                                  lt_tensor *const *params, lt_optimizer **out);
 /* Sets a hyper-parameter (LT_ERR_INVALID_ARGUMENT for a value out of range or one the kind does

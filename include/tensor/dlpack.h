@@ -167,7 +167,8 @@ typedef enum lt_dlpack_flags {
  * CPU context and host memory on an OpenCL context are copied with LT_DLPACK_COPY (host memory
  * only) and otherwise refused with LT_ERR_UNSUPPORTED. Dtypes map by (code, bits) to the
  * library's dtype of that name ("f32", "bf16", "i64", ...); lanes != 1, complex, opaque and
- * unknown dtypes are LT_ERR_DTYPE. Strides NULL mean C order; byte_offset is honoured; data
+ * unknown dtypes are LT_ERR_DTYPE. Strides NULL mean C order; byte_offset is honoured (one that
+ * wraps data + byte_offset around the address space is LT_ERR_INVALID_ARGUMENT); data
  * not aligned to its element size is LT_ERR_INVALID_ARGUMENT. A major version other than 1 is
  * LT_ERR_UNSUPPORTED. On success the library owns `managed`; on failure the caller still does
  * (its deleter has not been called). */

@@ -116,7 +116,8 @@ LT_API lt_status lt_sort(const lt_tensor *a, int axis, bool descending, lt_tenso
 /* np.argsort(a, axis, kind="stable") as LT_I64, descending when asked. */
 LT_API lt_status lt_argsort(const lt_tensor *a, int axis, bool descending, lt_tensor **out);
 /* torch.topk(a, k, axis, largest, sorted=True): values and LT_I64 indices (either out pointer
- * may be NULL when not wanted). */
+ * may be NULL when not wanted; both NULL is LT_ERR_NULL_POINTER, both the same pointer
+ * LT_ERR_INVALID_ARGUMENT). */
 LT_API lt_status lt_topk(const lt_tensor *a, int64_t k, int axis, bool largest, lt_tensor **values,
                          lt_tensor **indices);
 

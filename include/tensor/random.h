@@ -39,7 +39,9 @@ LT_API lt_status lt_rng_uniform(lt_rng *rng, lt_tensor *out, double low, double 
  * 52-bit uniforms, so the tails reach 8.49 standard deviations. */
 LT_API lt_status lt_rng_normal(lt_rng *rng, lt_tensor *out, double mean, double std);
 /* Integers uniform in [low, high) (low < high), without modulo bias (Lemire's method with
- * rejection). i64 outputs hold them exactly; float outputs hold them rounded. */
+ * rejection). Integer outputs hold them exactly (a range the dtype cannot hold, such as
+ * [0, 1000) in i8 or [0, 5) in bool, is LT_ERR_OUT_OF_RANGE, as in NumPy); float outputs hold
+ * them rounded. */
 LT_API lt_status lt_rng_integers(lt_rng *rng, lt_tensor *out, int64_t low, int64_t high);
 /* 1 with probability p (0 <= p <= 1, resolution 2^-32), else 0, in out's dtype. */
 LT_API lt_status lt_rng_bernoulli(lt_rng *rng, lt_tensor *out, double p);

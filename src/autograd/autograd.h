@@ -84,6 +84,10 @@ lt__ad_var *lt__ad_leaf_by_serial(lt_tape *tape, uint64_t serial);
 int lt__ad_lookup(const lt_tape *tape, const lt_tensor *t);
 /* True if recording and any of the inputs is tracked. */
 bool lt__ad_should_record(const lt_tape *tape, int n, const lt_tensor *const *ins);
+/* LT_OK for NULL (no tape: the lt_ad_* call only computes) or a live tape; a destroyed tape or
+ * another kind of handle is LT_ERR_INVALID_HANDLE naming `fn`, checked before anything runs so
+ * that lt__ad_should_record never reads a stale tape's fields. */
+lt_status lt__ad_check_tape(const lt_tape *tape, const char *fn);
 /* Records a node for `out` computed from `ins` by `rule`; *node is valid until the next record
  * (fill params and saved tensors through it). On failure nothing is recorded. */
 lt_status lt__ad_record(lt_tape *tape, const lt__ad_rule *rule, int n, const lt_tensor *const *ins,

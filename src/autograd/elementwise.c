@@ -170,6 +170,7 @@ static lt_status unary_backward(const lt__ad_node *n, const lt_tensor *g, lt_ten
 const lt__ad_rule lt__ad_rule_unary = {"unary", unary_backward};
 
 lt_status lt_ad_unary(lt_tape *tape, lt_unary_op op, const lt_tensor *a, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_unary"));
   LT_TRY(lt_unary(op, a, out));
   if (unary_stops(op) || !lt__ad_should_record(tape, 1, &a)) return LT_OK;
   lt__ad_node *n;
@@ -358,6 +359,7 @@ const lt__ad_rule lt__ad_rule_ew = {"elementwise", ew_backward};
 lt_status lt_ad_trinary(lt_tape *tape, lt_binary_op op_ab, lt_binary_op op_abc, const lt_tensor *a,
                         const lt_tensor *b, const lt_tensor *c, const double *scalars,
                         lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_trinary"));
   LT_CHECK_NULL(out, "out");
   *out = NULL;
   LT_TRY(lt__check_tensor(a, "lt_ad_trinary: a"));
@@ -415,6 +417,7 @@ lt_status lt_ad_trinary(lt_tape *tape, lt_binary_op op_ab, lt_binary_op op_abc, 
 
 lt_status lt_ad_binary(lt_tape *tape, lt_binary_op op, const lt_tensor *a, const lt_tensor *b,
                        lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_binary"));
   /* the plain call's bool result: not recorded (it carries no gradient) */
   if ((unsigned)op <= LT_BINARY_WHERE && binary_stops(op)) return lt_binary(op, a, b, out);
   return lt_ad_trinary(tape, op, LT_BINARY_ADD, a, b, NULL, NULL, out);

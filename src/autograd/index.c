@@ -210,22 +210,26 @@ static int norm_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis;
 
 lt_status lt_ad_take(lt_tape *tape, const lt_tensor *a, const lt_tensor *index, int axis,
                      lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_take"));
   LT_TRY(lt_take(a, index, axis, out));
   return record_indexed(tape, IX_TAKE, a, NULL, index, norm_axis(axis, a->rank), out);
 }
 lt_status lt_ad_index_select(lt_tape *tape, const lt_tensor *a, int axis, const lt_tensor *index,
                              lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_index_select"));
   LT_TRY(lt_index_select(a, axis, index, out));
   return record_indexed(tape, IX_TAKE, a, NULL, index, norm_axis(axis, a->rank), out);
 }
 lt_status lt_ad_take_along_axis(lt_tape *tape, const lt_tensor *a, const lt_tensor *index, int axis,
                                 lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_take_along_axis"));
   LT_TRY(lt_take_along_axis(a, index, axis, out));
   return record_indexed(tape, IX_TAKE_ALONG, a, NULL, index, norm_axis(axis, a->rank), out);
 }
 
 lt_status lt_ad_scatter_add(lt_tape *tape, const lt_tensor *d, int axis, const lt_tensor *index,
                             const lt_tensor *src, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_scatter_add"));
   LT_CHECK_NULL(out, "out");
   *out = NULL;
   LT_TRY(lt__check_tensor(d, "lt_ad_scatter_add: d"));
@@ -241,6 +245,7 @@ lt_status lt_ad_scatter_add(lt_tape *tape, const lt_tensor *d, int axis, const l
 
 lt_status lt_ad_where(lt_tape *tape, const lt_tensor *cond, const lt_tensor *a, const lt_tensor *b,
                       lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_where"));
   LT_TRY(lt_where(cond, a, b, out));
   const lt_tensor *ins[3] = {cond, a, b};
   return record(tape, IX_WHERE, 3, ins, 0, 1u, NULL, out);
@@ -248,6 +253,7 @@ lt_status lt_ad_where(lt_tape *tape, const lt_tensor *cond, const lt_tensor *a, 
 
 lt_status lt_ad_clip(lt_tape *tape, const lt_tensor *a, const lt_tensor *lo, const lt_tensor *hi,
                      lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_clip"));
   LT_TRY(lt_clip(a, lo, hi, out));
   const lt_tensor *ins[3] = {a, lo, hi};
   return record(tape, IX_CLIP, 3, ins, 0, 7u, NULL, out);
@@ -265,6 +271,7 @@ static lt_status check_count(lt_tape *tape, int n, const lt_tensor *const *tenso
 
 lt_status lt_ad_concatenate(lt_tape *tape, int n, const lt_tensor *const *tensors, int axis,
                             lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_concatenate"));
   LT_TRY(lt_concatenate(n, tensors, axis, out));
   LT_TRY(check_count(tape, n, tensors, "lt_ad_concatenate", out));
   int ax = norm_axis(axis, tensors[0]->rank);
@@ -282,6 +289,7 @@ lt_status lt_ad_concatenate(lt_tape *tape, int n, const lt_tensor *const *tensor
 
 lt_status lt_ad_stack(lt_tape *tape, int n, const lt_tensor *const *tensors, int axis,
                       lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_stack"));
   LT_TRY(lt_stack(n, tensors, axis, out));
   LT_TRY(check_count(tape, n, tensors, "lt_ad_stack", out));
   return record(tape, IX_STACK, n, tensors, norm_axis(axis, (*out)->rank), 0u, NULL, out);
@@ -289,6 +297,7 @@ lt_status lt_ad_stack(lt_tape *tape, int n, const lt_tensor *const *tensors, int
 
 lt_status lt_ad_split(lt_tape *tape, const lt_tensor *a, int axis, int n_points,
                       const int64_t *points, lt_tensor **outs) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_split"));
   LT_TRY(lt_split(a, axis, n_points, points, outs));
   for (int i = 0; i <= n_points; i++) { /* the pieces again, as recorded slices */
     lt_tensor_destroy(outs[i]);

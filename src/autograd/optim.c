@@ -63,6 +63,14 @@ lt_status lt_optim_create(lt_tape *tape, lt_optim_kind kind, int n_params, lt_te
     if (params[i]->storage->ctx != tape->ctx)
       return lt__context_mismatch("lt_optim_create", what, params[i]->storage->ctx, "the tape",
                                   tape->ctx);
+    /* a parameter listed twice (or two views of one memory) would be updated twice per step */
+    for (int j = 0; j < i; j++)
+      LT_RETURN_IF(params[j]->storage == params[i]->storage &&
+                       lt__tensor_overlap(params[i], params[j]) != LT__OVERLAP_NONE,
+                   LT_ERR_INVALID_ARGUMENT,
+                   "lt_optim_create: params[%d] and params[%d] share memory; a step would update "
+                   "it twice",
+                   j, i);
   }
   lt_optimizer *o = calloc(1, sizeof *o);
   param_state *ps = calloc((size_t)(n_params > 0 ? n_params : 1), sizeof *ps);

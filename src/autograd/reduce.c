@@ -108,6 +108,7 @@ const lt__ad_rule lt__ad_rule_stop = {"argmax/argmin", NULL};
 
 lt_status lt_ad_reduce(lt_tape *tape, lt_reduce_op op, const lt_tensor *a, int n_axes,
                        const int *axes, bool keepdims, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_reduce"));
   LT_TRY(lt_reduce(op, a, n_axes, axes, keepdims, out));
   if (!lt__ad_should_record(tape, 1, &a)) return LT_OK;
   uint64_t mask = 0;

@@ -172,35 +172,42 @@ static lt_status record(lt_tape *tape, int kind, const lt_tensor *a, uint64_t ma
 
 lt_status lt_ad_softmax(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
                         lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_softmax"));
   LT_TRY(lt_softmax(a, n_axes, axes, out));
   return record(tape, ST_SOFTMAX, a, mask_of(a->rank, n_axes, axes), true, 0, 2, out);
 }
 lt_status lt_ad_log_softmax(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
                             lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_log_softmax"));
   LT_TRY(lt_log_softmax(a, n_axes, axes, out));
   return record(tape, ST_LOG_SOFTMAX, a, mask_of(a->rank, n_axes, axes), true, 0, 2, out);
 }
 lt_status lt_ad_logsumexp(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes,
                           bool keepdims, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_logsumexp"));
   LT_TRY(lt_logsumexp(a, n_axes, axes, keepdims, out));
   return record(tape, ST_LOGSUMEXP, a, mask_of(a->rank, n_axes, axes), keepdims, 0, 1, out);
 }
 lt_status lt_ad_var(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes, double ddof,
                     bool keepdims, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_var"));
   LT_TRY(lt_var(a, n_axes, axes, ddof, keepdims, out));
   return record(tape, ST_VAR, a, mask_of(a->rank, n_axes, axes), keepdims, ddof, 1, out);
 }
 lt_status lt_ad_std(lt_tape *tape, const lt_tensor *a, int n_axes, const int *axes, double ddof,
                     bool keepdims, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_std"));
   LT_TRY(lt_std(a, n_axes, axes, ddof, keepdims, out));
   return record(tape, ST_STD, a, mask_of(a->rank, n_axes, axes), keepdims, ddof, 1, out);
 }
 lt_status lt_ad_cumsum(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_cumsum"));
   LT_TRY(lt_cumsum(a, axis, out));
   int ax = axis < 0 ? axis + a->rank : axis;
   return record(tape, ST_CUMSUM, a, (uint64_t)ax, false, 0, 0, out);
 }
 lt_status lt_ad_cumprod(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_cumprod"));
   LT_TRY(lt_cumprod(a, axis, out));
   int ax = axis < 0 ? axis + a->rank : axis;
   return record(tape, ST_CUMPROD, a, (uint64_t)ax, false, 0, 1, out);

@@ -250,6 +250,10 @@ lt_status lt_tape_set_grad(lt_tape *tape, const lt_tensor *t, const lt_tensor *g
   lt_tensor *g = NULL;
   if (grad != NULL) {
     LT_TRY(lt__check_tensor(grad, "lt_tape_set_grad: grad"));
+    /* the copy below stays on grad's context: the leaf's gradient would live on another one */
+    if (grad->storage->ctx != tape->ctx)
+      return lt__context_mismatch("lt_tape_set_grad", "grad", grad->storage->ctx, "the tape",
+                                  tape->ctx);
     const lt__ad_meta *m = &tape->vars[v].meta;
     LT_RETURN_IF(grad->rank != m->rank ||
                      memcmp(grad->shape, m->shape, sizeof(int64_t) * (size_t)m->rank) != 0,
@@ -301,6 +305,10 @@ lt_status lt_tape_saved_count(const lt_tape *tape, int64_t *count, size_t *bytes
 }
 
 /* ---- recording ---- */
+
+lt_status lt__ad_check_tape(const lt_tape *tape, const char *fn) {
+  return tape == NULL ? LT_OK : check_tape(tape, fn);
+}
 
 bool lt__ad_should_record(const lt_tape *tape, int n, const lt_tensor *const *ins) {
   if (tape == NULL || !tape->recording) return false;
@@ -474,6 +482,9 @@ lt_status lt_tape_backward(lt_tape *tape, const lt_tensor *output, const lt_tens
     LT_TRY(lt_tensor_full(tape->ctx, output->dtype, output->rank, output->shape, 1.0, &g0));
   } else {
     LT_TRY(lt__check_tensor(grad_output, "lt_tape_backward: grad_output"));
+    if (grad_output->storage->ctx != tape->ctx)
+      return lt__context_mismatch("lt_tape_backward", "grad_output", grad_output->storage->ctx,
+                                  "the tape", tape->ctx);
     LT_TRY(lt_view_broadcast_to(grad_output, output->rank, output->shape, &g0));
   }
   lt_tensor **snap = NULL;

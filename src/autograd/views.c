@@ -131,6 +131,7 @@ static lt_status record1(lt_tape *tape, const lt__ad_rule *rule, const lt_tensor
 }
 
 lt_status lt_ad_contiguous(lt_tape *tape, const lt_tensor *a, lt_dtype dtype, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_contiguous"));
   LT_TRY(lt_tensor_contiguous(a, dtype, out));
   lt_dtype d = (*out)->dtype; /* a conversion to integers or bool carries no gradient */
   bool floating = d == LT_F16 || d == LT_BF16 || d == LT_F32 || d == LT_F64;
@@ -139,23 +140,28 @@ lt_status lt_ad_contiguous(lt_tape *tape, const lt_tensor *a, lt_dtype dtype, lt
 }
 lt_status lt_ad_reshape(lt_tape *tape, const lt_tensor *a, int rank, const int64_t *shape,
                         lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_reshape"));
   LT_TRY(lt_tensor_reshape(a, rank, shape, out));
   return record1(tape, &lt__ad_rule_reshape, a, out, NULL, 0, NULL);
 }
 lt_status lt_ad_squeeze(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_squeeze"));
   LT_TRY(lt_view_squeeze(a, axis, out));
   return record1(tape, &lt__ad_rule_reshape, a, out, NULL, 0, NULL);
 }
 lt_status lt_ad_unsqueeze(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_unsqueeze"));
   LT_TRY(lt_view_unsqueeze(a, axis, out));
   return record1(tape, &lt__ad_rule_reshape, a, out, NULL, 0, NULL);
 }
 lt_status lt_ad_broadcast_to(lt_tape *tape, const lt_tensor *a, int rank, const int64_t *shape,
                              lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_broadcast_to"));
   LT_TRY(lt_view_broadcast_to(a, rank, shape, out));
   return record1(tape, &lt__ad_rule_broadcast, a, out, NULL, 0, NULL);
 }
 lt_status lt_ad_permute(lt_tape *tape, const lt_tensor *a, const int *axes, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_permute"));
   LT_TRY(lt_view_permute(a, axes, out));
   int *copy = malloc(sizeof(int) * (size_t)(a->rank > 0 ? a->rank : 1));
   if (copy == NULL) {
@@ -169,29 +175,34 @@ lt_status lt_ad_permute(lt_tape *tape, const lt_tensor *a, const int *axes, lt_t
 }
 lt_status lt_ad_slice(lt_tape *tape, const lt_tensor *a, int axis, int64_t start, int64_t stop,
                       int64_t step, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_slice"));
   LT_TRY(lt_view_slice(a, axis, start, stop, step, out));
   int64_t p[5] = {VIEW_SLICE, axis, start, stop, step};
   return record1(tape, &lt__ad_rule_view_replay, a, out, p, 5, NULL);
 }
 lt_status lt_ad_select(lt_tape *tape, const lt_tensor *a, int axis, int64_t index,
                        lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_select"));
   LT_TRY(lt_view_select(a, axis, index, out));
   int64_t p[3] = {VIEW_SELECT, axis, index};
   return record1(tape, &lt__ad_rule_view_replay, a, out, p, 3, NULL);
 }
 lt_status lt_ad_flip(lt_tape *tape, const lt_tensor *a, int axis, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_flip"));
   LT_TRY(lt_view_flip(a, axis, out));
   int64_t p[2] = {VIEW_FLIP, axis};
   return record1(tape, &lt__ad_rule_view_replay, a, out, p, 2, NULL);
 }
 lt_status lt_ad_diagonal(lt_tape *tape, const lt_tensor *a, int64_t offset, int axis1, int axis2,
                          lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_diagonal"));
   LT_TRY(lt_view_diagonal(a, offset, axis1, axis2, out));
   int64_t p[4] = {VIEW_DIAGONAL, offset, axis1, axis2};
   return record1(tape, &lt__ad_rule_view_replay, a, out, p, 4, NULL);
 }
 lt_status lt_ad_as_strided(lt_tape *tape, const lt_tensor *a, int rank, const int64_t *shape,
                            const int64_t *strides, int64_t offset, lt_tensor **out) {
+  LT_TRY(lt__ad_check_tape(tape, "lt_ad_as_strided"));
   LT_TRY(lt_view_as_strided(a, rank, shape, strides, offset, out));
   if (!lt__ad_should_record(tape, 1, &a)) return LT_OK;
   strided_extra *e = calloc(1, sizeof *e);

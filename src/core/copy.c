@@ -185,7 +185,7 @@ lt_status lt_tensor_from_host(lt_context *ctx, lt_dtype dtype, int rank, const i
     LT_RETURN_IF(lt__mul_overflow(lo, es, &bytes) || lt__mul_overflow(hi, es, &bytes),
                  LT_ERR_OVERFLOW, "lt_tensor_from_host: the layout spans more than 2^63 bytes");
   }
-  LT_TRY(lt__tensor_new(ctx, dtype, rank, shape, out));
+  LT_TRY_PREFIXED(lt__tensor_new(ctx, dtype, rank, shape, out), "lt_tensor_from_host");
   lt_tensor *t = *out;
   size_t bytes = lt_tensor_nbytes(t);
   lt_status st = LT_OK;

@@ -43,14 +43,16 @@ lt_status lt_device_string(int index, lt_device_prop prop, const char **out) {
   LT_CHECK_NULL(out, "out");
   const lt__backend_desc *b = NULL;
   int local = 0;
-  LT_TRY(find_device(index, &b, &local));
-  return b->device_string(local, prop, out);
+  LT_TRY_PREFIXED(find_device(index, &b, &local), "lt_device_string");
+  LT_TRY_PREFIXED(b->device_string(local, prop, out), "lt_device_string");
+  return LT_OK;
 }
 
 lt_status lt_device_int(int index, lt_device_prop prop, int64_t *out) {
   LT_CHECK_NULL(out, "out");
   const lt__backend_desc *b = NULL;
   int local = 0;
-  LT_TRY(find_device(index, &b, &local));
-  return b->device_int(local, prop, out);
+  LT_TRY_PREFIXED(find_device(index, &b, &local), "lt_device_int");
+  LT_TRY_PREFIXED(b->device_int(local, prop, out), "lt_device_int");
+  return LT_OK;
 }

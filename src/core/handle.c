@@ -27,6 +27,7 @@ static const char *kind_name(uint32_t tag) {
   case LT__HANDLE_RNG: return "random generator";
   case LT__HANDLE_TAPE: return "tape";
   case LT__HANDLE_OPTIMIZER: return "optimizer";
+  case LT__HANDLE_H5_FILE: return "HDF5 file";
   default: return NULL;
   }
 }

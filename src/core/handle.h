@@ -30,6 +30,7 @@ typedef enum lt__handle_kind {
   LT__HANDLE_RNG = 0x4c545247,          /* "LTRG" */
   LT__HANDLE_TAPE = 0x4c545450,         /* "LTTP" (autograd) */
   LT__HANDLE_OPTIMIZER = 0x4c544f50,    /* "LTOP" (autograd) */
+  LT__HANDLE_H5_FILE = 0x4c544835,      /* "LTH5" (io: lt_h5_file) */
 } lt__handle_kind;
 
 /* What a destroyed handle's tag is set to: the live tag with its top byte replaced, so that the

@@ -176,7 +176,8 @@ lt_status lt_tensor_empty(lt_context *ctx, lt_dtype dtype, int rank, const int64
   LT_CHECK_NULL(out, "out");
   *out = NULL;
   LT_TRY(lt__check_context(ctx, "lt_tensor_empty", "ctx"));
-  return lt__tensor_new(ctx, dtype, rank, shape, out);
+  LT_TRY_PREFIXED(lt__tensor_new(ctx, dtype, rank, shape, out), "lt_tensor_empty");
+  return LT_OK;
 }
 
 lt_status lt_tensor_full(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
@@ -184,7 +185,7 @@ lt_status lt_tensor_full(lt_context *ctx, lt_dtype dtype, int rank, const int64_
   LT_CHECK_NULL(out, "out");
   *out = NULL;
   LT_TRY(lt__check_context(ctx, "lt_tensor_full", "ctx"));
-  LT_TRY(lt__tensor_new(ctx, dtype, rank, shape, out));
+  LT_TRY_PREFIXED(lt__tensor_new(ctx, dtype, rank, shape, out), "lt_tensor_full");
   lt__map_step step;
   memset(&step, 0, sizeof step);
   step.rank = rank;
@@ -224,7 +225,7 @@ lt_status lt_tensor_wrap_host(lt_context *ctx, lt_dtype dtype, int rank, const i
                "lt_tensor_wrap_host: context '%s' is not a CPU context; use lt_tensor_from_host",
                ctx->device);
   int64_t numel;
-  LT_TRY(lt__check_shape(rank, shape, dtype, &numel));
+  LT_TRY_PREFIXED(lt__check_shape(rank, shape, dtype, &numel), "lt_tensor_wrap_host");
   LT_RETURN_IF(data == NULL && numel > 0, LT_ERR_NULL_POINTER, "lt_tensor_wrap_host: data is NULL");
   /* The kernels load whole elements: a misaligned one is undefined behaviour in C. */
   size_t align = lt_dtype_size(dtype);
@@ -312,7 +313,7 @@ lt_status lt_tensor_get(const lt_tensor *t, const int64_t *index, double *value)
   LT_TRY(lt__check_tensor(t, "lt_tensor_get: tensor"));
   LT_CHECK_NULL(value, "value");
   unsigned char buf[8];
-  LT_TRY(read_element(t, index, buf));
+  LT_TRY_PREFIXED(read_element(t, index, buf), "lt_tensor_get");
   *value = lt__load_f64(buf, t->dtype, 0);
   return LT_OK;
 }
@@ -321,7 +322,8 @@ lt_status lt_tensor_set(lt_tensor *t, const int64_t *index, double value) {
   LT_TRY(lt__check_tensor(t, "lt_tensor_set: tensor"));
   unsigned char buf[8];
   lt__store_f64(buf, t->dtype, 0, value);
-  return write_element(t, index, buf);
+  LT_TRY_PREFIXED(write_element(t, index, buf), "lt_tensor_set");
+  return LT_OK;
 }
 
 /* Integer and bool tensors only: their values do not all fit a double. */
@@ -338,7 +340,7 @@ static lt_status get_bits(const lt_tensor *t, const int64_t *index, const char *
                           uint64_t *bits) {
   LT_TRY(check_exact(t, api, "lt_tensor_get"));
   unsigned char buf[8];
-  LT_TRY(read_element(t, index, buf));
+  LT_TRY_PREFIXED(read_element(t, index, buf), api);
   *bits = lt__load_bits(buf, t->dtype, 0);
   return LT_OK;
 }
@@ -347,7 +349,8 @@ static lt_status set_bits(lt_tensor *t, const int64_t *index, const char *api, u
   LT_TRY(check_exact(t, api, "lt_tensor_set"));
   unsigned char buf[8];
   lt__store_bits(buf, t->dtype, 0, bits);
-  return write_element(t, index, buf);
+  LT_TRY_PREFIXED(write_element(t, index, buf), api);
+  return LT_OK;
 }
 
 lt_status lt_tensor_get_i64(const lt_tensor *t, const int64_t *index, int64_t *value) {

@@ -88,8 +88,14 @@ static lt_status import(lt_context *ctx, const DLTensor *dl, bool readonly, uint
                "lt_tensor_from_dlpack: context '%s' cannot address host memory; pass "
                "LT_DLPACK_COPY to copy the tensor onto it",
                ctx->device);
-  char *data = (char *)dl->data + dl->byte_offset;
-  if (dl->data == NULL) data = NULL;
+  /* an offset that wraps around the address space points before the data (ASan: a read of
+   * the bytes below it), whatever the producer's memory is */
+  LT_RETURN_IF(dl->data != NULL && dl->byte_offset > UINTPTR_MAX - (uintptr_t)dl->data,
+               LT_ERR_INVALID_ARGUMENT,
+               "lt_tensor_from_dlpack: byte_offset %llu wraps around the address space from data "
+               "%p",
+               (unsigned long long)dl->byte_offset, dl->data);
+  char *data = dl->data ? (char *)dl->data + dl->byte_offset : NULL;
   lt_status st = copy ? lt_tensor_from_host(ctx, dtype, dl->ndim, dl->shape, dl->strides, data, out)
                       : lt_tensor_wrap_host(ctx, dtype, dl->ndim, dl->shape, dl->strides, data,
                                             release, managed, out);

@@ -4,16 +4,15 @@
 #ifndef LT_IO_H5_H
 #define LT_IO_H5_H
 
+#include "core/handle.h"
 #include "io/atomic_file.h"
 #include "tensor.h"
 #include "tensor/hdf5.h"
 
 #include <hdf5.h>
 
-#define LT__H5_MAGIC 0x48354c54u /* "TL5H": a live lt_h5_file */
-
 struct lt_h5_file {
-  uint32_t magic;
+  uint32_t magic; /* LT__HANDLE_H5_FILE while open: the handle tag, first as in every handle */
   hid_t fid;
   lt_h5_mode mode;
   char *path;             /* the caller's path, for messages */

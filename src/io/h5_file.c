@@ -16,11 +16,12 @@ static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
 bool lt_h5_available(void) { return true; }
 
 lt_status lt__h5_enter(const char *who, lt_h5_file *f) {
-  LT_RETURN_IF(f == NULL, LT_ERR_NULL_POINTER, "%s: file is NULL", who);
+  /* a closed file's block sits in the handle quarantine (lt_h5_close), so its tag is readable */
   pthread_mutex_lock(&h5_lock);
-  if (f->magic != LT__H5_MAGIC) {
+  lt_status st = lt__handle_check(f, LT__HANDLE_H5_FILE, who, "file");
+  if (st != LT_OK) {
     pthread_mutex_unlock(&h5_lock);
-    return lt__error(LT_ERR_INVALID_HANDLE, "%s: file is not an open lt_h5_file", who);
+    return st;
   }
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   return LT_OK;
@@ -152,7 +153,7 @@ lt_status lt_h5_open(const char *path, lt_h5_mode mode, lt_h5_file **out) {
     free(f);
     return st;
   }
-  f->magic = LT__H5_MAGIC;
+  f->magic = LT__HANDLE_H5_FILE;
   *out = f;
   return LT_OK;
 }
@@ -160,7 +161,7 @@ lt_status lt_h5_open(const char *path, lt_h5_mode mode, lt_h5_file **out) {
 lt_status lt_h5_close(lt_h5_file *f) {
   if (f == NULL) return LT_OK;
   LT_TRY(lt__h5_enter("lt_h5_close", f));
-  f->magic = 0;
+  lt__handle_kill(f, LT__HANDLE_H5_FILE);
   lt_status st = LT_OK;
   if (f->mode != LT_H5_READ && H5Fflush(f->fid, H5F_SCOPE_LOCAL) < 0)
     st = lt__h5_fail(LT_ERR_IO, "lt_h5_close", "cannot flush", f, NULL);
@@ -174,7 +175,9 @@ lt_status lt_h5_close(lt_h5_file *f) {
       lt__atomic_abort(&f->atomic);
   }
   free(f->path);
-  free(f);
+  f->path = NULL;
+  /* quarantined, not freed: a second close or a later call reads "already destroyed" */
+  lt__handle_retire(f);
   return st;
 }
 

@@ -48,10 +48,12 @@ lt_status lt__check_options(const lt_plan_options *opts, const char *fn) {
 lt_status lt_plan_options_set_compute_dtype(lt_plan_options *opts, lt_dtype dtype) {
   LT_TRY(
       lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_compute_dtype", "opts"));
-  LT_RETURN_IF(dtype != LT_F32 && dtype != LT_F64 && dtype != LT_I64 && dtype != LT_U64 &&
-                   dtype != LT_DTYPE_INVALID,
-               LT_ERR_DTYPE, "compute dtype must be f32, f64, i64 or u64, not %s",
-               lt_dtype_name(dtype) ? lt_dtype_name(dtype) : "an invalid dtype");
+  LT_RETURN_IF(
+      dtype != LT_F32 && dtype != LT_F64 && dtype != LT_I64 && dtype != LT_U64 &&
+          dtype != LT_DTYPE_INVALID,
+      LT_ERR_DTYPE,
+      "lt_plan_options_set_compute_dtype: compute dtype must be f32, f64, i64 or u64, not %s",
+      lt_dtype_name(dtype) ? lt_dtype_name(dtype) : "an invalid dtype");
   opts->compute = dtype;
   return LT_OK;
 }
@@ -70,9 +72,9 @@ lt_status lt_plan_options_set_lowp_compute(lt_plan_options *opts, lt_lowp_comput
 lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary_op op) {
   LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_unary", "opts"));
   LT_RETURN_IF(operand < 0 || operand > 2, LT_ERR_OUT_OF_RANGE,
-               "unary operand index %d is outside [0, 2] (A, B, C)", operand);
+               "lt_plan_options_set_unary: operand index %d is outside [0, 2] (A, B, C)", operand);
   LT_RETURN_IF((int)op < LT_UNARY_IDENTITY || (int)op > LT_UNARY_SIGNBIT, LT_ERR_INVALID_ARGUMENT,
-               "unknown unary op code %d", (int)op);
+               "lt_plan_options_set_unary: unknown unary op code %d", (int)op);
   opts->unary[operand] = op;
   return LT_OK;
 }
@@ -80,7 +82,7 @@ lt_status lt_plan_options_set_unary(lt_plan_options *opts, int operand, lt_unary
 lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo) {
   LT_TRY(lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_path", "opts"));
   LT_RETURN_IF((int)algo < LT_PATH_AUTO || (int)algo > LT_PATH_PARTITION, LT_ERR_INVALID_ARGUMENT,
-               "unknown path algorithm %d", (int)algo);
+               "lt_plan_options_set_path: unknown path algorithm %d", (int)algo);
   opts->path = algo;
   return LT_OK;
 }
@@ -88,8 +90,8 @@ lt_status lt_plan_options_set_path(lt_plan_options *opts, lt_path_algo algo) {
 lt_status lt_plan_options_set_memory_limit(lt_plan_options *opts, int64_t bytes) {
   LT_TRY(
       lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_memory_limit", "opts"));
-  LT_RETURN_IF(bytes < 0, LT_ERR_INVALID_ARGUMENT, "memory limit %lld is negative",
-               (long long)bytes);
+  LT_RETURN_IF(bytes < 0, LT_ERR_INVALID_ARGUMENT,
+               "lt_plan_options_set_memory_limit: memory limit %lld is negative", (long long)bytes);
   opts->memory_limit = bytes;
   return LT_OK;
 }
@@ -98,7 +100,7 @@ lt_status lt_plan_options_set_output_dtype(lt_plan_options *opts, lt_dtype dtype
   LT_TRY(
       lt__handle_check(opts, LT__HANDLE_PLAN_OPTIONS, "lt_plan_options_set_output_dtype", "opts"));
   LT_RETURN_IF(dtype != LT_DTYPE_INVALID && !lt__dtype_valid(dtype), LT_ERR_DTYPE,
-               "invalid output dtype %d", (int)dtype);
+               "lt_plan_options_set_output_dtype: invalid output dtype %d", (int)dtype);
   opts->output = dtype;
   return LT_OK;
 }

@@ -3,6 +3,7 @@
  * reserves the Philox blocks it needs and hands one backend step (backend.h) over. The bits
  * themselves are defined in kernels/philox.h, shared with both backends; permutations are
  * shuffled here on the host from the same bounded draws. */
+#include "core/dtype.h"
 #include "core/error.h"
 #include "core/object.h"
 
@@ -72,6 +73,20 @@ static bool is_float(lt_dtype t) {
   return t == LT_F16 || t == LT_BF16 || t == LT_F32 || t == LT_F64;
 }
 
+/* Integers drawn into an integer or bool out must all be representable there (NumPy refuses
+ * integers(0, 1000, dtype=int8) too): wrapping would skew the distribution silently. Float
+ * outs hold them rounded, as documented. */
+static lt_status check_integers_fit(const char *fn, const lt__rng_step *s, lt_dtype dtype) {
+  if (!lt__dtype_is_exact(dtype) || dtype == LT_I64) return LT_OK;
+  int64_t last = (int64_t)((uint64_t)s->low + s->range - 1);
+  double lo = 0, hi = 2; /* bool: 0 and 1 */
+  if (dtype != LT_BOOL) lt__int_range(dtype, &lo, &hi);
+  LT_RETURN_IF((double)s->low < lo || (double)last >= hi, LT_ERR_OUT_OF_RANGE,
+               "%s: [%lld, %lld] does not fit out's dtype %s [%.17g, %.17g]", fn, (long long)s->low,
+               (long long)last, lt_dtype_name(dtype), lo, hi - 1);
+  return LT_OK;
+}
+
 /* Validates rng and out, reserves the blocks and runs the step. */
 static lt_status fill(const char *fn, lt_rng *rng, lt_tensor *out, lt__rng_step *s) {
   LT_TRY(lt__handle_check(rng, LT__HANDLE_RNG, fn, "rng"));
@@ -83,6 +98,7 @@ static lt_status fill(const char *fn, lt_rng *rng, lt_tensor *out, lt__rng_step 
                lt_dtype_name(out->dtype));
   LT_RETURN_IF(lt__tensor_self_overlaps(out), LT_ERR_ALIASING,
                "%s: out has elements that overlap each other (zero or clashing strides)", fn);
+  if (s->dist == LT__RNG_INTEGERS) LT_TRY(check_integers_fit(fn, s, out->dtype));
   int group = lt_rng_group((int)s->dist, out->dtype == LT_F64);
   uint64_t blocks = ((uint64_t)out->numel + (uint64_t)group - 1) / (uint64_t)group;
   s->seed = rng->seed;

@@ -118,6 +118,9 @@ lt_status lt_topk(const lt_tensor *a, int64_t k, int axis, bool largest, lt_tens
                   lt_tensor **indices) {
   LT_RETURN_IF(values == NULL && indices == NULL, LT_ERR_NULL_POINTER,
                "lt_topk: values and indices are both NULL");
+  /* one slot for both results would lose (leak) the values tensor */
+  LT_RETURN_IF(values == indices, LT_ERR_INVALID_ARGUMENT,
+               "lt_topk: values and indices point at the same place; pass two out pointers");
   if (values) *values = NULL;
   if (indices) *indices = NULL;
   LT_RETURN_IF(k < 0, LT_ERR_OUT_OF_RANGE, "lt_topk: k = %lld is negative", (long long)k);

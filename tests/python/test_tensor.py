@@ -73,6 +73,13 @@ def test_scalar_and_size0(device):
     assert t.shape == () and t.item() == 2.5
     z = lt.tensor(np.empty((2, 0)), device=device)
     assert z.numpy().shape == (2, 0) and z.size == 0
+    # a 0-d tensor is not a sequence: iterating it used to give [] silently (NumPy raises)
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        list(t)
+    assert [r.shape for r in z] == [(0,), (0,)]
+    assert list(lt.tensor(np.empty((0, 3)), device=device)) == []
+    rows = list(lt.tensor(np.arange(6.0).reshape(3, 2), device=device))
+    assert [r.numpy().tolist() for r in rows] == [[0, 1], [2, 3], [4, 5]]
 
 
 def test_constructors(device):

@@ -215,6 +215,13 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
+    def __iter__(self):
+        # Without it Python iterates through __getitem__ until IndexError, and a 0-d tensor,
+        # whose t[0] is an IndexError, iterated as an empty sequence (NumPy raises TypeError).
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
     def __repr__(self):
         return (f"Tensor(shape={self.shape}, dtype={self.dtype}, device={self.device!r})\n"
                 f"{self.numpy()!r}")
