@@ -33,12 +33,28 @@ static FILE *csv;
 
 /* ---- machine limits: simple loops split across THREADS pthreads ---- */
 
-/* Plain loops, then their tuned partners (partner_of). */
-typedef enum { K_COPY, K_SUM, K_TRIAD, K_MEMCPY, K_SUM_PREFETCH, K_TRIAD_STREAM } limit_kind;
+/* Plain loops, then their tuned partners (partner_of). K_GATHER copies rows of GATHER_ROW
+ * floats from random places (gather_idx), as a random take does. */
+typedef enum {
+  K_COPY,
+  K_SUM,
+  K_TRIAD,
+  K_GATHER,
+  K_MEMCPY,
+  K_SUM_PREFETCH,
+  K_TRIAD_STREAM,
+  K_GATHER_STREAM
+} limit_kind;
 
 static limit_kind partner_of(limit_kind plain) {
-  return plain == K_COPY ? K_MEMCPY : plain == K_SUM ? K_SUM_PREFETCH : K_TRIAD_STREAM;
+  return plain == K_COPY    ? K_MEMCPY
+         : plain == K_SUM   ? K_SUM_PREFETCH
+         : plain == K_TRIAD ? K_TRIAD_STREAM
+                            : K_GATHER_STREAM;
 }
+
+#define GATHER_ROW 64       /* floats: 256-byte rows */
+static int64_t *gather_idx; /* N / GATHER_ROW source rows, uniformly random */
 typedef struct limit_arg {
   limit_kind kind;
   float *a, *b, *c;
@@ -95,6 +111,33 @@ static void triad_stream_loop(float *restrict a, const float *restrict b, const 
     a[i] = b[i] + 3.0f * c[i];
 }
 
+/* Output rows [r0, r1) from their random source rows: memcpy each (plain), or (tuned, as the
+ * library's row gather does) with the rows `ahead` further on prefetched and the output written
+ * with non-temporal stores. */
+static void gather_loop(float *restrict d, const float *restrict s, int64_t r0, int64_t r1,
+                        bool tuned) {
+  for (int64_t r = r0; r < r1; r++) {
+    const float *src = s + gather_idx[r] * GATHER_ROW;
+    float *dst = d + r * GATHER_ROW;
+    if (!tuned) {
+      memcpy(dst, src, sizeof(float) * GATHER_ROW);
+      continue;
+    }
+    if (r + 3 < r1)
+      for (int b = 0; b < GATHER_ROW * 4; b += 64)
+        __builtin_prefetch((const char *)(s + gather_idx[r + 3] * GATHER_ROW) + b);
+#if defined(__SSE2__)
+    for (int i = 0; i < GATHER_ROW; i += 4)
+      _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+#else
+    memcpy(dst, src, sizeof(float) * GATHER_ROW);
+#endif
+  }
+#if defined(__SSE2__)
+  if (tuned) _mm_sfence();
+#endif
+}
+
 static void *limit_worker(void *p) {
   limit_arg *a = p;
   int64_t n = a->hi - a->lo;
@@ -105,6 +148,10 @@ static void *limit_worker(void *p) {
   case K_SUM_PREFETCH: a->sink = sum_loop(a->b + a->lo, n, 8192); break;
   case K_TRIAD: triad_loop(a->a + a->lo, a->b + a->lo, a->c + a->lo, n); break;
   case K_TRIAD_STREAM: triad_stream_loop(a->a + a->lo, a->b + a->lo, a->c + a->lo, n); break;
+  case K_GATHER:
+  case K_GATHER_STREAM:
+    gather_loop(a->a, a->b, a->lo / GATHER_ROW, a->hi / GATHER_ROW, a->kind == K_GATHER_STREAM);
+    break;
   }
   return NULL;
 }
@@ -114,7 +161,9 @@ static double run_limit(limit_kind kind, float *a, float *b, float *c) {
   limit_arg args[64];
   double t0 = bench_now();
   for (int i = 0; i < THREADS; i++) {
-    args[i] = (limit_arg){kind, a, b, c, N * i / THREADS, N * (i + 1) / THREADS, 0};
+    int64_t rows = N / GATHER_ROW; /* split on whole rows, for the gathers */
+    args[i] = (limit_arg){
+        kind, a, b, c, rows * i / THREADS * GATHER_ROW, rows * (i + 1) / THREADS * GATHER_ROW, 0};
     pthread_create(&th[i], NULL, limit_worker, &args[i]);
   }
   for (int i = 0; i < THREADS; i++)
@@ -187,7 +236,7 @@ typedef struct category {
   int count;
 } category;
 
-/* LT_BENCH_ONLY=permutation|perm-odd|short-axis|nchw|reduction|binary runs one category. */
+/* LT_BENCH_ONLY=permutation|perm-odd|short-axis|nchw|reduction|binary|gather runs one category. */
 static bool wanted(const char *cat) {
   const char *only = getenv("LT_BENCH_ONLY");
   return only == NULL || strcmp(only, cat) == 0;
@@ -280,6 +329,28 @@ static void bench_reduction(category *cat, int rank, const int64_t *shape, const
   lt_tensor_destroy(d);
 }
 
+/* D = take(A, INDEX, 0): rows of GATHER_ROW floats from random places (the limit loops' own
+ * indices), bytes = rows read and written + the i64 index. */
+static void bench_gather(category *cat) {
+  if (!wanted(cat->name)) return;
+  int64_t rows = N / GATHER_ROW, shape[2] = {rows, GATHER_ROW};
+  lt_tensor *a = make(2, shape), *d = make(2, shape), *idx;
+  check(lt_tensor_from_host(ctx, LT_I64, 1, &rows, NULL, gather_idx, &idx), "index");
+  lt_plan *plan;
+  check(lt_plan_take(a, 0, idx, d, NULL, &plan), "plan_take");
+  const lt_tensor *ins[2] = {a, idx};
+  double bytes = 8.0 * (double)(rows * GATHER_ROW) + 8.0 * (double)rows;
+  timing tm = time_plan(plan, ins, 2, d, K_GATHER, bytes, bytes);
+  char detail[128];
+  snprintf(detail, sizeof detail, "take rows (%lld,%d) axis 0, random", (long long)rows,
+           GATHER_ROW);
+  report(cat, "random-row copy", detail, bytes, tm);
+  lt_plan_destroy(plan);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(d);
+  lt_tensor_destroy(idx);
+}
+
 /* D = A + B over a subset of A's modes (mb), A of rank 3 or 4: bytes = A + B + D. */
 static void bench_binary(category *cat, int rank, const int64_t *shape, const int32_t *mb,
                          int rank_b, const char *label) {
@@ -314,7 +385,7 @@ int main(int argc, char **argv) {
   if (REPS < 1 || REPS > 64) REPS = 5;
   if (argc > 1 && argv[1][0] == '-') { /* an option, not a CSV path: say how to call */
     printf("usage: bench_ops [results.csv]\n(env: LT_BENCH_N elements, LT_BENCH_REPS runs, "
-           "LT_BENCH_ONLY=permutation|perm-odd|short-axis|nchw|reduction|binary)\n");
+           "LT_BENCH_ONLY=permutation|perm-odd|short-axis|nchw|reduction|binary|gather)\n");
     return argv[1][1] == 'h' || strcmp(argv[1], "--help") == 0 ? 0 : 2;
   }
   if (argc > 1) csv = fopen(argv[1], "w");
@@ -336,19 +407,31 @@ int main(int argc, char **argv) {
   double rd_pf = limit_gbs(K_SUM_PREFETCH, a, b, c, bytes);
   double triad = limit_gbs(K_TRIAD, a, b, c, 3 * bytes);
   double triad_nt = limit_gbs(K_TRIAD_STREAM, a, b, c, 3 * bytes);
+  gather_idx = malloc(sizeof(int64_t) * (size_t)(N / GATHER_ROW));
+  if (gather_idx == NULL) return 1;
+  uint64_t state = 0x9e3779b97f4a7c15u; /* xorshift: the same indices every run */
+  for (int64_t r = 0; r < N / GATHER_ROW; r++) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    gather_idx[r] = (int64_t)(state % (uint64_t)(N / GATHER_ROW));
+  }
+  double gbytes = 8.0 * (double)N + 8.0 * (double)(N / GATHER_ROW);
+  double gather = limit_gbs(K_GATHER, a, b, c, gbytes);
+  double gather_nt = limit_gbs(K_GATHER_STREAM, a, b, c, gbytes);
   la = a;
   lb = b;
   lc = c;
   printf("libtensor %s, %lld float32 elements, %d threads, median of %d runs\n", lt_version(),
          (long long)N, THREADS, REPS);
   printf("limits (GB/s, plain loop / tuned): copy %.2f / memcpy %.2f, read-only sum %.2f / "
-         "prefetched %.2f, triad %.2f / streamed %.2f\n",
-         cpy, mcpy, rd, rd_pf, triad, triad_nt);
+         "prefetched %.2f, triad %.2f / streamed %.2f, random %d-byte rows %.2f / prefetched and "
+         "streamed %.2f\n",
+         cpy, mcpy, rd, rd_pf, triad, triad_nt, 4 * GATHER_ROW, gather, gather_nt);
   if (csv)
     fprintf(csv,
             "limit,memcpy,%.4f,1\nlimit,copy,%.4f,1\nlimit,sum,%.4f,1\nlimit,sum_prefetch,%.4f,1\n"
-            "limit,triad,%.4f,1\nlimit,triad_stream,%.4f,1\n",
-            mcpy, cpy, rd, rd_pf, triad, triad_nt);
+            "limit,triad,%.4f,1\nlimit,triad_stream,%.4f,1\nlimit,gather,%.4f,1\n"
+            "limit,gather_stream,%.4f,1\n",
+            mcpy, cpy, rd, rd_pf, triad, triad_nt, gather, gather_nt);
 
   category perm = {"permutation", 0, 0, 0};
   int64_t r = (int64_t)llround(sqrt((double)N));
@@ -420,13 +503,20 @@ int main(int argc, char **argv) {
   bench_reduction(&nchw, 4, s_nchw, stats, 3);
   bench_binary(&nchw, 4, s_nchw, channel, 1, "B(j)");
 
+  /* A random row gather against the same gather as a plain loop: random 256-byte reads reach
+   * about half a sequential copy's bandwidth, which no kernel changes. */
+  category gat = {"gather", 0, 0, 0};
+  bench_gather(&gat);
+
   summary(&perm);
   summary(&odd);
   summary(&shrt);
   summary(&nchw);
   summary(&red);
   summary(&bin);
+  summary(&gat);
   if (csv) fclose(csv);
+  free(gather_idx);
   free(a);
   free(b);
   free(c);

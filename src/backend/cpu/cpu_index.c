@@ -150,12 +150,51 @@ static void gather_whole_rows(index_job *job, int64_t lo, int64_t hi) {
   if (job->stream) lt__cpu_stream_fence();
 }
 
+/* gather_whole_rows for a matrix (rank 2) with I64 or I32 indices: offsets by one multiply
+ * instead of two odometers, the index read without the dtype switch (a 256-byte row gather ran
+ * at 0.8 of the same loop written plainly; the per-row bookkeeping was the difference). */
+static void gather_matrix_rows(index_job *job, int64_t lo, int64_t hi) {
+  const lt__gather_step *g = job->g;
+  int64_t es = (int64_t)lt_dtype_size(g->out.dtype), n = g->shape[1], bytes = n * es;
+  const char *in = (const char *)g->in.mem, *ix = (const char *)g->index.mem;
+  char *out = g->out.mem;
+  int64_t si = g->in.strides[0], so = g->out.strides[0], sx = g->index.strides[0];
+  int64_t ext = g->axis_extent, as = g->axis_stride;
+  bool i64 = g->index.dtype == LT_I64, prefetch = bytes <= ROW_PREFETCH_MAX;
+  for (int64_t r = lo; r < hi; r++) {
+    if (prefetch && r + ROWS_AHEAD < hi) {
+      int64_t xa = g->index.offset + (r + ROWS_AHEAD) * sx;
+      int64_t ja = i64 ? ((const int64_t *)ix)[xa] : ((const int32_t *)ix)[xa];
+      ja += ja < 0 ? ext : 0;
+      if ((uint64_t)ja < (uint64_t)ext)
+        lt__cpu_prefetch_span(in + (g->in.offset + (r + ROWS_AHEAD) * si + ja * as) * es, bytes);
+    }
+    int64_t x = g->index.offset + r * sx;
+    int64_t j = i64 ? ((const int64_t *)ix)[x] : ((const int32_t *)ix)[x];
+    j += j < 0 ? ext : 0;
+    if ((uint64_t)j >= (uint64_t)ext) {
+      note_bad(job, r * n);
+      break;
+    }
+    const char *src = in + (g->in.offset + r * si + j * as) * es;
+    char *dst = out + (g->out.offset + r * so) * es;
+    if (job->stream)
+      lt__cpu_copy_stream(dst, src, (size_t)bytes, job->simd);
+    else
+      memcpy(dst, src, (size_t)bytes);
+  }
+  if (job->stream) lt__cpu_stream_fence();
+}
+
 static void gather_rows(void *arg, int64_t lo, int64_t hi) {
   index_job *job = arg;
   const lt__gather_step *g = job->g;
   int last = g->rank - 1;
   if (g->index.strides[last] == 0 && g->in.strides[last] == 1 && g->out.strides[last] == 1) {
-    gather_whole_rows(job, lo, hi);
+    if (g->rank == 2 && (g->index.dtype == LT_I64 || g->index.dtype == LT_I32))
+      gather_matrix_rows(job, lo, hi);
+    else
+      gather_whole_rows(job, lo, hi);
     return;
   }
   int64_t n = g->shape[last];
