@@ -609,14 +609,19 @@ static void test_get_set(void **state) {
       int64_t first[3] = {0, 0, 0};
       double specials[] = {INFINITY, -INFINITY, NAN, -0.0};
       for (int s = 0; s < 4; s++) {
+        if (dtype == LT_I64 && (isnan(specials[s]) || isinf(specials[s]))) {
+          /* An integer tensor refuses them (never saturated) and keeps its element. */
+          LT_CHECK(lt_tensor_set(t, first, 5.0));
+          LT_CHECK_FAILS(lt_tensor_set(t, first, specials[s]), LT_ERR_OUT_OF_RANGE);
+          assert_non_null(strstr(lt_last_error(), "lt_tensor_set"));
+          LT_CHECK(lt_tensor_get(t, first, &v));
+          assert_true(v == 5.0);
+          continue;
+        }
         LT_CHECK(lt_tensor_set(t, first, specials[s]));
         LT_CHECK(lt_tensor_get(t, first, &v));
         double want = stored_value(dtype, specials[s]);
-        if (dtype == LT_I64)
-          want = isnan(specials[s]) ? 0.0
-                 : specials[s] > 0  ? (double)INT64_MAX
-                 : specials[s] < 0  ? (double)INT64_MIN
-                                    : 0.0;
+        if (dtype == LT_I64) want = 0.0;
         assert_true(isnan(want) ? isnan(v) : v == want);
       }
       lt_tensor_destroy(t);
@@ -632,6 +637,55 @@ static void test_get_set(void **state) {
     lt_tensor_destroy(s);
     lt_context_destroy(ctx);
   }
+}
+
+/* lt_tensor_full and lt_tensor_set on integer dtypes: values are truncated toward zero, and
+ * NaN or a truncation outside the dtype's range is LT_ERR_OUT_OF_RANGE naming the call (it used
+ * to store 300 in an i8 as 44 and NaN as 0). */
+static void test_full_set_integer_range(void **state) {
+  (void)state;
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  const int64_t shape[1] = {3}, at[1] = {1};
+  static const struct {
+    lt_dtype dtype;
+    double ok_lo, ok_hi, bad_lo, bad_hi;
+  } cases[] = {
+      {LT_I8, -128.9, 127.9, -129.0, 128.0},
+      {LT_U8, -0.9, 255.5, -1.0, 256.0},
+      {LT_I32, -2147483648.0, 2147483647.0, -2147483649.0, 2147483648.0},
+      {LT_U16, 0.0, 65535.0, -1.0, 65536.0},
+      {LT_I64, -9223372036854775808.0, 9223372036854774784.0, -1e19, 9223372036854775808.0},
+      {LT_U64, 0.0, 18446744073709549568.0, -1.0, 18446744073709551616.0}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    lt_dtype d = cases[c].dtype;
+    lt_tensor *t = NULL;
+    LT_CHECK(lt_tensor_full(ctx, d, 1, shape, cases[c].ok_hi, &t));
+    double v;
+    LT_CHECK(lt_tensor_get(t, at, &v));
+    assert_true(v == trunc(cases[c].ok_hi));
+    LT_CHECK(lt_tensor_set(t, at, cases[c].ok_lo));
+    LT_CHECK(lt_tensor_get(t, at, &v));
+    assert_true(v == trunc(cases[c].ok_lo) || (v == 0 && trunc(cases[c].ok_lo) == 0));
+    const double bad[3] = {cases[c].bad_lo, cases[c].bad_hi, NAN};
+    for (int b = 0; b < 3; b++) {
+      lt_tensor *u = NULL;
+      LT_CHECK_FAILS(lt_tensor_full(ctx, d, 1, shape, bad[b], &u), LT_ERR_OUT_OF_RANGE);
+      assert_null(u);
+      assert_non_null(strstr(lt_last_error(), "lt_tensor_full"));
+      assert_non_null(strstr(lt_last_error(), lt_dtype_name(d)));
+      LT_CHECK_FAILS(lt_tensor_set(t, at, bad[b]), LT_ERR_OUT_OF_RANGE);
+      LT_CHECK(lt_tensor_get(t, at, &v));
+      assert_true(v == trunc(cases[c].ok_lo) || (v == 0 && trunc(cases[c].ok_lo) == 0));
+    }
+    lt_tensor_destroy(t);
+  }
+  lt_tensor *b = NULL; /* bool and floats take any value */
+  LT_CHECK(lt_tensor_full(ctx, LT_BOOL, 1, shape, 300.0, &b));
+  lt_tensor_destroy(b);
+  LT_CHECK(lt_tensor_full(ctx, LT_F32, 1, shape, NAN, &b));
+  lt_tensor_destroy(b);
+  lt_context_destroy(ctx);
 }
 
 static lt_tensor *view_of(lt_tensor *base, int rank, const int64_t *shape, const int64_t *strides,
@@ -1417,6 +1471,7 @@ int main(void) {
       cmocka_unit_test(test_wrap_host),
       cmocka_unit_test(test_creation_allocation_failures),
       cmocka_unit_test(test_get_set),
+      cmocka_unit_test(test_full_set_integer_range),
       cmocka_unit_test(test_properties),
       cmocka_unit_test(test_contiguous_conversions),
       cmocka_unit_test(test_f64_to_half_rounds_once),

@@ -26,7 +26,10 @@ LT_API lt_status lt_tensor_empty(lt_context *ctx, lt_dtype dtype, int rank, cons
 /* New C-contiguous tensor filled with zeros. */
 LT_API lt_status lt_tensor_zeros(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                                  lt_tensor **out);
-/* New C-contiguous tensor with every element set to `value` (converted to dtype). */
+/* New C-contiguous tensor with every element set to `value` (converted to dtype; for an
+ * integer dtype truncated toward zero). Fails with LT_ERR_OUT_OF_RANGE for an integer dtype when
+ * `value` is NaN or its truncation lies outside the dtype's range (never saturated or wrapped),
+ * and as lt_tensor_empty otherwise. */
 LT_API lt_status lt_tensor_full(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                                 double value, lt_tensor **out);
 /* New C-contiguous tensor holding a copy of host data laid out with `strides` (NULL = C order)
@@ -47,7 +50,10 @@ LT_API void lt_tensor_destroy(lt_tensor *t);
 LT_API lt_status lt_tensor_to_host(const lt_tensor *t, void *dst, size_t dst_bytes);
 /* Reads one element as double; negative indices count from the end as in NumPy. */
 LT_API lt_status lt_tensor_get(const lt_tensor *t, const int64_t *index, double *value);
-/* Writes one element (converted to the tensor's dtype); negative indices as in lt_tensor_get. */
+/* Writes one element (converted to the tensor's dtype); negative indices as in lt_tensor_get.
+ * An integer tensor refuses NaN and values outside its range as lt_tensor_full does
+ * (LT_ERR_OUT_OF_RANGE, the element unchanged); use lt_tensor_set_i64 / _u64 for exact or
+ * wrapping writes. */
 LT_API lt_status lt_tensor_set(lt_tensor *t, const int64_t *index, double value);
 /* Exact element access for integer and bool tensors (issue 18 A): the value as int64 / uint64.
  * Reading a value the type cannot hold (a u64 >= 2^63 as i64, a negative as u64) or a float

@@ -144,6 +144,9 @@ static lt_tensor *make_layout(lt_context *ctx, lt_dtype dtype, int rank, const i
                               bool random) {
   int64_t bshape[LT_MAX_RANK] = {0};
   lt_tensor *base = NULL, *view = NULL, *tmp = NULL;
+  /* Integer dtypes refuse NaN (lt_tensor_full checks the value): poison them with 77. */
+  bool float_dtype = dtype == LT_F16 || dtype == LT_BF16 || dtype == LT_F32 || dtype == LT_F64;
+  if (!float_dtype && isnan(poison)) poison = dtype == LT_BOOL ? 1.0 : 77.0;
   switch (layout) {
   case LT_LAYOUT_TRANSPOSED: {
     /* Base holds the axes reversed; the view permutes them back. */
