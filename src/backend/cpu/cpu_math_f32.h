@@ -42,26 +42,55 @@ static inline double lt__exp_core(double x) {
   return p * scale;
 }
 
+/* The clamps and selects below work on bits with masks, not on floats: an ordered float
+ * comparison may raise the invalid flag on NaN, and a select feeding arithmetic lets the
+ * compiler specialise that arithmetic per branch; either way it keeps a branch and does not
+ * vectorise (unless told that FP flags do not matter, and then it emits vector compares whose
+ * NaN handling valgrind's emulation gets wrong). */
+static inline int32_t lt__f32_bits(float x) {
+  int32_t b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+static inline float lt__f32_of_bits(int32_t b) {
+  float x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+/* A mask of all ones where c, else zero. */
+static inline int32_t lt__mask32(int c) { return -(int32_t)(c != 0); }
+
 /* e^x rounded to float: inputs past the float range are clamped where e^x already overflows
- * (100) or underflows to zero (-110), so infinities give inf and 0; NaN stays NaN. */
+ * (100) or underflows to zero (-110), so infinities give inf and 0; NaN, whose bits the clamps
+ * also catch, is put back at the end. */
 static inline float lt__exp_f32(float xf) {
-  double x = (double)xf;
-  double lo = x < -110.0 ? -110.0 : x;
-  return (float)lt__exp_core(x > 100.0 ? 100.0 : lo);
+  int32_t b = lt__f32_bits(xf), mag = b & 0x7fffffff;
+  int32_t hi = lt__mask32(b >= 0 && mag > 0x42c80000); /* above 100.0f */
+  int32_t lo = lt__mask32(b < 0 && mag > 0x42dc0000);  /* below -110.0f */
+  int32_t nan = lt__mask32(mag > 0x7f800000);
+  int32_t cb = (b & ~(hi | lo)) | (0x42c80000 & hi) | ((int32_t)0xc2dc0000 & lo);
+  int32_t r = lt__f32_bits((float)lt__exp_core((double)lt__f32_of_bits(cb)));
+  return lt__f32_of_bits((b & nan) | (r & ~nan));
 }
 
 /* tanh x rounded to float: (e^2a - 1) / (e^2a + 1) for a = |x| >= 1/16 (a clamped at 20, where
  * tanh is 1 in float), the series a - a^3/3 + 2a^5/15 - 17a^7/315 below (its next term is
- * under 2^-37 of a there), the sign of x put back (tanh -0 = -0). */
+ * under 2^-37 of a there), the sign of x put back (tanh -0 = -0), NaN kept. */
 static inline float lt__tanh_f32(float xf) {
-  double x = (double)xf, a = fabs(x);
-  a = a > 20.0 ? 20.0 : a;
+  int32_t b = lt__f32_bits(xf), mag = b & 0x7fffffff;
+  int32_t big_mask = lt__mask32(mag > 0x41a00000); /* above 20.0f */
+  int32_t nan = lt__mask32(mag > 0x7f800000);
+  double a = (double)lt__f32_of_bits((mag & ~big_mask) | (0x41a00000 & big_mask));
   double e = lt__exp_core(2.0 * a);
-  double big = (e - 1.0) / (e + 1.0);
   double a2 = a * a;
-  double small = a + a * a2 * (-1.0 / 3.0 + a2 * (2.0 / 15.0 + a2 * (-17.0 / 315.0)));
-  double r = a < 0.0625 ? small : big;
-  return (float)copysign(r, x);
+  float big = (float)((e - 1.0) / (e + 1.0));
+  float small = (float)(a + a * a2 * (-1.0 / 3.0 + a2 * (2.0 / 15.0 + a2 * (-17.0 / 315.0))));
+  int32_t use_small = lt__mask32(mag < 0x3d800000); /* below 0.0625f */
+  int32_t t = (lt__f32_bits(small) & use_small) | (lt__f32_bits(big) & ~use_small);
+  t |= b & (int32_t)0x80000000; /* the sign of x: tanh is odd */
+  return lt__f32_of_bits((b & nan) | (t & ~nan));
 }
 
 #endif
