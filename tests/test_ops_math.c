@@ -4,7 +4,6 @@
  * asin/acos, exp for sinh/cosh, log ratios for log2/log10, long double for logaddexp), on f32
  * and f64 in every layout family, on each device; plus integer and bool operands (computed in
  * f64, signbit exact) and the special values the standard names. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,13 +126,7 @@ static int64_t ulps_apart(float a, float b) {
 }
 
 static float *unary_on_isa(const char *isa, lt_unary_op op, const float *x, int64_t n) {
-  if (isa)
-    setenv("LT_CPU_ISA", isa, 1);
-  else
-    unsetenv("LT_CPU_ISA");
-  lt_context *ctx;
-  LT_CHECK(lt_context_create("cpu", &ctx));
-  unsetenv("LT_CPU_ISA");
+  lt_context *ctx = lt_test_cpu_context_with("LT_CPU_ISA", isa);
   lt_tensor *a, *d;
   LT_CHECK(lt_tensor_from_host(ctx, LT_F32, 1, &n, NULL, x, &a));
   LT_CHECK(lt_unary(op, a, &d));

@@ -14,15 +14,19 @@ bool lt_test_instrumented(void) {
   return v && strcmp(v, "1") == 0;
 }
 
-lt_context *lt_test_cpu_context_with_engine(const char *engine) {
-  if (engine)
-    setenv("LT_GEMM_ENGINE", engine, 1);
+lt_context *lt_test_cpu_context_with(const char *var, const char *value) {
+  if (value)
+    setenv(var, value, 1);
   else
-    unsetenv("LT_GEMM_ENGINE");
+    unsetenv(var);
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
-  unsetenv("LT_GEMM_ENGINE");
+  unsetenv(var);
   return ctx;
+}
+
+lt_context *lt_test_cpu_context_with_engine(const char *engine) {
+  return lt_test_cpu_context_with("LT_GEMM_ENGINE", engine);
 }
 
 bool lt_test_has_x86_gemm_kernels(void) {

@@ -43,8 +43,10 @@ void lt_test_on_each_device(void (*fn)(lt_context *ctx));
 /* True under `tools/test.sh --valgrind` or `--tsan` (LT_TEST_INSTRUMENTED=1): tests whose point
  * needs sizes those tools make too slow skip, and say so; the ASan run covers them. */
 bool lt_test_instrumented(void);
-/* A CPU context made with LT_GEMM_ENGINE = engine (NULL: unset, the measured choice); the
- * variable is unset again, so later contexts measure. */
+/* A CPU context made with the environment variable `var` (read when a context opens, e.g.
+ * LT_CPU_ISA) set to value (NULL: unset); the variable is unset again afterwards. */
+lt_context *lt_test_cpu_context_with(const char *var, const char *value);
+/* The same for LT_GEMM_ENGINE = engine (NULL: unset, the measured choice). */
 lt_context *lt_test_cpu_context_with_engine(const char *engine);
 /* Whether the GEMM engines with x86 SIMD kernels only (stream, small) run here: an x86 build on
  * an AVX2+FMA CPU, and LT_CPU_ISA not forcing the portable baseline. */
