@@ -535,8 +535,8 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
   if (tiny && !any_zero && k.n > 0 && !exact && m.size <= index_max && n.size <= index_max &&
       k.size <= index_max) {
     /* One GEMM on the operands as they lie beats the direct kernel's per-element walk even
-     * at a few thousand flops (16^3: 0.3 us against 26); with a copy, a batch or an engine
-     * that packs into scratch it does not (and the scratch would escape a memory limit). */
+     * at a few thousand flops (16^3: 0.3 us against 26); with a copy, or an engine that packs
+     * into scratch (which would escape a plan's memory limit), it does not. */
     if (allocate_d) LT_TRY(alloc_d(prog, p));
     allocate_d = false;
     bool declined;

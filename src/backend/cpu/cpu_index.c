@@ -110,11 +110,20 @@ GATHER_ROW(uint64_t)
 enum { GIN = 0, GOUT = 1, GIDX = 2 }; /* operand numbers in index_job.nest */
 
 /* The source row of the row at odometer position `at`, or NULL for an index out of range. */
-static const char *source_row(const lt__gather_step *g, const lt__cpu_odometer *at, size_t es) {
-  int64_t j = lt__load_index(g->index.mem, g->index.dtype, at->off[GIDX]);
+static const char *source_row(const lt__gather_step *g, int64_t in_off, int64_t index_off,
+                              size_t es) {
+  int64_t j = lt__load_index(g->index.mem, g->index.dtype, index_off);
   if (j < 0) j += g->axis_extent;
   if (j < 0 || j >= g->axis_extent) return NULL;
-  return (const char *)g->in.mem + (at->off[GIN] + j * g->axis_stride) * (int64_t)es;
+  return (const char *)g->in.mem + (in_off + j * g->axis_stride) * (int64_t)es;
+}
+
+/* One gathered row into place: streamed past the caches for outputs too large to keep. */
+static void put_row(const index_job *job, char *dst, const char *src, int64_t bytes) {
+  if (job->stream)
+    lt__cpu_copy_stream(dst, src, (size_t)bytes, job->simd);
+  else
+    memcpy(dst, src, (size_t)bytes);
 }
 
 /* Rows whose index is constant along the row and whose source and output rows are unit-stride:
@@ -131,57 +140,43 @@ static void gather_whole_rows(index_job *job, int64_t lo, int64_t hi) {
   int64_t r_ahead = lo;
   for (int64_t r = lo; r < hi; r++) {
     for (; prefetch && r_ahead < hi && r_ahead <= r + ROWS_AHEAD; r_ahead++) {
-      const char *p = source_row(g, &ahead, es);
+      const char *p = source_row(g, ahead.off[GIN], ahead.off[GIDX], es);
       if (p) lt__cpu_prefetch_span(p, bytes);
       lt__cpu_odometer_next(&ahead);
     }
-    const char *src = source_row(g, &it, es);
+    const char *src = source_row(g, it.off[GIN], it.off[GIDX], es);
     if (src == NULL) {
       note_bad(job, r * n);
       break;
     }
-    char *dst = (char *)g->out.mem + it.off[GOUT] * (int64_t)es;
-    if (job->stream)
-      lt__cpu_copy_stream(dst, src, (size_t)bytes, job->simd);
-    else
-      memcpy(dst, src, (size_t)bytes);
+    put_row(job, (char *)g->out.mem + it.off[GOUT] * (int64_t)es, src, bytes);
     lt__cpu_odometer_next(&it);
   }
   if (job->stream) lt__cpu_stream_fence();
 }
 
-/* gather_whole_rows for a matrix (rank 2) with I64 or I32 indices: offsets by one multiply
- * instead of two odometers, the index read without the dtype switch (a 256-byte row gather ran
- * at 0.8 of the same loop written plainly; the per-row bookkeeping was the difference). */
+/* gather_whole_rows for a matrix (rank 2): row offsets by one multiply instead of two
+ * odometers (a 256-byte row gather ran at 0.8 of the same loop written plainly; the per-row
+ * bookkeeping was the difference). */
 static void gather_matrix_rows(index_job *job, int64_t lo, int64_t hi) {
   const lt__gather_step *g = job->g;
-  int64_t es = (int64_t)lt_dtype_size(g->out.dtype), n = g->shape[1], bytes = n * es;
-  const char *in = (const char *)g->in.mem, *ix = (const char *)g->index.mem;
-  char *out = g->out.mem;
+  size_t es = lt_dtype_size(g->out.dtype);
+  int64_t n = g->shape[1], bytes = n * (int64_t)es;
   int64_t si = g->in.strides[0], so = g->out.strides[0], sx = g->index.strides[0];
-  int64_t ext = g->axis_extent, as = g->axis_stride;
-  bool i64 = g->index.dtype == LT_I64, prefetch = bytes <= ROW_PREFETCH_MAX;
+  int64_t in0 = g->in.offset, x0 = g->index.offset;
+  bool prefetch = bytes <= ROW_PREFETCH_MAX;
   for (int64_t r = lo; r < hi; r++) {
     if (prefetch && r + ROWS_AHEAD < hi) {
-      int64_t xa = g->index.offset + (r + ROWS_AHEAD) * sx;
-      int64_t ja = i64 ? ((const int64_t *)ix)[xa] : ((const int32_t *)ix)[xa];
-      ja += ja < 0 ? ext : 0;
-      if ((uint64_t)ja < (uint64_t)ext)
-        lt__cpu_prefetch_span(in + (g->in.offset + (r + ROWS_AHEAD) * si + ja * as) * es, bytes);
+      int64_t ra = r + ROWS_AHEAD;
+      const char *p = source_row(g, in0 + ra * si, x0 + ra * sx, es);
+      if (p) lt__cpu_prefetch_span(p, bytes);
     }
-    int64_t x = g->index.offset + r * sx;
-    int64_t j = i64 ? ((const int64_t *)ix)[x] : ((const int32_t *)ix)[x];
-    j += j < 0 ? ext : 0;
-    if ((uint64_t)j >= (uint64_t)ext) {
+    const char *src = source_row(g, in0 + r * si, x0 + r * sx, es);
+    if (src == NULL) {
       note_bad(job, r * n);
       break;
     }
-    const char *src = in + (g->in.offset + r * si + j * as) * es;
-    char *dst = out + (g->out.offset + r * so) * es;
-    if (job->stream)
-      lt__cpu_copy_stream(dst, src, (size_t)bytes, job->simd);
-    else
-      memcpy(dst, src, (size_t)bytes);
+    put_row(job, (char *)g->out.mem + (g->out.offset + r * so) * (int64_t)es, src, bytes);
   }
   if (job->stream) lt__cpu_stream_fence();
 }
@@ -191,7 +186,7 @@ static void gather_rows(void *arg, int64_t lo, int64_t hi) {
   const lt__gather_step *g = job->g;
   int last = g->rank - 1;
   if (g->index.strides[last] == 0 && g->in.strides[last] == 1 && g->out.strides[last] == 1) {
-    if (g->rank == 2 && (g->index.dtype == LT_I64 || g->index.dtype == LT_I32))
+    if (g->rank == 2)
       gather_matrix_rows(job, lo, hi);
     else
       gather_whole_rows(job, lo, hi);

@@ -4,7 +4,7 @@
  * at 4.6 ns an element, tanh at 19-22, against NumPy's SIMD 0.6 and 0.5). The double result
  * is within about 2^-40 of the true value and is rounded to float once, so it is the correctly
  * rounded float but for inputs within 2^-40 of a rounding boundary (off by one ulp there).
- * Only +, -, *, / and bit moves, with no fused multiply-adds (the kernels compile with
+ * Only +, -, *, / and bit moves, with no fused multiply-adds (cpu_typed*.c compile with
  * -ffp-contract=off): the same bits on every instruction-set level. */
 #ifndef LT_BACKEND_CPU_MATH_F32_H
 #define LT_BACKEND_CPU_MATH_F32_H
