@@ -36,7 +36,14 @@
   X(lt_plan_einsum)                                                                                \
   X(lt_plan_execute)                                                                               \
   X(lt_plan_create_output)                                                                         \
-  X(lt_plan_destroy)
+  X(lt_plan_destroy)                                                                               \
+  X(lt_tensor_context)                                                                             \
+  X(lt_tensor_contiguous)                                                                          \
+  X(lt_tape_is_tracked)                                                                            \
+  X(lt_tape_forget)                                                                                \
+  X(lt_ad_binary)                                                                                  \
+  X(lt_ad_unary)                                                                                   \
+  X(lt_ad_einsum)
 
 typedef struct lt_fast_api {
 #define LT_FAST_MEMBER(name) __typeof__(name) *name;
@@ -58,7 +65,6 @@ typedef struct lt_fast_state {
   PyObject *ndarray_type; /* numpy.ndarray */
   PyObject *plans;        /* einsum plan cache: key bytes -> capsule(lt_plan) */
   PyObject *dtypes;       /* numpy.dtype per lt_dtype code (None where NumPy has none) */
-  PyObject *tapes;        /* autograd's tapes (dict): Tensor operands only while it is empty */
 } lt_fast_state;
 extern lt_fast_state lt__fast_state;
 
@@ -105,11 +111,13 @@ void lt__fast_clear_wraps(void);
 void lt__fast_release(lt_tensor *t, int owned);
 
 /* Flags of lt__fast_operand. */
-enum { LT_FAST_WRITABLE = 1, LT_FAST_CACHED = 2 };
+enum { LT_FAST_WRITABLE = 1, LT_FAST_CACHED = 2, LT_FAST_RECORDABLE = 4 };
 /* An operand as a tensor: an exact ndarray (wrapped; through the cache with LT_FAST_CACHED) or
  * an exact Tensor of context `ctx` (its handle, *owned = 0; LT_FAST_WRITABLE asks for a Tensor
- * that is not read-only, and a writable array). Returns the kind, LT_FAST_SKIP, or -1 with an
- * exception set. *owned: the caller destroys *out. */
+ * that is not read-only, and a writable array). A Tensor of a context with a gradient tape
+ * qualifies only with LT_FAST_RECORDABLE (the caller then records through
+ * lt__fast_recording_tape). Returns the kind, LT_FAST_SKIP, or -1 with an exception set.
+ * *owned: the caller destroys *out. */
 int lt__fast_operand(PyObject *v, lt_context *ctx, int flags, lt_tensor **out, int *owned);
 /* The context handle of an exact Tensor `v`, or NULL (no exception) when it has none. */
 lt_context *lt__fast_tensor_context(PyObject *v);
@@ -126,6 +134,21 @@ PyObject *lt__fast_numpy_result(PyObject *arr, int rank);
 int lt__fast_default_is_cpu(void);
 /* A handle passed from Python as an int (NULL with an exception set when it is not one). */
 void *lt__fast_handle(PyObject *v);
+
+/* fast_tape.c: the tape autograd made for `ctx` (NULL: none). */
+lt_tape *lt__fast_tape_of(const lt_context *ctx);
+/* Nonzero after watch_tapes(None): Tensor operands then never take the C paths. */
+int lt__fast_tapes_unknown(void);
+/* The tape to record a call on `ctx` over operands t[0..n) on (owned[i] as lt__fast_operand
+ * set it: only Tensors can be tracked): NULL when recording is off, ctx has no tape or no
+ * operand is tracked (the plain call then gives the same result). */
+lt_tape *lt__fast_recording_tape(const lt_context *ctx, lt_tensor *const *t, const int *owned,
+                                 int n);
+/* Drops the registered tapes (module teardown). */
+void lt__fast_forget_tapes(void);
+PyObject *lt__fast_set_tape(PyObject *self, PyObject *const *args, Py_ssize_t n);
+PyObject *lt__fast_set_recording(PyObject *self, PyObject *flag);
+PyObject *lt__fast_watch_tapes(PyObject *self, PyObject *tapes);
 
 /* The entry points of fast_calls.c. */
 PyObject *lt__fast_binary(PyObject *self, PyObject *const *args, Py_ssize_t n);

@@ -203,6 +203,62 @@ static int any_float(const operand_set *s) {
   return 0;
 }
 
+/* ---- calls recorded on a gradient tape (fast_tape.c) */
+
+/* The operands as the tape takes them: Tensors as they are, NumPy operands as private copies
+ * (the tape may save an operand for backward, and a NumPy array can change under it; the
+ * Python path copies them too). LT_OK, or the failed copy's status with nothing left over. */
+static lt_status private_operands(const operand_set *s, lt_tensor **in) {
+  for (int i = 0; i < s->n; i++) {
+    in[i] = s->t[i];
+    if (s->owned[i] == LT_FAST_OWNED_NONE) continue;
+    lt_status st = lt__fast.lt_tensor_contiguous(s->t[i], LT_DTYPE_INVALID, &in[i]);
+    if (st != LT_OK) {
+      while (i-- > 0)
+        if (in[i] != s->t[i]) lt__fast.lt_tensor_destroy(in[i]);
+      return st;
+    }
+  }
+  return LT_OK;
+}
+
+/* What a recorded call runs: lt_ad_binary, lt_ad_unary or lt_ad_einsum over `in`. */
+typedef struct recorded_call {
+  int op, n_in;
+  const char *expr; /* einsum's; NULL for the elementwise ops */
+} recorded_call;
+
+static lt_status run_recorded(lt_tape *tape, const recorded_call *c, lt_tensor *const *in,
+                              lt_tensor **r) {
+  if (c->expr != NULL)
+    return lt__fast.lt_ad_einsum(tape, c->expr, c->n_in, (const lt_tensor *const *)in, r);
+  return c->n_in == 2 ? lt__fast.lt_ad_binary(tape, (lt_binary_op)c->op, in[0], in[1], r)
+                      : lt__fast.lt_ad_unary(tape, (lt_unary_op)c->op, in[0], r);
+}
+
+/* Runs `c` on the tape over the set's operands (the GIL released for large work, as the plain
+ * calls) and returns the new result's handle for the package to wrap. Consumes the operands. */
+static PyObject *record(lt_tape *tape, const recorded_call *c, operand_set *s) {
+  lt_tensor *in[LT_FAST_MAX_OPERANDS + 1], *r = NULL;
+  lt_status st = private_operands(s, in);
+  int64_t work = 0;
+  for (int i = 0; i < s->n; i++)
+    work += lt__fast.lt_tensor_numel(s->t[i]);
+  if (st == LT_OK) {
+    if (work >= LT_FAST_GIL_ELEMENTS && !s->any_cached) {
+      Py_BEGIN_ALLOW_THREADS;
+      st = run_recorded(tape, c, in, &r);
+      Py_END_ALLOW_THREADS;
+    } else {
+      st = run_recorded(tape, c, in, &r);
+    }
+    for (int i = 0; i < s->n; i++)
+      if (in[i] != s->t[i]) lt__fast.lt_tensor_destroy(in[i]);
+  }
+  operands_release(s);
+  return st == LT_OK ? PyLong_FromVoidPtr(r) : lt__fast_raise(st);
+}
+
 static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   if (n != n_in + 2) {
     PyErr_SetString(PyExc_TypeError, "libtensor._fast: wrong argument count");
@@ -220,8 +276,10 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   PyObject *out = args[n_in + 1];
   lt_tensor *target = NULL; /* out=, written straight by the plan when its layout allows */
   int ok = 1, t_owned = LT_FAST_OWNED_NONE;
+  /* out= with a tracked operand is the Python path's (it records, then copies into out) */
+  int flags = LT_FAST_CACHED | (out == Py_None ? LT_FAST_RECORDABLE : 0);
   for (int i = 0; i < n_in && ok > 0; i++)
-    ok = operands_add(&s, args[1 + i], ctx, LT_FAST_CACHED, 0);
+    ok = operands_add(&s, args[1 + i], ctx, flags, 0);
   if (ok > 0 && out != Py_None)
     ok = lt__fast_operand(out, ctx, LT_FAST_WRITABLE | LT_FAST_CACHED, &target, &t_owned);
   if (ok <= 0) {
@@ -229,6 +287,8 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
     if (ok < 0) return NULL;
     Py_RETURN_NOTIMPLEMENTED;
   }
+  lt_tape *tape = out == Py_None ? lt__fast_recording_tape(ctx, s.t, s.owned, s.n) : NULL;
+  if (tape != NULL) return record(tape, &(recorded_call){op, n_in, NULL}, &s);
   if (t_owned >= LT_FAST_OWNED_CACHED) s.any_cached = 1;
   char what[2 + sizeof op + 1] = {'#', n_in == 2 ? 'b' : 'u'}; /* no snprintf: it is slow */
   memcpy(what + 2, &op, sizeof op);
@@ -399,14 +459,18 @@ PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   PyObject *out = args[3];
   lt_tensor *d = NULL;
   int d_owned = LT_FAST_OWNED_NONE, ok = 1;
+  int flags = LT_FAST_CACHED | (out == Py_None ? LT_FAST_RECORDABLE : 0);
   for (Py_ssize_t i = 0; i < n_ops && ok > 0; i++)
-    ok = operands_add(&s, PyTuple_GET_ITEM(args[1], i), ctx, LT_FAST_CACHED, 1);
+    ok = operands_add(&s, PyTuple_GET_ITEM(args[1], i), ctx, flags, 1);
   if (ok > 0 && out != Py_None) ok = lt__fast_operand(out, ctx, LT_FAST_WRITABLE, &d, &d_owned);
   if (ok <= 0) {
     operands_release(&s);
     if (ok < 0) return NULL;
     Py_RETURN_NOTIMPLEMENTED;
   }
+  /* Recorded without the plan options, as the Python path records einsum. */
+  lt_tape *tape = out == Py_None ? lt__fast_recording_tape(ctx, s.t, s.owned, s.n) : NULL;
+  if (tape != NULL) return record(tape, &(recorded_call){0, (int)n_ops, expr}, &s);
   PyObject *empty_args = NULL, *made = NULL;
   lt_plan *plan = cached_plan(expr, (size_t)len, opts, ctx, &s, d, &empty_args);
   lt_status st = LT_OK;

@@ -32,9 +32,8 @@ int lt__fast_operand(PyObject *v, lt_context *ctx, int flags, lt_tensor **out, i
   int writable = flags & LT_FAST_WRITABLE;
   *owned = 0;
   if (Py_TYPE(v) == (PyTypeObject *)lt__fast_state.tensor_type) {
-    PyObject *tapes = lt__fast_state.tapes; /* a tape records through the Python path only */
-    if (tapes == NULL || !PyDict_Check(tapes) || PyDict_GET_SIZE(tapes) != 0 ||
-        lt__fast_tensor_context(v) != ctx)
+    if (lt__fast_tapes_unknown() || lt__fast_tensor_context(v) != ctx ||
+        (!(flags & LT_FAST_RECORDABLE) && lt__fast_tape_of(ctx) != NULL))
       return LT_FAST_SKIP;
     if (writable) {
       PyObject *ro = PyObject_GetAttr(v, str_readonly);
@@ -229,13 +228,6 @@ static PyObject *fast_bind(PyObject *self, PyObject *const *args, Py_ssize_t n) 
   Py_RETURN_NONE;
 }
 
-static PyObject *fast_watch_tapes(PyObject *self, PyObject *tapes) {
-  (void)self;
-  Py_INCREF(tapes);
-  Py_XSETREF(lt__fast_state.tapes, tapes);
-  Py_RETURN_NONE;
-}
-
 static PyObject *fast_held(PyObject *self, PyObject *unused) {
   (void)self, (void)unused;
   return PyLong_FromSsize_t(lt__fast_live_arrays());
@@ -245,7 +237,11 @@ static PyObject *fast_destroy(PyObject *self, PyObject *arg) {
   (void)self;
   void *h = PyLong_AsVoidPtr(arg);
   if (h == NULL && PyErr_Occurred()) return NULL;
-  if (lt__fast_bound) lt__fast.lt_tensor_destroy(h);
+  if (!lt__fast_bound) Py_RETURN_NONE;
+  /* A tracked handle's records are released with it (as autograd's Tensor.__del__ did). */
+  lt_tape *tape = h != NULL ? lt__fast_tape_of(lt__fast.lt_tensor_context(h)) : NULL;
+  if (tape != NULL) lt__fast.lt_tape_forget(tape, h);
+  lt__fast.lt_tensor_destroy(h);
   Py_RETURN_NONE;
 }
 
@@ -285,8 +281,12 @@ static PyMethodDef fast_methods[] = {
     {"wrap", lt__fast_wrap, METH_O,
      "wrap(array): (handle, readonly) of a zero-copy tensor over it, or NotImplemented"},
     {"held", fast_held, METH_NOARGS, "arrays the library holds through this module"},
-    {"watch_tapes", fast_watch_tapes, METH_O,
-     "watch_tapes(dict): Tensor operands take the C paths only while it is empty"},
+    {"watch_tapes", lt__fast_watch_tapes, METH_O,
+     "watch_tapes(None): Tensor operands never take the C paths (autograd absent)"},
+    {"set_tape", LT_FAST_FASTCALL(lt__fast_set_tape), METH_FASTCALL,
+     "set_tape(context, tape or None): the gradient tape of a context (autograd)"},
+    {"set_recording", lt__fast_set_recording, METH_O,
+     "set_recording(bool): no_grad scopes turn recording off"},
     {"clear_plans", fast_clear_plans, METH_NOARGS, "drops the cached einsum plans"},
     {"cached_plans", fast_cached_plans, METH_NOARGS, "number of cached plans"},
     {"clear_wraps", fast_clear_wraps, METH_NOARGS,
@@ -302,7 +302,7 @@ static void fast_free(void *module) {
   drop(&lt__fast_state.tensor_type);
   drop(&lt__fast_state.asarray);
   drop(&lt__fast_state.ndarray_type);
-  drop(&lt__fast_state.tapes);
+  lt__fast_forget_tapes();
   drop(&lt__fast_state.dtypes);
   drop(&lt__fast_state.empty);
 }

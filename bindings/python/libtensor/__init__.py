@@ -36,8 +36,8 @@ from . import h5  # HDF5 files: lt.h5.File (h5.py)
 # requires_grad=.
 from .autograd import no_grad, is_grad_enabled, tensor  # noqa: F811
 from . import optim
-# Issue 20 A: the C extension (libtensor._fast, optional) leaves Tensor operands to the Python
-# paths while a gradient tape exists, so that autograd records them.
+# Issue 20 A: the C extension (libtensor._fast, optional) records the calls it serves on the
+# tapes autograd registers with it; without autograd it leaves Tensor operands to Python.
 from . import _ext
 from . import autograd as _autograd
 _ext.watch_tapes(getattr(_autograd, "_tapes", None))

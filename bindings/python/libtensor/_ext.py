@@ -28,7 +28,9 @@ _FUNCS = ("lt_binary", "lt_unary", "lt_tensor_wrap_host", "lt_tensor_destroy",
           "lt_tensor_dtype", "lt_tensor_numel", "lt_dtype_size", "lt_tensor_copy_into",
           "lt_plan_binary", "lt_plan_permutation", "lt_plan_options_create",
           "lt_plan_options_set_unary", "lt_plan_options_destroy", "lt_plan_einsum",
-          "lt_plan_execute", "lt_plan_create_output", "lt_plan_destroy")
+          "lt_plan_execute", "lt_plan_create_output", "lt_plan_destroy", "lt_tensor_context",
+          "lt_tensor_contiguous", "lt_tape_is_tracked", "lt_tape_forget", "lt_ad_binary",
+          "lt_ad_unary", "lt_ad_einsum")
 
 
 def disabled():
@@ -83,9 +85,9 @@ FAST = _bind()
 
 
 def watch_tapes(tapes):
-    """Tensor operands take the C paths only while the dict `tapes` (autograd's tapes, one per
-    context) is empty: with a tape, operations must reach autograd's recording constructor.
-    None keeps Tensor operands on the Python paths for good (NumPy data never records)."""
+    """autograd registers each tape it makes with the extension (set_tape), which then records
+    the calls it serves on Tensors of that context through the lt_ad_* calls. None (autograd
+    absent) keeps Tensor operands on the Python paths for good (NumPy data never records)."""
     if FAST is not None:
         FAST.watch_tapes(tapes)
 

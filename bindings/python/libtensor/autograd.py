@@ -30,6 +30,7 @@ from .tensor import Tensor, from_numpy
 from . import ops as _ops_mod  # noqa: F401 (patched below)
 from . import indexing as _indexing_mod
 from .convert import operands
+from ._ext import FAST as _FAST
 
 # (the package's names `tensor` and `einsum` are functions: the modules come from sys.modules)
 _tensor_mod = sys.modules[__package__ + ".tensor"]
@@ -49,11 +50,15 @@ class _Tape:
         self.context = ctx
         if not _recording:
             check(_lib.fn("lt_tape_set_recording")(self.handle, False, None))
+        if _FAST is not None:  # the extension records this context's calls in C
+            _FAST.set_tape(ctx.handle, self.handle)
 
     def __del__(self):
         h, self.handle = getattr(self, "handle", None), None
         if h is not None:
             try:
+                if _FAST is not None:
+                    _FAST.set_tape(self.context.handle, None)
                 _lib.fn("lt_tape_destroy")(h)
             except Exception:  # interpreter shutdown
                 pass
@@ -232,6 +237,8 @@ def no_grad():
     with _lock:
         previous = _recording
         _recording = False
+        if _FAST is not None:
+            _FAST.set_recording(False)
         for tape in _tapes.values():
             check(_lib.fn("lt_tape_set_recording")(tape.handle, False, None))
     try:
@@ -239,6 +246,8 @@ def no_grad():
     finally:
         with _lock:
             _recording = previous
+            if _FAST is not None:
+                _FAST.set_recording(previous)
             for tape in _tapes.values():
                 check(_lib.fn("lt_tape_set_recording")(tape.handle, previous, None))
 
@@ -314,7 +323,8 @@ _indexing_mod._check_inplace = _check_inplace
 for _mod in (_tensor_mod, _ops_mod, _einsum_mod, _indexing_mod,
              sys.modules[__package__ + ".stats"]):
     _mod._new = _ad_new
-Tensor.__del__ = _del
+if _FAST is None:  # else the extension's destroy (tensor.destroy_handle) forgets the handle
+    Tensor.__del__ = _del
 Tensor.scatter_add = scatter_add
 Tensor.requires_grad = property(_get_requires_grad, _set_requires_grad)
 Tensor.requires_grad_ = requires_grad_
