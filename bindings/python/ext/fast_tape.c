@@ -35,8 +35,8 @@ lt_tape *lt__fast_recording_tape(const lt_context *ctx, lt_tensor *const *t, con
   for (int i = 0; tape != NULL && i < n; i++) {
     bool tracked = false;
     /* Only Tensors (owned == 0) can be tracked: NumPy operands are fresh wrappers. */
-    if (owned[i] == LT_FAST_OWNED_NONE && lt__fast.lt_tape_is_tracked(tape, t[i], &tracked) == LT_OK &&
-        tracked)
+    if (owned[i] == LT_FAST_OWNED_NONE &&
+        lt__fast.lt_tape_is_tracked(tape, t[i], &tracked) == LT_OK && tracked)
       return tape;
   }
   return NULL;
