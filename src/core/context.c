@@ -253,6 +253,12 @@ static void mem_count(lt_context *ctx, int64_t delta) {
 
 static void *host_alloc_raw(lt_context *ctx, size_t bytes) {
   if (ctx && ctx->user_alloc) return ctx->user_alloc(bytes, 64, ctx->user_data);
+  /* Small requests always get their class's size, so that any of them can join the lists. */
+  size_t small = lt__small_block_bytes(bytes);
+  if (small) {
+    void *p = ctx && ctx->block_cache_on ? lt__small_block_take(small) : NULL;
+    return p ? p : aligned_alloc(64, small);
+  }
   size_t rounded = block_round(bytes);
   if (rounded < bytes) return NULL;
   if (block_cacheable(ctx, rounded)) {
@@ -304,8 +310,11 @@ void lt__host_free(lt_context *ctx, void *ptr, size_t bytes) {
   if (ptr == NULL) return;
   if (bytes == 0) bytes = 1;
   if (ctx) mem_count(ctx, -(int64_t)bytes);
+  size_t small = lt__small_block_bytes(bytes);
   if (ctx && ctx->user_free)
     ctx->user_free(ptr, bytes, ctx->user_data);
+  else if (small && ctx && ctx->block_cache_on && lt__small_block_put(ptr, small))
+    return;
   else if (block_cacheable(ctx, block_round(bytes)))
     block_put(ctx, ptr, block_round(bytes));
   else

@@ -85,6 +85,13 @@ void lt__context_release(lt_context *ctx);
 /* Host allocation through the context's allocator (or malloc), 64-byte aligned. */
 void *lt__host_alloc(lt_context *ctx, size_t bytes);
 void lt__host_free(lt_context *ctx, void *ptr, size_t bytes);
+/* Small blocks (core/small_blocks.c): the power-of-two class size (64 B .. 8 KiB) that
+ * lt__host_alloc gives a request of `bytes` without a user allocator, 0 above the classes; a
+ * freed block of that class kept by this thread (NULL: none); keeps a freed block of that class
+ * for this thread's next request (false: the caller frees it). */
+size_t lt__small_block_bytes(size_t bytes);
+void *lt__small_block_take(size_t class_bytes);
+bool lt__small_block_put(void *p, size_t class_bytes);
 /* Zeroed lt__host_alloc of count * size bytes (NULL on overflow); free that many bytes. */
 void *lt__host_calloc(lt_context *ctx, size_t count, size_t size);
 /* Moves a block of old_bytes into a new one of new_bytes (copying the smaller of the two);
