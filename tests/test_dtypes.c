@@ -567,7 +567,58 @@ static void run_conversion(lt_context *ctx) {
       assert_non_null(strstr(lt_last_error(), lt_dtype_name(cases[k].to)));
     }
     lt_tensor_destroy(o);
+    /* lt_tensor_copy_into makes the same check, before dst changes; from a stepped view */
+    lt_tensor *dst, *wide, *step;
+    int64_t n2 = 6;
+    float v2[6];
+    for (int i = 0; i < 6; i++)
+      v2[i] = i % 2 ? 5.f : cases[k].v[i / 2];
+    LT_CHECK(lt_tensor_full(ctx, cases[k].to, 1, &n, 1.0, &dst));
+    LT_CHECK(lt_tensor_from_host(ctx, LT_F32, 1, &n2, NULL, v2, &wide));
+    LT_CHECK(lt_view_slice(wide, 0, 0, 6, 2, &step));
+    lt_clear_error();
+    st = lt_tensor_copy_into(dst, step);
+    if (st != cases[k].st)
+      fail_msg("copy_into, case %zu: %s, expected %s (%s)", k, lt_status_string(st),
+               lt_status_string(cases[k].st), lt_last_error());
+    for (int64_t i = 0; i < 3; i++) {
+      __int128 want = cases[k].to == LT_BOOL ? cases[k].v[i] != 0 : (__int128)truncf(cases[k].v[i]);
+      if (cases[k].to == LT_U64) want = (__int128)(uint64_t)cases[k].v[i];
+      assert_true(get_exact(dst, &i) == (st == LT_OK ? want : 1));
+    }
+    if (st != LT_OK) assert_non_null(strstr(lt_last_error(), "lt_tensor_copy_into"));
+    lt_tensor_destroy(step);
+    lt_tensor_destroy(wide);
+    lt_tensor_destroy(dst);
     lt_tensor_destroy(a);
+  }
+  /* A float einsum or contraction into an integer or bool output is refused at plan time (its
+   * store could not check the values); an integer one is exact. */
+  {
+    float fv[3] = {1.5f, 2.f, 3.f};
+    lt_tensor *f, *d, *di;
+    lt_plan *plan = NULL;
+    LT_CHECK(lt_tensor_from_host(ctx, LT_F32, 1, &n, NULL, fv, &f));
+    for (lt_dtype to = LT_I64; to <= LT_BOOL; to++) {
+      LT_CHECK(lt_tensor_zeros(ctx, to, 1, &n, &d));
+      const lt_tensor *in[2] = {f, f};
+      lt_clear_error();
+      assert_int_equal(lt_plan_einsum("i,i->i", 2, in, d, NULL, &plan), LT_ERR_DTYPE);
+      assert_null(plan);
+      assert_non_null(strstr(lt_last_error(), lt_dtype_name(to)));
+      const int32_t m[1] = {'i'};
+      assert_int_equal(lt_plan_contraction(f, m, f, m, NULL, NULL, d, m, NULL, &plan),
+                       LT_ERR_DTYPE);
+      assert_non_null(strstr(lt_last_error(), "lt_plan_contraction"));
+      LT_CHECK(lt_tensor_contiguous(f, to, &di));
+      const lt_tensor *ii[2] = {di, di};
+      LT_CHECK(lt_plan_einsum("i,i->i", 2, ii, d, NULL, &plan)); /* exact: accepted */
+      lt_plan_destroy(plan);
+      plan = NULL;
+      lt_tensor_destroy(di);
+      lt_tensor_destroy(d);
+    }
+    lt_tensor_destroy(f);
   }
   int32_t iv[3] = {300, -129, -1};
   lt_tensor *a, *o;

@@ -136,7 +136,9 @@ LT_API lt_status lt_tensor_reshape(const lt_tensor *t, int rank, const int64_t *
                                    lt_tensor **out);
 /* Copies src into dst, broadcasting src to dst's shape and converting dtype. A src sharing
  * memory with dst is read completely first; a dst whose elements overlap each other (zero
- * strides) is refused (LT_ERR_ALIASING). */
+ * strides) is refused (LT_ERR_ALIASING). Float to integer conversion is checked as in
+ * lt_tensor_contiguous: NaN, +-Inf or a value outside dst's range is LT_ERR_OUT_OF_RANGE and
+ * dst is left unchanged. */
 LT_API lt_status lt_tensor_copy_into(lt_tensor *dst, const lt_tensor *src);
 /* Copy of t (any layout) on another context, C-contiguous: CPU <-> OpenCL transfers. */
 LT_API lt_status lt_tensor_to_context(const lt_tensor *t, lt_context *ctx, lt_tensor **out);

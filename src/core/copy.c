@@ -59,18 +59,16 @@ static lt_status extreme(const lt_tensor *t, lt_reduce_op op, double *out) {
 
 /* Float to integer conversion is checked (issue 18 A): NaN, Inf and values whose truncation
  * the integer dtype cannot hold are refused rather than saturated or wrapped. */
-static lt_status check_float_to_int(const lt_tensor *t, lt_dtype dtype) {
+static lt_status check_float_to_int(const lt_tensor *t, lt_dtype dtype, const char *fn) {
   if (!lt__dtype_is_float(t->dtype) || !lt__dtype_is_int(dtype) || t->numel == 0) return LT_OK;
   double lo, hi, min, max;
   LT_TRY(extreme(t, LT_REDUCE_MIN, &min));
   LT_TRY(extreme(t, LT_REDUCE_MAX, &max));
   lt__int_range(dtype, &lo, &hi);
-  LT_RETURN_IF(min != min, LT_ERR_OUT_OF_RANGE,
-               "lt_tensor_contiguous: cannot convert NaN in the %s tensor to %s",
+  LT_RETURN_IF(min != min, LT_ERR_OUT_OF_RANGE, "%s: cannot convert NaN in the %s tensor to %s", fn,
                lt_dtype_name(t->dtype), lt_dtype_name(dtype));
   LT_RETURN_IF(trunc(min) < lo || trunc(max) >= hi, LT_ERR_OUT_OF_RANGE,
-               "lt_tensor_contiguous: the %s tensor holds %g, outside the range of %s [%.17g, "
-               "%.17g]",
+               "%s: the %s tensor holds %g, outside the range of %s [%.17g, %.17g]", fn,
                lt_dtype_name(t->dtype), trunc(min) < lo ? min : max, lt_dtype_name(dtype), lo,
                hi - 1);
   return LT_OK;
@@ -83,7 +81,7 @@ lt_status lt_tensor_contiguous(const lt_tensor *t, lt_dtype dtype, lt_tensor **o
   if (dtype == LT_DTYPE_INVALID) dtype = t->dtype;
   LT_RETURN_IF(!lt__dtype_valid(dtype), LT_ERR_DTYPE, "lt_tensor_contiguous: invalid dtype %d",
                (int)dtype);
-  LT_TRY(check_float_to_int(t, dtype));
+  LT_TRY(check_float_to_int(t, dtype, "lt_tensor_contiguous"));
   LT_TRY(lt__tensor_new(t->storage->ctx, dtype, t->rank, t->shape, out));
   lt_status st = copy_map(*out, t);
   if (st != LT_OK) {
@@ -115,6 +113,11 @@ lt_status lt_tensor_copy_into(lt_tensor *dst, const lt_tensor *src) {
   lt_status st = lt_view_broadcast_to(src, dst->rank, dst->shape, &view);
   if (st != LT_OK) {
     lt__error_prefix("lt_tensor_copy_into: src does not broadcast to dst");
+    return st;
+  }
+  st = check_float_to_int(src, dst->dtype, "lt_tensor_copy_into"); /* before dst changes */
+  if (st != LT_OK) {
+    lt_tensor_destroy(view);
     return st;
   }
   lt__storage_touch(dst->storage);

@@ -373,6 +373,7 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
                  : opts->output != LT_DTYPE_INVALID ? opts->output
                                                     : natural_dtype(n, inputs);
   LT_TRY(lt__plan_compute_dtype(opts, n, inputs, &b->compute));
+  LT_TRY(lt__plan_check_float_to_int("einsum", b->compute, b->out_dtype));
   b->lowp_exact = opts->lowp == LT_LOWP_F32;
   LT_TRY(lt__einsum_canonicalize(&b->expr, inputs, d, &b->canon, b->out_shape));
   b->canon.out.dtype = b->out_dtype;

@@ -151,6 +151,7 @@ static lt_status build(lt_plan *plan, const lt_tensor *a, const int32_t *modes_a
   }
   const lt_tensor *ins[3] = {a, b, c};
   LT_TRY(lt__plan_compute_dtype(opts, c ? 3 : 2, ins, &p.compute));
+  LT_TRY(lt__plan_check_float_to_int("lt_plan_contraction", p.compute, d->dtype));
   memcpy(p.unary, opts->unary, sizeof p.unary);
   p.lowp_exact = opts->lowp == LT_LOWP_F32;
   p.alpha = LT__SCALAR_ALPHA;

@@ -150,6 +150,15 @@ lt_dtype lt__plan_promoted(int n, const lt_tensor *const *ts) {
   return p;
 }
 
+lt_status lt__plan_check_float_to_int(const char *call, lt_dtype compute, lt_dtype output) {
+  LT_RETURN_IF(lt__dtype_is_float(compute) && !lt__dtype_is_float(output), LT_ERR_DTYPE,
+               "%s: the operands compute in %s but the output is %s, which would truncate or wrap "
+               "the results without a check; write into a floating output and convert it with "
+               "lt_tensor_contiguous (which refuses NaN and out-of-range values)",
+               call, lt_dtype_name(compute), lt_dtype_name(output));
+  return LT_OK;
+}
+
 lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
                                  lt_dtype *out) {
   if (opts && opts->compute != LT_DTYPE_INVALID) {

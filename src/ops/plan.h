@@ -91,6 +91,10 @@ lt_status lt__plan_set_description(lt_plan *plan, const char *text);
  * else F32. opts may override with F32, F64, I64 or U64 (others are LT_ERR_DTYPE). */
 /* NumPy's promotion of the inputs' dtypes (NULL tensors skipped; none: LT_DTYPE_INVALID). */
 lt_dtype lt__plan_promoted(int n, const lt_tensor *const *ts);
+/* LT_ERR_DTYPE (naming `call`) for a plan that would store a float compute dtype into an
+ * integer or bool output: its values would be truncated or wrapped without the NaN and range
+ * check lt_tensor_contiguous makes. */
+lt_status lt__plan_check_float_to_int(const char *call, lt_dtype compute, lt_dtype output);
 lt_status lt__plan_compute_dtype(const lt_plan_options *opts, int n, const lt_tensor *const *ts,
                                  lt_dtype *out);
 /* Compute dtype of elementwise and reduction plans (issue 18 A): opts' if set, else from the

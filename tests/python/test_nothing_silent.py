@@ -163,3 +163,42 @@ def test_two_contexts_of_one_device_do_not_mix():
     np.testing.assert_array_equal(lt.add(a, b.to("cpu")).numpy(), 2 * x)
     # Names of one device share one context, so these meet.
     assert lt.context("cpu") is lt.context(lt.Context("cpu").device)
+
+
+# ---- out= follows NumPy's casting='same_kind': no float silently truncated into integers
+_KINDS = [np.bool_, np.uint8, np.uint32, np.int8, np.int64, np.float16, np.float32, np.float64]
+
+
+@pytest.mark.parametrize("src", _KINDS)
+@pytest.mark.parametrize("dst", _KINDS)
+@pytest.mark.parametrize("target", ["numpy", "tensor", "strided"])
+def test_out_casting_as_numpy(src, dst, target):
+    a = np.array([1, 0, 1], dtype=src)
+    base = np.zeros(6, dtype=dst)
+    o = base[::2] if target == "strided" else base[:3]
+    try:
+        np.add(a, a, out=o.copy())
+        allowed = True
+    except TypeError:
+        allowed = False
+    out = lt.tensor(o.copy()) if target == "tensor" else o
+    if allowed:
+        r = lt.add(a, a, out=out)
+        assert r is out
+        np.testing.assert_array_equal(np.asarray(out), np.add(a, a).astype(dst))
+    else:
+        before = np.asarray(out).copy()
+        with pytest.raises(TypeError, match="same_kind"):
+            lt.add(a, a, out=out)
+        np.testing.assert_array_equal(np.asarray(out), before)  # left as it was
+
+
+def test_float_einsum_into_integer_out_is_refused():
+    a = np.array([np.nan, 1.5, 2e10])
+    for out in (np.zeros(3, np.int32), lt.zeros((3,), "int32")):
+        with pytest.raises(TypeError):
+            lt.einsum("i,i->i", a, a, out=out)
+        with pytest.raises(TypeError):
+            lt.einsum("i->i", lt.tensor(a), out=out)
+    with pytest.raises(TypeError):  # the NaN never reaches the integers
+        lt.add(lt.tensor(a), 1.0, out=lt.zeros((3,), "int32"))

@@ -127,12 +127,14 @@ static double fill_lo = -1.0, fill_hi = 1.0;
  * values are drawn in C order of t, so results do not depend on the layout family). */
 static void fill_random(lt_tensor *t) {
   int64_t n = lt_tensor_numel(t);
+  lt_dtype dt = lt_tensor_dtype(t);
+  bool is_unsigned = dt == LT_U8 || dt == LT_U16 || dt == LT_U32 || dt == LT_U64;
   double *host = malloc(sizeof(double) * (size_t)(n ? n : 1));
   assert_non_null(host);
   for (int64_t i = 0; i < n; i++) {
     double v = lt_test_rand_double(fill_lo, fill_hi);
     if (v == 0.0) v = 0.5 * (fill_lo + fill_hi) + 0.25;
-    host[i] = v;
+    host[i] = is_unsigned ? fabs(v) : v; /* float -> integer copies refuse what does not fit */
   }
   lt_tensor *src = NULL;
   LT_CHECK(lt_tensor_from_host(lt_tensor_context(t), LT_F64, lt_tensor_rank(t), lt_tensor_shape(t),

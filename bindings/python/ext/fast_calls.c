@@ -259,6 +259,14 @@ static PyObject *record(lt_tape *tape, const recorded_call *c, operand_set *s) {
   return st == LT_OK ? PyLong_FromVoidPtr(r) : lt__fast_raise(st);
 }
 
+/* NumPy's casting='same_kind' for out= (convert.check_out_cast): kinds bool < unsigned <
+ * signed < float, and a result goes only into its own kind or a later one. */
+static int kind_rank(lt_dtype d) {
+  return d == LT_BOOL ? 0 : (d >= LT_U8 && d <= LT_U64) ? 1 : (d >= LT_I64 && d <= LT_I32) ? 2 : 3;
+}
+
+static int same_kind(lt_dtype from, lt_dtype to) { return kind_rank(from) <= kind_rank(to); }
+
 static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   if (n != n_in + 2) {
     PyErr_SetString(PyExc_TypeError, "libtensor._fast: wrong argument count");
@@ -360,8 +368,9 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   if (st != LT_OK || bad) {
     ret = bad ? NULL : lt__fast_raise(st);
   } else if (target != NULL && r != NULL) { /* out= through the temporary r */
-    if (!same_shape(r, target)) {
-      ret = Py_NotImplemented; /* broadcast into out=: the general path */
+    if (!same_shape(r, target) ||
+        !same_kind(lt__fast.lt_tensor_dtype(r), lt__fast.lt_tensor_dtype(target))) {
+      ret = Py_NotImplemented; /* broadcast or a refused cast into out=: the general path */
     } else if ((st = lt__fast.lt_tensor_copy_into(target, r)) != LT_OK) {
       ret = lt__fast_raise(st);
     }

@@ -18,7 +18,7 @@ import numpy as np
 from . import _lib
 from ._ext import FAST
 from .context import context
-from .errors import check, raise_status
+from .errors import DtypeError, check, raise_status
 from .tensor import Tensor, check_writeable, from_numpy
 
 
@@ -186,6 +186,21 @@ def out_tensor(out, ctx):
     return t if same else None
 
 
+def _np_kind(dtype):
+    return np.dtype(np.float32) if isinstance(dtype, str) else dtype  # "bfloat16": a float
+
+
+def check_out_cast(result_dtype, out_dtype):
+    """NumPy's default rule for out= (casting='same_kind'): a result may be written into an
+    out= of the same kind or a wider one (bool < unsigned < signed < float), never float into
+    an integer or bool array, nor signed into unsigned: DtypeError (a TypeError), as NumPy's
+    UFuncTypeError."""
+    if not np.can_cast(_np_kind(result_dtype), _np_kind(out_dtype), casting="same_kind"):
+        raise DtypeError(f"libtensor: cannot write a {result_dtype} result into out= of dtype "
+                         f"{out_dtype} (NumPy's casting rule 'same_kind'; convert with "
+                         f"astype first)")
+
+
 def deliver(t, out, numpy_out, broadcast=False):
     """The result `t` of an operation as the caller asked: with out=None as `result` does; else
     written into `out` (converted to its dtype) and `out` returned. The shapes must match, or
@@ -205,13 +220,14 @@ def deliver(t, out, numpy_out, broadcast=False):
         if not ok:
             raise_status("LT_ERR_SHAPE_MISMATCH",
                          f"libtensor: out= has shape {shape}, the result {t.shape}")
+    check_out_cast(t.dtype, out.dtype)
     target = out_tensor(out, t.context)
     if target is None:
-        np.copyto(out, t.numpy(), casting="unsafe")
+        np.copyto(out, t.numpy(), casting="same_kind")
     else:
         check(_lib.fn("lt_tensor_copy_into")(target.handle, t.handle))
     return out
 
 
-__all__ = ["operands", "result", "require_context", "out_tensor", "deliver",
+__all__ = ["operands", "result", "require_context", "out_tensor", "deliver", "check_out_cast",
            "clear_wrap_cache"]

@@ -14,7 +14,7 @@ import numpy as np
 from . import _lib, enums
 from ._ext import FAST as _FAST
 from .context import context
-from .convert import deliver, operands, require_context, result
+from .convert import check_out_cast, deliver, operands, require_context, result
 from .errors import InvalidArgumentError, check
 from .tensor import Tensor, _new, check_writeable, from_numpy, lt_dtype
 
@@ -191,7 +191,8 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
              opts.handle)
     if out is None:
         return _to_numpy(t, arrays, dtype) if numpy_out else t
-    np.copyto(out, np.asarray(_to_numpy(t, arrays, dtype)), casting="unsafe")
+    check_out_cast(t.dtype, out.dtype)
+    np.copyto(out, np.asarray(_to_numpy(t, arrays, dtype)), casting="same_kind")
     return out
 
 
@@ -277,7 +278,8 @@ class EinsumPlan:
         check(_lib.fn("lt_plan_execute")(self.handle, _lib.handle_array(t.handle for t in tensors),
                                          len(tensors), scalars, 2, target.handle))
         if out is not None and target is not out and not _is_view_of(target, out):
-            np.copyto(out, np.asarray(_to_numpy(target, arrays)), casting="unsafe")
+            check_out_cast(target.dtype, out.dtype)
+            np.copyto(out, np.asarray(_to_numpy(target, arrays)), casting="same_kind")
             return out
         if out is not None:
             return out
