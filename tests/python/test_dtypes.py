@@ -254,6 +254,18 @@ def test_checked_float_to_int(device):
     assert t.contiguous("int16").numpy().tolist() == [300]
 
 
+@pytest.mark.parametrize("dtype", INTS)
+def test_full_python_int_out_of_bounds(dtype):
+    """NumPy 2's np.full: a Python integer the dtype cannot hold is an OverflowError (never a
+    wrapped fill); the bounds themselves are exact."""
+    info = np.iinfo(dtype)
+    for v in (int(info.min) - 1, int(info.max) + 1):
+        with pytest.raises(OverflowError, match="out of bounds"):
+            lt.full((2,), v, dtype)
+    for v in (int(info.min), int(info.max)):
+        assert lt.full((2,), v, dtype).numpy().tolist() == [v, v]
+
+
 @pytest.mark.parametrize("dtype", INTS + [np.bool_])
 def test_npy_every_dtype(tmp_path, rng, dtype):
     a = edge_array(rng, (3, 2), dtype) if dtype != np.bool_ else rng.random((3, 2)) < 0.5
