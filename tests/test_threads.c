@@ -354,6 +354,59 @@ static void test_reproducible_for_fixed_thread_count(void **state) {
   }
 }
 
+/* Plans executed after the pool's workers fell asleep (pauses past the spin window; the
+ * execute call wakes them before its first job, cpu_pool.c's warm-up) and while another
+ * thread keeps the pool busy: the same bits as one thread. Under TSan this covers the wake-up
+ * racing with jobs and with workers going to sleep. */
+static void *busy_worker(void *arg) {
+  worker *w = arg;
+  for (int i = 0; i < 6; i++) {
+    lt_status st = lt_plan_execute(w->plan, w->inputs, w->n_inputs, NULL, 0, w->out);
+    WORKER_CHECK(w, st == LT_OK, "execute %d: %s", i, lt_last_error());
+  }
+  return NULL;
+}
+
+static void test_plans_after_idle_pauses(void **state) {
+  (void)state;
+  lt_tensor *want = big_run(1, "cpu", BIG_MATMUL);
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  LT_CHECK(lt_context_set_num_threads(ctx, 4));
+  lt_test_rng_reset(77);
+  const int64_t sa[2] = {257, 1531}, sb[2] = {1531, 67};
+  lt_tensor *a = lt_test_random_tensor(ctx, LT_F32, 2, sa, LT_LAYOUT_TRANSPOSED);
+  lt_tensor *b = lt_test_random_tensor(ctx, LT_F32, 2, sb, LT_LAYOUT_STEPPED);
+  const lt_tensor *args[2] = {a, b};
+  lt_plan *plan;
+  LT_CHECK(lt_plan_einsum("ij,jk->ik", 2, args, NULL, NULL, &plan));
+  lt_tensor *out, *other;
+  LT_CHECK(lt_plan_create_output(plan, &out));
+  LT_CHECK(lt_plan_create_output(plan, &other));
+  for (int pause = 0; pause < 3; pause++) {
+    struct timespec ts = {0, 2000000L * (pause + 1)}; /* 2-6 ms: workers asleep */
+    nanosleep(&ts, NULL);
+    worker w = {.id = 0, .plan = plan, .inputs = args, .n_inputs = 2, .out = other};
+    pthread_t busy;
+    if (pause == 2) pthread_create(&busy, NULL, busy_worker, &w);
+    LT_CHECK(lt_plan_execute(plan, args, 2, NULL, 0, out));
+    if (pause == 2) {
+      pthread_join(busy, NULL);
+      if (w.failure[0]) fail_msg("%s", w.failure);
+      if (!bitwise_equal(other, want)) fail_msg("the concurrent caller's result differs");
+    }
+    if (!bitwise_equal(out, want))
+      fail_msg("after a pause of %d ms: result differs", 2 * pause + 2);
+  }
+  lt_tensor_destroy(out);
+  lt_tensor_destroy(other);
+  lt_plan_destroy(plan);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(b);
+  lt_context_destroy(ctx);
+  lt_tensor_destroy(want);
+}
+
 int main(void) {
   lt_test_rng_reset(lt_test_seed());
   const struct CMUnitTest tests[] = {
@@ -362,6 +415,7 @@ int main(void) {
       cmocka_unit_test(test_one_plan_many_threads),
       cmocka_unit_test(test_one_shot_einsum_many_threads),
       cmocka_unit_test(test_reproducible_for_fixed_thread_count),
+      cmocka_unit_test(test_plans_after_idle_pauses),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -325,6 +325,9 @@ typedef struct lt__backend {
   lt_status (*rows)(lt_context *ctx, const lt__row_step *step);
   lt_status (*rng)(lt_context *ctx, const lt__rng_step *step);
   lt_status (*synchronize)(lt_context *ctx);
+  /* Optional: a plan touching about `work` elements starts; a backend with sleeping worker
+   * threads wakes them now, so that they are ready for its first parallel job. */
+  void (*warm)(lt_context *ctx, int64_t work);
   /* Frees the backend state (ctx->backend_state) when the context dies. */
   void (*release)(lt_context *ctx);
   lt__backend_caps caps;

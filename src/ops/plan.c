@@ -327,6 +327,12 @@ lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, i
   /* D is written in place: a tape that saved it for backward must see it (the optimisers and
    * any caller-owned output went unnoticed before) */
   lt__storage_touch(d->storage);
+  if (plan->ctx->backend->warm) {
+    int64_t work = lt_tensor_numel(d);
+    for (int i = 0; i < n_inputs; i++)
+      work += lt_tensor_numel(inputs[i]);
+    plan->ctx->backend->warm(plan->ctx, work);
+  }
   return plan->run(plan, inputs, n_inputs, scalars ? scalars : plan->default_scalars, d);
 }
 

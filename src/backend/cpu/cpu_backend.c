@@ -106,6 +106,14 @@ void lt__cpu_parallel_upto(lt_context *ctx, int max_threads, int64_t n_tasks, in
   lt__cpu_pool_run(pool_for(st, threads), threads, n_tasks, fn, arg);
 }
 
+/* Parallel work is coming (the ops layer calls this as a plan starts): the pool's sleeping
+ * workers start spinning while the plan does its serial first steps. */
+static void cpu_warm(lt_context *ctx, int64_t work) {
+  lt__cpu_state *st = ctx->backend_state;
+  int threads = lt__cpu_threads(ctx);
+  if (threads > 1 && work / PARALLEL_MIN_WORK >= 2) lt__cpu_pool_warm(pool_for(st, threads));
+}
+
 static const lt__backend cpu_backend = {
     .name = "cpu",
     .mem_alloc = cpu_mem_alloc,
@@ -125,6 +133,7 @@ static const lt__backend cpu_backend = {
     .adam = lt__cpu_adam,
     .rng = lt__cpu_rng,
     .synchronize = cpu_synchronize,
+    .warm = cpu_warm,
     .release = cpu_release,
     /* Placeholders for what measured_caps does not measure (direct_max_flops, call_seconds). */
     .caps = {LT__CAPS_UNMEASURED_COSTS, .host_memory = true},

@@ -45,6 +45,9 @@ struct lt__cpu_pool {
   int max_helpers;    /* workers allowed to join this job */
   atomic_int running; /* workers inside this job */
   atomic_llong next;
+  /* Warm-ups (lt__cpu_pool_warm): a sleeping worker woken by one spins again for the window. */
+  uint64_t warm_generation; /* under `lock` */
+  atomic_int sleeping;      /* workers waiting on `wake` */
 };
 
 static int64_t now_ns(void) {
@@ -111,9 +114,14 @@ static void *worker_main(void *p) {
       spin_until(pool, new_job, seen);
       pthread_mutex_lock(&pool->lock);
     }
-    while (!pool->quit && pool->generation == seen)
+    uint64_t warm_seen = pool->warm_generation;
+    while (!pool->quit && pool->generation == seen && pool->warm_generation == warm_seen) {
+      atomic_fetch_add_explicit(&pool->sleeping, 1, memory_order_relaxed);
       pthread_cond_wait(&pool->wake, &pool->lock);
+      atomic_fetch_sub_explicit(&pool->sleeping, 1, memory_order_relaxed);
+    }
     if (pool->quit) break;
+    if (pool->generation == seen) continue; /* a warm-up: spin for the next job */
     seen = pool->generation;
     if (!pool->open || pool->running >= pool->max_helpers) continue;
     pool->running++;
@@ -152,6 +160,7 @@ lt__cpu_pool *lt__cpu_pool_create(int threads) {
   atomic_init(&pool->generation, 0);
   atomic_init(&pool->quit, false);
   atomic_init(&pool->running, 0);
+  atomic_init(&pool->sleeping, 0);
   for (int i = 0; i < threads - 1; i++) {
     worker_arg *wa = malloc(sizeof *wa);
     if (wa == NULL) break;
@@ -179,6 +188,14 @@ void lt__cpu_pool_destroy(lt__cpu_pool *pool) {
   pthread_mutex_destroy(&pool->busy);
   free(pool->workers);
   free(pool);
+}
+
+void lt__cpu_pool_warm(lt__cpu_pool *pool) {
+  if (pool == NULL || atomic_load_explicit(&pool->sleeping, memory_order_relaxed) == 0) return;
+  pthread_mutex_lock(&pool->lock);
+  pool->warm_generation++;
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->lock);
 }
 
 void lt__cpu_pool_run(lt__cpu_pool *pool, int threads, int64_t n_tasks, lt__cpu_range_fn fn,
