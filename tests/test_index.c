@@ -378,6 +378,8 @@ static void errors_on(lt_context *ctx) {
   lt_tensor_destroy(iu);
   LT_CHECK(lt_tensor_from_host(ctx, LT_U64, 1, si, NULL, huge, &iu));
   LT_CHECK_FAILS(lt_take(a, iu, 1, &d), LT_ERR_OUT_OF_RANGE);
+  /* the message gives the index the caller wrote (2^63 + 1), not a clamped one */
+  assert_non_null(strstr(lt_last_error(), "index 9223372036854775809 at position (0, 1)"));
   lt_tensor_destroy(iu);
   LT_CHECK_FAILS(lt_take(a, a, 0, &d), LT_ERR_DTYPE); /* float indices */
   lt_tensor *z;

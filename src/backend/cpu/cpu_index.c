@@ -225,8 +225,8 @@ static void gather_rows(void *arg, int64_t lo, int64_t hi) {
 
 static lt_status range_error(int rank, const int64_t *shape, const lt__operand *index, int64_t pos,
                              int64_t extent) {
-  int64_t v = lt__load_index(index->mem, index->dtype, lt__index_offset(rank, shape, index, pos));
-  return lt__index_range_error(rank, shape, pos, v, extent);
+  uint64_t v = lt__load_bits(index->mem, index->dtype, lt__index_offset(rank, shape, index, pos));
+  return lt__index_range_error(rank, shape, pos, v, index->dtype, extent);
 }
 
 static lt_status cpu_gather(lt_context *ctx, const lt__gather_step *g) {

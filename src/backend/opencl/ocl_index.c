@@ -5,6 +5,7 @@
  * per row, launched in batches of rows that keep it under SCRATCH_BYTES. */
 #include "backend/index_error.h"
 #include "backend/opencl/ocl.h"
+#include "core/dtype.h"
 #include "core/error.h"
 
 #include <stdio.h>
@@ -56,11 +57,11 @@ static lt_status read_bad(lt__ocl_state *st, cl_mem bad, int64_t *pos) {
   return LT_OK;
 }
 
-static lt_status index_value(lt_context *ctx, const lt__operand *index, int64_t off, int64_t *v) {
+static lt_status index_value(lt_context *ctx, const lt__operand *index, int64_t off, uint64_t *v) {
   uint64_t raw = 0;
   size_t es = lt_dtype_size(index->dtype);
   LT_TRY(lt__ocl_mem_read(ctx, index->mem, (size_t)off * es, &raw, es));
-  *v = lt__load_index(&raw, index->dtype, 0);
+  *v = lt__load_bits(&raw, index->dtype, 0);
   return LT_OK;
 }
 
@@ -118,9 +119,9 @@ static lt_status gather(lt_context *ctx, const lt__gather_step *g) {
   lt_status r = launch_checked(st, "lt_gather", opts, desc, 4 * (size_t)g->rank, n, g->rank, mems,
                                longs, 5, 256, &pos);
   if (r != LT_OK || pos == INT64_MAX) return r;
-  int64_t v = 0;
+  uint64_t v = 0;
   LT_TRY(index_value(ctx, &g->index, lt__index_offset(g->rank, g->shape, &g->index, pos), &v));
-  return lt__index_range_error(g->rank, g->shape, pos, v, g->axis_extent);
+  return lt__index_range_error(g->rank, g->shape, pos, v, g->index.dtype, g->axis_extent);
 }
 
 static lt_status scatter_options(const lt__ocl_state *st, lt_dtype dt, lt_dtype index, char *opts,
@@ -168,9 +169,10 @@ static lt_status scatter_add(lt_context *ctx, const lt__scatter_step *s) {
   int64_t line = pos / len, c = pos % len, inner = 1;
   for (int d = ax + 1; d < s->rank; d++)
     inner *= s->shape[d];
-  int64_t at = (line / inner * len + c) * inner + line % inner, v = 0;
+  int64_t at = (line / inner * len + c) * inner + line % inner;
+  uint64_t v = 0;
   LT_TRY(index_value(ctx, &s->index, lt__index_offset(s->rank, s->shape, &s->index, at), &v));
-  return lt__index_range_error(s->rank, s->shape, at, v, s->out_axis_extent);
+  return lt__index_range_error(s->rank, s->shape, at, v, s->index.dtype, s->out_axis_extent);
 }
 
 static lt_status sort_batches(lt__ocl_state *st, cl_kernel k, const lt__sort_step *s,
