@@ -107,6 +107,26 @@ def test_elementwise_same_as_ctypes_and_numpy(rng, layout, shape):
             assert_same(fast, slow)
 
 
+REDUCE = ["sum", "prod", "min", "max", "mean"]
+
+
+@needs_ext
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_reductions_same_as_ctypes(rng, layout):
+    """lt.sum & co. over all axes or one (the extension's), and what it leaves to the Python
+    path (axis tuples, axes out of range, min/max over nothing): the same values, dtypes,
+    types and exceptions, for NumPy arrays and Tensors."""
+    for dtype in (np.float32, np.float64, np.int8, np.uint16, np.int64, np.bool_):
+        for shape in [(), (5,), (3, 4), (2, 0, 3), (4, 1, 3)]:
+            a = random_array(rng, shape, dtype, layout)
+            for x in (a, lt.tensor(a)):
+                for name in REDUCE:
+                    for axis in (None, 0, -1, 2, 7, (0,)):
+                        for keepdims in (False, True):
+                            assert_same(*both(lambda: getattr(lt, name)(x, axis=axis,
+                                                                        keepdims=keepdims)))
+
+
 @needs_ext
 def test_cached_plan_follows_values_and_layouts(rng):
     EXT.clear_plans()
@@ -208,7 +228,7 @@ def _graph(x, w, a, b):
     """A composition of the calls the extension serves: Tensors, NumPy arrays, Python scalars."""
     h = lt.einsum("ij,jk->ik", x, w)
     z = lt.tanh(h * a + 0.5) - lt.exp(-h) / 3.0
-    return lt.einsum("ik,k->", z * z, b) * 0.25
+    return lt.sum(lt.einsum("ik,k->i", z * z, b) + lt.mean(z, axis=1)) * 0.25
 
 
 @needs_ext
@@ -228,6 +248,7 @@ def test_recorded_in_c_same_as_ctypes(rng, layout):
             assert calls == [], calls
         else:
             assert calls.count("lt_binary") >= 5 and calls.count("lt_einsum") == 2
+            assert calls.count("lt_reduce") == 2
         loss.backward()
         grads.append((float(loss.numpy()), x.grad.numpy(), w.grad.numpy()))
     assert grads[0][0] == grads[1][0]

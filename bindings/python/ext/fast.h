@@ -43,7 +43,9 @@
   X(lt_tape_forget)                                                                                \
   X(lt_ad_binary)                                                                                  \
   X(lt_ad_unary)                                                                                   \
-  X(lt_ad_einsum)
+  X(lt_ad_einsum)                                                                                  \
+  X(lt_reduce)                                                                                     \
+  X(lt_ad_reduce)
 
 typedef struct lt_fast_api {
 #define LT_FAST_MEMBER(name) __typeof__(name) *name;
@@ -156,6 +158,7 @@ PyObject *lt__fast_unary(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_plan_call(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_wrap(PyObject *self, PyObject *arr);
+PyObject *lt__fast_reduce(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_time_plan(PyObject *self, PyObject *const *args, Py_ssize_t n);
 
 #endif

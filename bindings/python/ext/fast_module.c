@@ -273,6 +273,8 @@ static PyMethodDef fast_methods[] = {
      "unary(op, a, out): lt_unary on an array/Tensor, or NotImplemented"},
     {"einsum", LT_FAST_FASTCALL(lt__fast_einsum), METH_FASTCALL,
      "einsum(expr, operands, options, out): a cached plan run on NumPy arrays, or NotImplemented"},
+    {"reduce", LT_FAST_FASTCALL(lt__fast_reduce), METH_FASTCALL,
+     "reduce(op, a, axis, keepdims): lt_reduce over all axes or one, or NotImplemented"},
     {"plan_call", LT_FAST_FASTCALL(lt__fast_plan_call), METH_FASTCALL,
      "plan_call(plan, context, template, operands, out, alpha, beta): run, or NotImplemented"},
     {"time_plan", LT_FAST_FASTCALL(lt__fast_time_plan), METH_FASTCALL,

@@ -315,6 +315,10 @@ def _refuse_empty_extremum(name, shape, axes):
 
 
 def _reduce(name, a, axis, keepdims, out=None):
+    if _FAST is not None and out is None and (axis is None or type(axis) is int):
+        r = _FAST.reduce(_REDUCE[name], a, axis, keepdims)  # one C call; else the code below
+        if r is not NotImplemented:
+            return r if type(r) is not int else Tensor(r, a.context)
     (ta,), numpy_out = operands([a])
     axes = _axes(axis, ta.ndim)
     n = -1 if axes is None else len(axes)
