@@ -239,6 +239,7 @@ lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) 
 #endif
   if (engine == LT__CPU_GEMM_STREAM && lt__cpu_gemm_stream(ctx, s)) return LT_OK;
   if (engine == LT__CPU_GEMM_SMALL && lt__cpu_gemm_small(ctx, s)) return LT_OK;
+  if (engine == LT__CPU_GEMM_KDOT && lt__cpu_gemm_kdot(ctx, s)) return LT_OK;
   const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
   lt_dtype ab = lt__gemm_ab_dtype(s);
   /* bf16 A and B run on the dot-product kernels where that engine was chosen (never for an
