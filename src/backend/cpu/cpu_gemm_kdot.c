@@ -72,18 +72,21 @@ static int claim(kdot_job *job) {
   }
 }
 
-/* Packs rows [first, first + count) of X then Y (one list, X's rows first) of the k block at
- * k0 (kc deep) into the panels xp and yp, prefetching the `count` rows that follow. */
+/* Where row `row` of X then Y (one list, X's rows first) begins. */
+static const char *row_of(const kdot_job *job, int64_t row) {
+  int64_t es = (int64_t)job->ks->esize;
+  return row < job->mx ? job->x + job->xoff[row] * es : job->y + job->yoff[row - job->mx] * es;
+}
+
+/* Packs rows [first, first + count) of X then Y of the k block at k0 (kc deep) into the panels
+ * xp and yp, prefetching the rows that follow but the first (the kernel prefetches that). */
 static void pack_rows(const kdot_job *job, char *xp, char *yp, int64_t k0, int64_t kc,
                       int64_t first, int64_t count) {
   const lt__gemm_kdot *ks = job->ks;
   int64_t es = (int64_t)ks->esize, steps = ks->kc / ks->lanes, total = job->mx + job->ny;
-  for (int64_t row = first + count; row < min64(first + 2 * count, total); row++) {
-    const char *p =
-        row < job->mx ? job->x + job->xoff[row] * es : job->y + job->yoff[row - job->mx] * es;
+  for (int64_t row = first + count + 1; row < min64(first + 2 * count, total); row++)
     for (int64_t b = 0; b < kc * es; b += 64)
-      __builtin_prefetch(p + k0 * es + b, 0, 3);
-  }
+      __builtin_prefetch(row_of(job, row) + k0 * es + b, 0, 3);
   int64_t end = min64(first + count, total);
   if (first < job->mx)
     ks->pack(xp, job->x + k0 * es, job->xoff, first, min64(end, job->mx) - first, ks->mr, kc,
@@ -139,9 +142,12 @@ static void range_task(void *arg, int64_t lo, int64_t hi) {
     bool first = k0 % job->range_k == 0;
     for (int64_t jt = 0; jt < job->ty; jt++)
       for (int64_t it = 0; it < job->tx; it++) {
+        bool more = kcn > 0 && row + per_call < total;
         ks->kernel(steps, xp[cur] + it * ks->mr * steps_max * ks->lanes * es,
                    yp[cur] + jt * ks->nr * steps_max * ks->lanes * es,
-                   acc + (jt * job->tx + it) * tile * ks->lanes * es, first);
+                   acc + (jt * job->tx + it) * tile * ks->lanes * es, first,
+                   more ? row_of(job, row + per_call) + kn * es : NULL,
+                   more ? (kcn * es + 63) / 64 : 0);
         if (kcn > 0 && row < total) {
           pack_rows(job, xp[cur ^ 1], yp[cur ^ 1], kn, kcn, row, per_call);
           row += per_call;

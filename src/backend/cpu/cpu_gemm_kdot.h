@@ -21,8 +21,11 @@
  * (zero past the operand's rows or the block's k). */
 
 /* acc[(r*NR + j)*LANES + l] (+)= sum_s x[(s*MR + r)*LANES + l] * y[(s*NR + j)*LANES + l] for
- * r < MR, j < NR: `first` starts from zero instead of acc. */
-typedef void (*lt__kdot_kernel)(int64_t steps, const void *x, const void *y, void *acc, bool first);
+ * r < MR, j < NR: `first` starts from zero instead of acc. Prefetches the 64-byte lines
+ * [0, pf_lines) of pf into L1, one per step (the row packed next: its loads from memory spread
+ * between the FMAs rather than queued at once ahead of them). */
+typedef void (*lt__kdot_kernel)(int64_t steps, const void *x, const void *y, void *acc, bool first,
+                                const void *pf, int64_t pf_lines);
 /* Packs rows [first, first + count) of a k block into panels of R rows (R = the kernel's MR
  * or NR) whose stride is panel_steps vectors: row i's block begins at src + off[i] elements
  * and holds kc <= panel_steps * LANES values, k past kc is zero; src NULL writes zero rows. */
