@@ -133,6 +133,8 @@ static bool check_case(lt_context *ctx, const kdot_case *c) {
 /* On the forced engine: ragged tiles (3 x 8 on AVX-512, 3 x 4 on AVX2) and vector tails. */
 static const kdot_case forced_cases[] = {
     {13, 29, 1031, LT_F32, ROWS_DENSE, ROWS_STEPPED, LT_LAYOUT_CONTIGUOUS, false},
+    /* at least one tile per row: the kernels copy the next block's rows themselves */
+    {60, 64, 700, LT_F64, ROWS_STEPPED, ROWS_TWO_MODES, LT_LAYOUT_NEGATIVE, true},
     {13, 29, 1031, LT_F64, ROWS_REVERSED, ROWS_TWO_MODES, LT_LAYOUT_TRANSPOSED, true},
     {24, 16, 517, LT_F32, ROWS_TWO_MODES, ROWS_REVERSED, LT_LAYOUT_STEPPED, true},
     {7, 1, 4097, LT_F64, ROWS_STEPPED, ROWS_DENSE, LT_LAYOUT_NEGATIVE, false},
@@ -158,7 +160,7 @@ static void test_forced(void **state) {
     ran += check_case(ctx, &forced_cases[i]);
   /* Every case but 1 x 1 x 1 (elementwise) and the size-0 ones reaches the engine where it
    * has kernels. */
-  assert_int_equal(ran, lt_test_has_x86_gemm_kernels() ? 6 : 0);
+  assert_int_equal(ran, lt_test_has_x86_gemm_kernels() ? 7 : 0);
   lt_context_destroy(ctx);
 }
 

@@ -142,14 +142,25 @@ static void range_task(void *arg, int64_t lo, int64_t hi) {
     bool first = k0 % job->range_k == 0;
     for (int64_t jt = 0; jt < job->ty; jt++)
       for (int64_t it = 0; it < job->tx; it++) {
-        bool more = kcn > 0 && row + per_call < total;
+        /* the next block's rows: one row per tile copied by the kernel itself where they
+         * come one per tile in whole vectors, else packed after the tile */
+        lt__kdot_side side = {NULL, 0, NULL, NULL, 0, 0};
+        bool fused = per_call == 1 && kcn % ks->lanes == 0 && row < total;
+        if (kcn > 0 && row + per_call < total)
+          side.pf = row_of(job, row + per_call) + kn * es, side.pf_lines = (kcn * es + 63) / 64;
+        if (fused) {
+          bool in_x = row < job->mx;
+          int64_t i = in_x ? row : row - job->mx, r = in_x ? ks->mr : ks->nr;
+          side.src = row_of(job, row) + kn * es;
+          side.dst = (in_x ? xp[cur ^ 1] : yp[cur ^ 1]) +
+                     ((i / r) * steps_max * r + i % r) * ks->lanes * es;
+          side.dst_stride = r * ks->lanes, side.vectors = kcn / ks->lanes;
+        }
         ks->kernel(steps, xp[cur] + it * ks->mr * steps_max * ks->lanes * es,
                    yp[cur] + jt * ks->nr * steps_max * ks->lanes * es,
-                   acc + (jt * job->tx + it) * tile * ks->lanes * es, first,
-                   more ? row_of(job, row + per_call) + kn * es : NULL,
-                   more ? (kcn * es + 63) / 64 : 0);
+                   acc + (jt * job->tx + it) * tile * ks->lanes * es, first, &side);
         if (kcn > 0 && row < total) {
-          pack_rows(job, xp[cur ^ 1], yp[cur ^ 1], kn, kcn, row, per_call);
+          if (!fused) pack_rows(job, xp[cur ^ 1], yp[cur ^ 1], kn, kcn, row, per_call);
           row += per_call;
         }
       }

@@ -20,12 +20,23 @@
  * values are stored as dst[((q*steps + s)*R + r)*LANES + l] = row (q*R + r) at k = s*LANES + l
  * (zero past the operand's rows or the block's k). */
 
+/* Work a kernel does between its FMAs, one piece per step, so that memory traffic overlaps the
+ * arithmetic rather than stalling the core on fill buffers ahead of it: prefetch the 64-byte
+ * lines [0, pf_lines) of pf (the row copied next), and copy `vectors` whole vectors from src
+ * (unaligned) to dst + v * dst_stride elements (one row of the next block's panel). */
+typedef struct lt__kdot_side {
+  const void *pf;
+  int64_t pf_lines;
+  const void *src;
+  void *dst;
+  int64_t dst_stride, vectors;
+} lt__kdot_side;
+
 /* acc[(r*NR + j)*LANES + l] (+)= sum_s x[(s*MR + r)*LANES + l] * y[(s*NR + j)*LANES + l] for
- * r < MR, j < NR: `first` starts from zero instead of acc. Prefetches the 64-byte lines
- * [0, pf_lines) of pf into L1, one per step (the row packed next: its loads from memory spread
- * between the FMAs rather than queued at once ahead of them). */
+ * r < MR, j < NR: `first` starts from zero instead of acc; and the side work (vectors and
+ * pf_lines at most steps). */
 typedef void (*lt__kdot_kernel)(int64_t steps, const void *x, const void *y, void *acc, bool first,
-                                const void *pf, int64_t pf_lines);
+                                const lt__kdot_side *side);
 /* Packs rows [first, first + count) of a k block into panels of R rows (R = the kernel's MR
  * or NR) whose stride is panel_steps vectors: row i's block begins at src + off[i] elements
  * and holds kc <= panel_steps * LANES values, k past kc is zero; src NULL writes zero rows. */
