@@ -63,9 +63,10 @@ bool lt__cpu_gemm_small(lt_context *ctx, const lt__gemm_step *step);
 /* Whether the small engine runs the step with no scratch: its B copy, if it needs one, fits on
  * the stack. */
 bool lt__cpu_gemm_small_in_place(lt_context *ctx, const lt__gemm_step *step);
-/* Whether the k-dot engine takes the step (one f32 or f64 GEMM, k >= 4096 unless forced, m * n
- * <= 8192, k the unit stride of A and B, kernels on this ISA), and running it: false when it does
- * not take the step or its buffers cannot be had (then nothing was written). */
+/* Whether the k-dot engine takes the step (one f32 or f64 GEMM, k the unit stride of A and B,
+ * kernels on this ISA; unless forced, k >= 4096, m and n >= 2 and m * n <= 4096), and running
+ * it: false when it does not take the step or its buffers cannot be had (then nothing was
+ * written). */
 bool lt__cpu_gemm_kdot_ok(lt_context *ctx, const lt__gemm_step *step);
 bool lt__cpu_gemm_kdot(lt_context *ctx, const lt__gemm_step *step);
 /* The backend's gemm_in_place: the chosen engine is OpenBLAS (its own buffers) or the small

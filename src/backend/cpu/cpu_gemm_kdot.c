@@ -19,10 +19,14 @@
 /* The least k the engine takes unless forced (LT_GEMM_ENGINE=kdot, the tests): below it the
  * packed engine's k-split (or OpenBLAS) is as fast, and C's partials cost more per flop. */
 #define KDOT_MIN_K 4096
-/* C elements at most: the per-lane partial sums (C x lanes) stay in L2 (512 KiB in f32). */
-#define KDOT_MAX_MN (128 * 64)
-/* Ranges of k per GEMM at most (each ends with a lane sum of C and a partial C). */
+/* C elements at most: the per-lane partial sums (C x lanes) stay in L2 (256 KiB in f32), and
+ * the arithmetic is light beside the memory traffic (at 128 x 64, k = 8192, the packed engine's
+ * outer-product tiles were faster). */
+#define KDOT_MAX_MN (64 * 64)
+/* Ranges of k per GEMM at most, and k blocks per range at least (each range ends with a lane
+ * sum of C and a partial C). */
 #define KDOT_RANGES 8
+#define KDOT_MIN_RANGE_BLOCKS 4
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
@@ -49,8 +53,11 @@ static const lt__gemm_kdot *kernels_of(lt_context *ctx, lt_dtype dtype) {
 
 bool lt__cpu_gemm_kdot_ok(lt_context *ctx, const lt__gemm_step *s) {
   const lt__cpu_state *st = ctx->backend_state;
-  int64_t least = st->gemm_forced == LT__CPU_GEMM_KDOT ? 1 : KDOT_MIN_K;
-  return s->k >= least && s->m >= 1 && s->n >= 1 && s->m * s->n <= KDOT_MAX_MN &&
+  /* Forced, any shape; else a long k, and no matrix-vector product (gemv streams the matrix
+   * once, and a 3 x 8 tile would be a third full) */
+  bool forced = st->gemm_forced == LT__CPU_GEMM_KDOT;
+  int64_t least_k = forced ? 1 : KDOT_MIN_K, least_mn = forced ? 1 : 2;
+  return s->k >= least_k && s->m >= least_mn && s->n >= least_mn && s->m * s->n <= KDOT_MAX_MN &&
          lt__gemm_ab_dtype(s) == s->dtype && lt__cpu_gemm_batch_count(s) == 1 && s->a.cs == 1 &&
          s->a.cols.n == 0 && s->b.rs == 1 && s->b.rows.n == 0 && kernels_of(ctx, s->dtype) != NULL;
 }
@@ -201,6 +208,7 @@ bool lt__cpu_gemm_kdot(lt_context *ctx, const lt__gemm_step *s) {
   /* X = A's rows unless B's columns as X pad C to fewer tiles */
   bool swap = round_up(n, ks->mr) * round_up(m, ks->nr) < round_up(m, ks->mr) * round_up(n, ks->nr);
   int64_t range_k = round_up((k + KDOT_RANGES - 1) / KDOT_RANGES, ks->kc);
+  if (range_k < KDOT_MIN_RANGE_BLOCKS * ks->kc) range_k = KDOT_MIN_RANGE_BLOCKS * ks->kc;
   int64_t ranges = (k + range_k - 1) / range_k;
   int threads = lt__cpu_threads(ctx);
   if (threads > 32) threads = 32;
