@@ -41,7 +41,8 @@ typedef struct kdot_job {
   double alpha, beta;
   int64_t range_k, ranges;
   char *partials; /* range r's partial C: mx x ny, x fastest, at r * mx * ny elements */
-  char *bufs;     /* `threads` per-thread buffers of buf_bytes each, claimed through `busy` */
+  char *bufs;     /* `slots` per-thread buffers of buf_bytes each, claimed through `busy` */
+  int slots;
   size_t buf_bytes;
   atomic_uint busy;
 } kdot_job;
@@ -72,7 +73,7 @@ static size_t buf_bytes(const lt__gemm_kdot *ks, int64_t tx, int64_t ty) {
 
 /* Jobs run on at most as many threads as there are buffers, so a free one is always there. */
 static int claim(kdot_job *job) {
-  for (int i = 0;; i = (i + 1) % 32) {
+  for (int i = 0;; i = (i + 1) % job->slots) {
     unsigned busy = atomic_load(&job->busy);
     if (!(busy & (1u << i)) && atomic_compare_exchange_weak(&job->busy, &busy, busy | 1u << i))
       return i;
@@ -239,7 +240,7 @@ bool lt__cpu_gemm_kdot(lt_context *ctx, const lt__gemm_step *s) {
   job.xoff = swap ? boff : aoff, job.yoff = swap ? aoff : boff;
   job.cxoff = swap ? ccoff : croff, job.cyoff = swap ? croff : ccoff;
   job.c = (char *)s->c.mem + oc * es;
-  job.bufs = mem;
+  job.bufs = mem, job.slots = threads;
   job.partials = mem + (size_t)threads * job.buf_bytes;
   atomic_init(&job.busy, 0u);
   double flops = 2.0 * (double)m * (double)n * (double)k;
