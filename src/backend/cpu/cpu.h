@@ -63,6 +63,14 @@ bool lt__cpu_gemm_small(lt_context *ctx, const lt__gemm_step *step);
 /* Whether the small engine runs the step with no scratch: its B copy, if it needs one, fits on
  * the stack. */
 bool lt__cpu_gemm_small_in_place(lt_context *ctx, const lt__gemm_step *step);
+/* The end of a GEMM whose k was cut into `ranges` ranges, each multiplied into its own
+ * partial C (m x n, column-major, range r at r * m * n elements, of the step's dtype F32 or
+ * F64): C[roff[i] + coff[j]] = alpha * (sum of the partials in range order) + beta * C (beta
+ * == 0: C is not read), summed in double so that the order is the only rounding choice, on up
+ * to `threads` threads. */
+void lt__cpu_gemm_sum_partials(lt_context *ctx, int threads, lt_dtype dtype, const void *partials,
+                               int64_t ranges, int64_t m, int64_t n, const int64_t *roff,
+                               const int64_t *coff, void *c, double alpha, double beta);
 /* Whether the k-dot engine takes the step (one f32 or f64 GEMM, k the unit stride of A and B,
  * kernels on this ISA; unless forced, k >= 4096, m and n >= 2 and m * n <= 4096), and running
  * it: false when it does not take the step or its buffers cannot be had (then nothing was

@@ -38,7 +38,6 @@ typedef struct kdot_job {
   const int64_t *xoff, *yoff;   /* element offsets of each row's k = 0 */
   const int64_t *cxoff, *cyoff; /* C's offsets along X and along Y */
   char *c;
-  double alpha, beta;
   int64_t range_k, ranges;
   char *partials; /* range r's partial C: mx x ny, x fastest, at r * mx * ny elements */
   char *bufs;     /* `slots` per-thread buffers of buf_bytes each, claimed through `busy` */
@@ -177,31 +176,6 @@ static void range_task(void *arg, int64_t lo, int64_t hi) {
   atomic_fetch_and(&job->busy, ~(1u << slot));
 }
 
-/* Columns [lo, hi) of C (along Y) = alpha * (sum of the partials in range order) + beta * C,
- * summed in double so that the order is the only rounding choice. */
-static void sum_task(void *arg, int64_t lo, int64_t hi) {
-  const kdot_job *job = arg;
-  int64_t mn = job->mx * job->ny;
-  bool f32 = job->ks->dtype == LT_F32;
-  for (int64_t j = lo; j < hi; j++)
-    for (int64_t i = 0; i < job->mx; i++) {
-      double acc = 0.0;
-      for (int64_t r = 0; r < job->ranges; r++) {
-        int64_t at = r * mn + j * job->mx + i;
-        acc +=
-            f32 ? (double)((const float *)job->partials)[at] : ((const double *)job->partials)[at];
-      }
-      int64_t o = job->cxoff[i] + job->cyoff[j];
-      if (f32) {
-        float *c = (float *)job->c + o;
-        *c = (float)(job->alpha * acc + (job->beta != 0 ? job->beta * (double)*c : 0.0));
-      } else {
-        double *c = (double *)job->c + o;
-        *c = job->alpha * acc + (job->beta != 0 ? job->beta * *c : 0.0);
-      }
-    }
-}
-
 bool lt__cpu_gemm_kdot(lt_context *ctx, const lt__gemm_step *s) {
   if (!lt__cpu_gemm_kdot_ok(ctx, s)) return false;
   const lt__gemm_kdot *ks = kernels_of(ctx, s->dtype);
@@ -214,8 +188,7 @@ bool lt__cpu_gemm_kdot(lt_context *ctx, const lt__gemm_step *s) {
   int threads = lt__cpu_threads(ctx);
   if (threads > 32) threads = 32;
   if (threads > ranges) threads = (int)ranges;
-  kdot_job job = {
-      .ks = ks, .k = k, .alpha = s->alpha, .beta = s->beta, .range_k = range_k, .ranges = ranges};
+  kdot_job job = {.ks = ks, .k = k, .range_k = range_k, .ranges = ranges};
   job.mx = swap ? n : m, job.ny = swap ? m : n;
   job.tx = (job.mx + ks->mr - 1) / ks->mr, job.ty = (job.ny + ks->nr - 1) / ks->nr;
   job.buf_bytes = round_up((int64_t)buf_bytes(ks, job.tx, job.ty), 64);
@@ -246,7 +219,8 @@ bool lt__cpu_gemm_kdot(lt_context *ctx, const lt__gemm_step *s) {
   double flops = 2.0 * (double)m * (double)n * (double)k;
   lt__cpu_parallel_upto(ctx, threads, ranges, flops < 1e15 ? (int64_t)flops : (int64_t)1e15,
                         range_task, &job);
-  lt__cpu_parallel_upto(ctx, threads, job.ny, ranges * m * n, sum_task, &job);
+  lt__cpu_gemm_sum_partials(ctx, threads, ks->dtype, job.partials, ranges, job.mx, job.ny,
+                            job.cxoff, job.cyoff, job.c, s->alpha, s->beta);
   lt__cpu_scratch_give(ctx, mem, got);
   free(off);
   return true;
