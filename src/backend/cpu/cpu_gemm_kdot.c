@@ -2,11 +2,12 @@
 /* The k-dot GEMM driver (cpu_gemm_kdot.h). The step is turned so that X (the kernel's MR side)
  * and Y (its NR side) pad C to the fewer register tiles; both are lists of rows with k the unit
  * stride. k is cut into ranges by the shape alone (so C has the same bits on any number of
- * threads); a thread takes whole ranges, and for each k block of its range copies every row's
- * block once into its panels (prefetching the next block as it goes), then runs each tile of
- * vector dot products over them into its per-lane partial sums. At a range's end the lanes are
- * summed into the range's partial C; the partials are summed in range order, in double, and
- * alpha and beta applied once when C is written through its own offsets. */
+ * threads); a thread takes whole ranges and runs each tile of vector dot products over one k
+ * block's panels into its per-lane partial sums while the next block's rows are prefetched and
+ * copied into the other panels between (or inside) the tiles, so that the memory traffic
+ * overlaps the arithmetic. At a range's end the lanes are summed into the range's partial C;
+ * the partials are summed in range order, in double, and alpha and beta applied once when C is
+ * written through its own offsets (lt__cpu_gemm_sum_partials). */
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_gemm_pack.h"
 #include "backend/cpu/cpu_isa.h"
