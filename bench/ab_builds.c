@@ -4,7 +4,8 @@
  * cases through each's public API on the same inputs, alternating A and B rep by rep so that
  * both see the same machine state, and prints the median time of each and B/A speed.
  *
- * For refactors and tuning: "did this change lose speed anywhere?". It is not run by
+ * For refactors and tuning: "did this change lose speed anywhere?". LT_AB_ONLY=text runs only
+ * the cases whose name contains the text. It is not run by
  * `tensor bench` (it needs two libraries); see the README's "Where the numbers stand". */
 #define _GNU_SOURCE
 #include "bench_timing.h"
@@ -95,6 +96,18 @@ static const bench_case cases[] = {
      {{256, 64, 256}, {64, 256}},
      {0},
      1},
+    /* the weight gradient of abcd,ea->ebcd (bench_autograd): C 64 x 48, k = 49152 */
+    {"weight grad ebcd,abcd->ea k=49152",
+     "ebcd,abcd->ea",
+     2,
+     {4, 4},
+     {{64, 32, 48, 32}, {48, 32, 48, 32}},
+     {0},
+     1},
+    {"long k 16x16 k=65536", "ik,jk->ij", 2, {2, 2}, {{16, 65536}, {16, 65536}}, {0}, 1},
+    {"long k 128x64 k=8192", "ik,jk->ij", 2, {2, 2}, {{128, 8192}, {64, 8192}}, {0}, 1},
+    {"long k 64x64 k=8192", "ik,jk->ij", 2, {2, 2}, {{64, 8192}, {64, 8192}}, {0}, 1},
+    {"long k 1x64 k=65536", "ik,jk->ij", 2, {2, 2}, {{1, 65536}, {64, 65536}}, {0}, 1},
     {"skinny k=32 (1600000,32)x(32,20)", "ik,kj->ij", 2, {2, 2}, {{1600000, 32}, {32, 20}}, {0}, 1},
     {"plan call 4x4 matmul (x1000)", "ij,jk->ik", 2, {2, 2}, {{4, 4}, {4, 4}}, {0}, 1000},
 };
@@ -163,9 +176,12 @@ int main(int argc, char **argv) {
   printf("A = %s\nB = %s\n%d alternating reps each, medians\n\n", argv[1], argv[2], reps);
   printf("%-38s %12s %12s %8s\n", "case", "A", "B", "B/A speed");
   double log_sum = 0, worst = 1e9;
+  int ran = 0;
   int ncase = (int)(sizeof cases / sizeof cases[0]);
+  const char *only = getenv("LT_AB_ONLY"); /* cases whose name holds it, when set */
   for (int ci = 0; ci < ncase; ci++) {
     const bench_case *c = &cases[ci];
+    if (only && !strstr(c->name, only)) continue;
     float *data[2] = {NULL, NULL};
     for (int k = 0; k < c->n; k++) {
       int64_t n = numel(c->rank[k], c->shape[k]);
@@ -190,13 +206,13 @@ int main(int argc, char **argv) {
       }
     double ma = bench_median(t[0], reps), mb = bench_median(t[1], reps), speed = ma / mb;
     printf("%-38s %10.3f us %10.3f us %8.3f\n", c->name, ma * 1e6, mb * 1e6, speed);
-    log_sum += log(speed);
+    log_sum += log(speed), ran++;
     if (speed < worst) worst = speed;
     for (int l = 0; l < 2; l++)
       release(&lib[l], &p[l]);
     free(data[0]);
     free(data[1]);
   }
-  printf("\ngeometric mean B/A speed %.3f, lowest %.3f\n", exp(log_sum / ncase), worst);
+  printf("\ngeometric mean B/A speed %.3f, lowest %.3f\n", exp(log_sum / (ran ? ran : 1)), worst);
   return 0;
 }

@@ -28,7 +28,8 @@ enum {
   LT__CPU_GEMM_OPENBLAS = 2,
   LT__CPU_GEMM_STREAM = 3,   /* small k (cpu_gemm_stream.c); packed where it does not apply */
   LT__CPU_GEMM_BF16_DOT = 4, /* packed, bf16 A and B on the dot-product kernels */
-  LT__CPU_GEMM_SMALL = 5     /* one small GEMM, unpacked (cpu_gemm_small.c); packed elsewhere */
+  LT__CPU_GEMM_SMALL = 5,    /* one small GEMM, unpacked (cpu_gemm_small.c); packed elsewhere */
+  LT__CPU_GEMM_KDOT = 6      /* small C, long unit-stride k (cpu_gemm_kdot.c); packed elsewhere */
 };
 
 /* The instruction-set table of a CPU context: kernels, GEMM blocking, transposes. */
@@ -62,11 +63,25 @@ bool lt__cpu_gemm_small(lt_context *ctx, const lt__gemm_step *step);
 /* Whether the small engine runs the step with no scratch: its B copy, if it needs one, fits on
  * the stack. */
 bool lt__cpu_gemm_small_in_place(lt_context *ctx, const lt__gemm_step *step);
+/* The end of a GEMM whose k was cut into `ranges` ranges, each multiplied into its own
+ * partial C (m x n, column-major, range r at r * m * n elements, of the step's dtype F32 or
+ * F64): C[roff[i] + coff[j]] = alpha * (sum of the partials in range order) + beta * C (beta
+ * == 0: C is not read), summed in double so that the order is the only rounding choice, on up
+ * to `threads` threads. */
+void lt__cpu_gemm_sum_partials(lt_context *ctx, int threads, lt_dtype dtype, const void *partials,
+                               int64_t ranges, int64_t m, int64_t n, const int64_t *roff,
+                               const int64_t *coff, void *c, double alpha, double beta);
+/* Whether the k-dot engine takes the step (one f32 or f64 GEMM, k the unit stride of A and B,
+ * kernels on this ISA; unless forced, k >= 4096, m and n >= 2 and m * n <= 4096), and running
+ * it: false when it does not take the step or its buffers cannot be had (then nothing was
+ * written). */
+bool lt__cpu_gemm_kdot_ok(lt_context *ctx, const lt__gemm_step *step);
+bool lt__cpu_gemm_kdot(lt_context *ctx, const lt__gemm_step *step);
 /* The backend's gemm_in_place: the chosen engine is OpenBLAS (its own buffers) or the small
  * engine in place. */
 bool lt__cpu_gemm_in_place(lt_context *ctx, const lt__gemm_step *step);
-/* LT_GEMM_ENGINE ("packed", "openblas", "stream", "small"; anything else: measure) as an engine, 0
- * to measure. */
+/* LT_GEMM_ENGINE ("packed", "openblas", "stream", "small", "kdot"; anything else: measure) as an
+ * engine, 0 to measure. */
 int lt__cpu_gemm_engine_from_env(void);
 /* GEMMs in a step's batch, and the element offsets of A, B and C for linear batch index b
  * (row-major over batch_shape); shared by the OpenBLAS and the packed paths. */

@@ -227,6 +227,46 @@ bool lt__cpu_gemm_blas_ok(const lt__gemm_step *s) {
 #endif
 }
 
+/* A k-split GEMM's last step (cpu_gemm.h): columns [lo, hi) of C. */
+typedef struct partials_job {
+  lt_dtype dtype;
+  const void *partials;
+  int64_t ranges, m, n;
+  const int64_t *roff, *coff;
+  void *c;
+  double alpha, beta;
+} partials_job;
+
+static void partials_task(void *arg, int64_t lo, int64_t hi) {
+  const partials_job *job = arg;
+  int64_t mn = job->m * job->n;
+  bool f32 = job->dtype == LT_F32;
+  for (int64_t j = lo; j < hi; j++)
+    for (int64_t i = 0; i < job->m; i++) {
+      double acc = 0.0;
+      for (int64_t r = 0; r < job->ranges; r++) {
+        int64_t at = r * mn + j * job->m + i;
+        acc +=
+            f32 ? (double)((const float *)job->partials)[at] : ((const double *)job->partials)[at];
+      }
+      int64_t o = job->roff[i] + job->coff[j];
+      if (f32) {
+        float *c = (float *)job->c + o;
+        *c = (float)(job->alpha * acc + (job->beta != 0 ? job->beta * (double)*c : 0.0));
+      } else {
+        double *c = (double *)job->c + o;
+        *c = job->alpha * acc + (job->beta != 0 ? job->beta * *c : 0.0);
+      }
+    }
+}
+
+void lt__cpu_gemm_sum_partials(lt_context *ctx, int threads, lt_dtype dtype, const void *partials,
+                               int64_t ranges, int64_t m, int64_t n, const int64_t *roff,
+                               const int64_t *coff, void *c, double alpha, double beta) {
+  partials_job job = {dtype, partials, ranges, m, n, roff, coff, c, alpha, beta};
+  lt__cpu_parallel_upto(ctx, threads, n, ranges * m * n, partials_task, &job);
+}
+
 lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) {
   int64_t nb = lt__cpu_gemm_batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
@@ -239,6 +279,7 @@ lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) 
 #endif
   if (engine == LT__CPU_GEMM_STREAM && lt__cpu_gemm_stream(ctx, s)) return LT_OK;
   if (engine == LT__CPU_GEMM_SMALL && lt__cpu_gemm_small(ctx, s)) return LT_OK;
+  if (engine == LT__CPU_GEMM_KDOT && lt__cpu_gemm_kdot(ctx, s)) return LT_OK;
   const lt__cpu_isa *isa = lt__cpu_isa_of(ctx);
   lt_dtype ab = lt__gemm_ab_dtype(s);
   /* bf16 A and B run on the dot-product kernels where that engine was chosen (never for an

@@ -461,7 +461,8 @@ static bool slots_take(lt_context *ctx, gemm_slots *slots, int count, size_t a_b
 }
 
 /* k-split: a GEMM whose C is small beside a long k (the weight gradient of a contraction over a
- * large batch: 48 x 64 with k = 49152) gives threads sharing it only a few tiles per k block, and
+ * large batch: 48 x 64 with k = 49152, where k is not the unit stride of both operands, else the
+ * k-dot engine takes it) gives threads sharing it only a few tiles per k block, and
  * they meet twice per k block, so the barriers cost more than the work. Instead k is cut into
  * ranges, each multiplied whole (gemm_serial) into a private partial C, and the partials are
  * summed in range order, then alpha and beta applied once. Whether to split and where depends
@@ -476,7 +477,6 @@ typedef struct ksplit_job {
   gemm_slots *slots;
   char *partials; /* range r's m x n partial, column-major, at r * m * n elements */
   int64_t range_k, ranges;
-  const int64_t *roff, *coff; /* C's row and column offsets (elements) */
 } ksplit_job;
 
 /* Values of k per range, or 0 when the step is not split. */
@@ -506,32 +506,6 @@ static void ksplit_task(void *arg, int64_t lo, int64_t hi) {
   release_slot(job->slots, slot);
 }
 
-/* Columns [lo, hi) of C = alpha * (sum of the partials in range order) + beta * C, summed in
- * double so that the order is the only rounding choice. */
-static void ksplit_sum_task(void *arg, int64_t lo, int64_t hi) {
-  const ksplit_job *job = arg;
-  const gemm_problem *g = job->g;
-  int64_t mn = g->m * g->n;
-  bool f32 = g->bk->dtype == LT_F32;
-  for (int64_t j = lo; j < hi; j++)
-    for (int64_t i = 0; i < g->m; i++) {
-      double acc = 0.0;
-      for (int64_t r = 0; r < job->ranges; r++) {
-        int64_t at = r * mn + j * g->m + i;
-        acc +=
-            f32 ? (double)((const float *)job->partials)[at] : ((const double *)job->partials)[at];
-      }
-      int64_t o = job->roff[i] + job->coff[j];
-      if (f32) {
-        float *c = (float *)g->c + o;
-        *c = (float)(g->alpha * acc + (g->beta != 0 ? g->beta * (double)*c : 0.0));
-      } else {
-        double *c = (double *)g->c + o;
-        *c = g->alpha * acc + (g->beta != 0 ? g->beta * *c : 0.0);
-      }
-    }
-}
-
 /* Runs g k-split on up to `threads` threads; false, with C untouched, when out of memory. */
 static bool gemm_ksplit(lt_context *ctx, const gemm_problem *g, int64_t range_k, int threads,
                         size_t a_bytes, size_t b_bytes) {
@@ -548,10 +522,11 @@ static bool gemm_ksplit(lt_context *ctx, const gemm_problem *g, int64_t range_k,
   }
   lt__gemm_offsets(g->rc, g->rs_c, 0, g->m, off);
   lt__gemm_offsets(g->cc, g->cs_c, 0, g->n, off + g->m);
-  ksplit_job job = {g, &slots, partials, range_k, ranges, off, off + g->m};
+  ksplit_job job = {g, &slots, partials, range_k, ranges};
   double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
   lt__cpu_parallel_upto(ctx, threads, ranges, work_of(flops), ksplit_task, &job);
-  lt__cpu_parallel_upto(ctx, threads, g->n, ranges * g->m * g->n, ksplit_sum_task, &job);
+  lt__cpu_gemm_sum_partials(ctx, threads, g->bk->dtype, partials, ranges, g->m, g->n, off,
+                            off + g->m, g->c, g->alpha, g->beta);
   slots_free(ctx, &slots);
   lt__cpu_scratch_give(ctx, partials, p_got);
   free(off);

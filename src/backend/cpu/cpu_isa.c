@@ -50,6 +50,7 @@ static const lt__cpu_isa isa_baseline = {
     .gemm_blocking = NULL,
     .gemm_stream = NULL,
     .gemm_small = NULL,
+    .gemm_kdot = NULL,
 };
 #if defined(LT_HAVE_X86_ISA_KERNELS)
 static const lt__cpu_isa isa_avx2 = {
@@ -59,6 +60,7 @@ static const lt__cpu_isa isa_avx2 = {
     .gemm_blocking = lt__gemm_blocking_avx2,
     .gemm_stream = lt__gemm_stream_avx2,
     .gemm_small = lt__gemm_small_avx2,
+    .gemm_kdot = lt__gemm_kdot_avx2,
 };
 static const lt__cpu_isa isa_avx512 = {
     .name = "avx512",
@@ -67,6 +69,7 @@ static const lt__cpu_isa isa_avx512 = {
     .gemm_blocking = lt__gemm_blocking_avx512,
     .gemm_stream = lt__gemm_stream_avx512,
     .gemm_small = lt__gemm_small_avx512,
+    .gemm_kdot = lt__gemm_kdot_avx512,
 };
 /* AVX-512 with the bf16 dot products: the same kernels, plus vdpbf16ps GEMM for bf16. */
 static const lt__cpu_isa isa_avx512bf16 = {
@@ -76,6 +79,7 @@ static const lt__cpu_isa isa_avx512bf16 = {
     .gemm_blocking = lt__gemm_blocking_avx512bf16,
     .gemm_stream = lt__gemm_stream_avx512,
     .gemm_small = lt__gemm_small_avx512,
+    .gemm_kdot = lt__gemm_kdot_avx512,
 };
 #endif
 

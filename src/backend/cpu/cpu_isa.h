@@ -6,6 +6,7 @@
 #ifndef LT_BACKEND_CPU_ISA_H
 #define LT_BACKEND_CPU_ISA_H
 
+#include "backend/cpu/cpu_gemm_kdot.h"
 #include "backend/cpu/cpu_gemm_kernel.h"
 #include "backend/cpu/cpu_gemm_small.h"
 #include "backend/cpu/cpu_gemm_stream.h"
@@ -29,6 +30,8 @@ typedef struct lt__cpu_isa {
   const lt__gemm_stream *(*gemm_stream)(lt_dtype dtype);
   /* Kernels of the small-GEMM engine (cpu_gemm_small.c), NULL where there are none. */
   const lt__gemm_small *(*gemm_small)(lt_dtype dtype);
+  /* Kernels of the k-dot engine (cpu_gemm_kdot.c), NULL where there are none. */
+  const lt__gemm_kdot *(*gemm_kdot)(lt_dtype dtype);
 } lt__cpu_isa;
 
 /* The widest table the build has and the running CPU (and OS) supports, capped by LT_CPU_ISA
