@@ -328,9 +328,9 @@ lt_status lt_plan_execute(const lt_plan *plan, const lt_tensor *const *inputs, i
    * any caller-owned output went unnoticed before) */
   lt__storage_touch(d->storage);
   if (plan->ctx->backend->warm) {
-    int64_t work = lt_tensor_numel(d);
+    int64_t work = d->numel;
     for (int i = 0; i < n_inputs; i++)
-      work += lt_tensor_numel(inputs[i]);
+      work += inputs[i]->numel;
     plan->ctx->backend->warm(plan->ctx, work);
   }
   return plan->run(plan, inputs, n_inputs, scalars ? scalars : plan->default_scalars, d);
