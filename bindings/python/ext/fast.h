@@ -45,7 +45,13 @@
   X(lt_ad_unary)                                                                                   \
   X(lt_ad_einsum)                                                                                  \
   X(lt_reduce)                                                                                     \
-  X(lt_ad_reduce)
+  X(lt_ad_reduce)                                                                                  \
+  X(lt_softmax)                                                                                    \
+  X(lt_log_softmax)                                                                                \
+  X(lt_logsumexp)                                                                                  \
+  X(lt_ad_softmax)                                                                                 \
+  X(lt_ad_log_softmax)                                                                             \
+  X(lt_ad_logsumexp)
 
 typedef struct lt_fast_api {
 #define LT_FAST_MEMBER(name) __typeof__(name) *name;
@@ -159,6 +165,7 @@ PyObject *lt__fast_einsum(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_plan_call(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_wrap(PyObject *self, PyObject *arr);
 PyObject *lt__fast_reduce(PyObject *self, PyObject *const *args, Py_ssize_t n);
+PyObject *lt__fast_rows(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_time_plan(PyObject *self, PyObject *const *args, Py_ssize_t n);
 
 #endif

@@ -275,6 +275,9 @@ static PyMethodDef fast_methods[] = {
      "einsum(expr, operands, options, out): a cached plan run on NumPy arrays, or NotImplemented"},
     {"reduce", LT_FAST_FASTCALL(lt__fast_reduce), METH_FASTCALL,
      "reduce(op, a, axis, keepdims): lt_reduce over all axes or one, or NotImplemented"},
+    {"rows", LT_FAST_FASTCALL(lt__fast_rows), METH_FASTCALL,
+     "rows(kind, a, axis, keepdims): softmax (0), log_softmax (1), logsumexp (2) over all axes "
+     "or one, or NotImplemented"},
     {"plan_call", LT_FAST_FASTCALL(lt__fast_plan_call), METH_FASTCALL,
      "plan_call(plan, context, template, operands, out, alpha, beta): run, or NotImplemented"},
     {"time_plan", LT_FAST_FASTCALL(lt__fast_time_plan), METH_FASTCALL,

@@ -30,7 +30,9 @@ _FUNCS = ("lt_binary", "lt_unary", "lt_tensor_wrap_host", "lt_tensor_destroy",
           "lt_plan_options_set_unary", "lt_plan_options_destroy", "lt_plan_einsum",
           "lt_plan_execute", "lt_plan_create_output", "lt_plan_destroy", "lt_tensor_context",
           "lt_tensor_contiguous", "lt_tape_is_tracked", "lt_tape_forget", "lt_ad_binary",
-          "lt_ad_unary", "lt_ad_einsum", "lt_reduce", "lt_ad_reduce")
+          "lt_ad_unary", "lt_ad_einsum", "lt_reduce", "lt_ad_reduce", "lt_softmax",
+          "lt_log_softmax", "lt_logsumexp", "lt_ad_softmax", "lt_ad_log_softmax",
+          "lt_ad_logsumexp")
 
 
 def disabled():

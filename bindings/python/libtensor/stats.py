@@ -6,6 +6,7 @@ Results keep a floating input's dtype (int64 inputs give float64, except cumsum 
 which keep int64 as NumPy does). Also installs the matching Tensor methods."""
 
 from . import _lib
+from ._ext import FAST as _FAST
 from .convert import operands, result
 from .ops import _axes
 from .tensor import Tensor, _new
@@ -16,15 +17,32 @@ def _axis_args(axis, ndim):
     return (-1, _lib.int_array([])) if axes is None else (len(axes), _lib.int_array(axes))
 
 
+# The extension's kinds (fast_reduce.c): one C call for all axes or one axis.
+_ROWS = {"softmax": 0, "log_softmax": 1, "logsumexp": 2}
+
+
+def _fast_rows(name, x, axis, keepdims=False):
+    if _FAST is None or not (axis is None or type(axis) is int):
+        return NotImplemented
+    r = _FAST.rows(_ROWS[name], x, axis, keepdims)
+    return r if type(r) is not int else Tensor(r, x.context)
+
+
 def softmax(x, axis=None):
     """exp(x) / sum(exp(x)) over `axis` (None: all axes, as scipy.special.softmax), fused and
     stable; rows that are all -inf give NaN (as PyTorch)."""
+    r = _fast_rows("softmax", x, axis)
+    if r is not NotImplemented:
+        return r
     (t,), numpy_out = operands([x])
     return result(_new("lt_softmax", t.context, t.handle, *_axis_args(axis, t.ndim)), numpy_out)
 
 
 def log_softmax(x, axis=None):
     """x - logsumexp(x) over `axis` (None: all axes), fused and stable."""
+    r = _fast_rows("log_softmax", x, axis)
+    if r is not NotImplemented:
+        return r
     (t,), numpy_out = operands([x])
     return result(_new("lt_log_softmax", t.context, t.handle, *_axis_args(axis, t.ndim)),
                   numpy_out)
@@ -32,6 +50,9 @@ def log_softmax(x, axis=None):
 
 def logsumexp(a, axis=None, keepdims=False):
     """log(sum(exp(a))) over `axis`, shifted by the max (scipy.special.logsumexp without b)."""
+    r = _fast_rows("logsumexp", a, axis, keepdims)
+    if r is not NotImplemented:
+        return r
     (t,), numpy_out = operands([a])
     return result(_new("lt_logsumexp", t.context, t.handle, *_axis_args(axis, t.ndim),
                        bool(keepdims)), numpy_out)
