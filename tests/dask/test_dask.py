@@ -230,3 +230,29 @@ def test_worker_dies_mid_computation(cluster, client, retries):
         assert lost is not None and "worker died" in str(lost)
     else:
         assert lost is None
+
+
+def test_lost_key_retried_once(monkeypatch):
+    """A task failing with a KeyError for one of the call's own keys (dask.distributed's race
+    when a worker dies during a fetch) runs the whole graph again once; twice is a
+    WorkerLostError; anyone else's KeyError is left alone."""
+    rng = np.random.default_rng(5)
+    arrays, want = _slow_network(rng)
+    real = ltd._compute_shares
+    for failures, other, expect in ((1, False, None), (2, False, ltd.WorkerLostError),
+                                    (1, True, KeyError)):
+        calls = []
+
+        def flaky(*args, failures=failures, other=other):
+            calls.append(1)
+            if len(calls) <= failures:
+                raise KeyError("someone-else" if other else "lt-einsum-operand-x-3")
+            return real(*args)
+        monkeypatch.setattr(ltd, "_compute_shares", flaky)
+        if expect is None:
+            got = ltd.einsum("ab,bc,cd,da->", *arrays, memory_limit=60 * 8, client=False)
+            np.testing.assert_allclose(got, want, rtol=RTOL)
+            assert len(calls) == 2
+        else:
+            with pytest.raises(expect):
+                ltd.einsum("ab,bc,cd,da->", *arrays, memory_limit=60 * 8, client=False)

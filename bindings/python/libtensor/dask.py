@@ -137,6 +137,38 @@ def _add(*parts):
     return functools.reduce(lambda a, b: _ops.add(a, b), parts)
 
 
+def _compute_shares(expr, shipped, hosts, bounds, split_every, client):
+    """Runs the slices [bounds[i], bounds[i+1]) as Dask tasks and sums them in a tree."""
+    # Keys of their own for every call: a key reused while the scheduler still releases the
+    # previous call's (same data, same expression) would be forgotten under the new one.
+    token = uuid.uuid4().hex
+    # Operands as graph keys rather than scattered data: a worker lost with them is then
+    # recomputed from the graph (lost scattered data would cancel the whole call).
+    inputs = [dask.delayed(h, name=f"lt-einsum-operand-{token}-{k}")
+              for k, h in enumerate(hosts)]
+    shares = len(bounds) - 1
+    parts = [dask.delayed(_run_share, pure=True)(shipped, bounds[i], bounds[i + 1] - bounds[i],
+                                                 *inputs,
+                                                 dask_key_name=f"lt-einsum-slices-{token}-{i}")
+             for i in range(shares)]
+    level = 0
+    while len(parts) > 1:
+        parts = [dask.delayed(_add, pure=True)(
+            *parts[i:i + split_every], dask_key_name=f"lt-einsum-sum-{token}-{level}-{i}")
+            for i in range(0, len(parts), split_every)]
+        level += 1
+    try:
+        return client.compute(parts[0]).result() if client is not None else parts[0].compute()
+    except distributed.KilledWorker as exc:
+        raise WorkerLostError(f"libtensor.dask.einsum: a worker died running the slices of "
+                              f"{expr!r} and Dask stopped retrying ({exc}); no partial sum is "
+                              "returned") from exc
+    except concurrent.futures.CancelledError as exc:
+        raise WorkerLostError(f"libtensor.dask.einsum: the scheduler cancelled the slices of "
+                              f"{expr!r} (key {exc}), as it does when workers holding data it "
+                              "cannot recompute die; no partial sum is returned") from exc
+
+
 def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype=None,
            shares=None, split_every=4):
     """numpy.einsum(expr, *arrays) with the slices of a sliced contraction run as Dask tasks.
@@ -170,33 +202,20 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
         shares = 2 * max(threads, 1)
     shares = max(1, min(int(shares), n_slices))
     bounds = [n_slices * i // shares for i in range(shares + 1)]
-    # Keys of their own for every call: a key reused while the scheduler still releases the
-    # previous call's (same data, same expression) would be forgotten under the new one.
-    token = uuid.uuid4().hex
-    # Operands as graph keys rather than scattered data: a worker lost with them is then
-    # recomputed from the graph (lost scattered data would cancel the whole call).
-    inputs = [dask.delayed(h, name=f"lt-einsum-operand-{token}-{k}")
-              for k, h in enumerate(hosts)]
-    parts = [dask.delayed(_run_share, pure=True)(shipped, bounds[i], bounds[i + 1] - bounds[i],
-                                                 *inputs,
-                                                 dask_key_name=f"lt-einsum-slices-{token}-{i}")
-             for i in range(shares)]
-    level = 0
-    while len(parts) > 1:
-        parts = [dask.delayed(_add, pure=True)(
-            *parts[i:i + split_every], dask_key_name=f"lt-einsum-sum-{token}-{level}-{i}")
-            for i in range(0, len(parts), split_every)]
-        level += 1
-    try:
-        out = client.compute(parts[0]).result() if client is not None else parts[0].compute()
-    except distributed.KilledWorker as exc:
-        raise WorkerLostError(f"libtensor.dask.einsum: a worker died running the slices of "
-                              f"{expr!r} and Dask stopped retrying ({exc}); no partial sum is "
-                              "returned") from exc
-    except concurrent.futures.CancelledError as exc:
-        raise WorkerLostError(f"libtensor.dask.einsum: the scheduler cancelled the slices of "
-                              f"{expr!r} (key {exc}), as it does when workers holding data it "
-                              "cannot recompute die; no partial sum is returned") from exc
+    # A worker that dies while another fetches one of its keys can leave that task failing with
+    # a KeyError naming the lost key (dask.distributed 2022.x races the fetch against the
+    # scheduler's recovery) instead of being rescheduled: the whole graph runs again once under
+    # fresh keys. Only our own keys qualify; nothing partial is ever summed.
+    for attempt in (0, 1):
+        try:
+            out = _compute_shares(expr, shipped, hosts, bounds, split_every, client)
+            break
+        except KeyError as exc:
+            if not str(exc).strip("'\"").startswith("lt-einsum-"):
+                raise
+            if attempt:
+                raise WorkerLostError(f"libtensor.dask.einsum: data of {expr!r} was lost with a "
+                                      f"worker twice ({exc}); no partial sum is returned") from exc
     out = np.asarray(out)
     return from_numpy(np.ascontiguousarray(out)) if any_tensor else out
 
