@@ -76,6 +76,9 @@ typedef struct lt_fast_state {
 } lt_fast_state;
 extern lt_fast_state lt__fast_state;
 
+/* Operands of one einsum or plan call at most (more: the general path). */
+#define LT_FAST_MAX_OPERANDS 32
+
 #define LT_FAST_N_DTYPES 14 /* lt_dtype codes 0..LT_BOOL */
 
 /* Above this many elements a call releases the GIL while the library works: below, taking
@@ -145,6 +148,8 @@ void *lt__fast_handle(PyObject *v);
 
 /* fast_tape.c: the tape autograd made for `ctx` (NULL: none). */
 lt_tape *lt__fast_tape_of(const lt_context *ctx);
+/* Nonzero once some context has a tape registered. */
+int lt__fast_any_tape(void);
 /* Nonzero after watch_tapes(None): Tensor operands then never take the C paths. */
 int lt__fast_tapes_unknown(void);
 /* The tape to record a call on `ctx` over operands t[0..n) on (owned[i] as lt__fast_operand

@@ -239,7 +239,7 @@ static PyObject *fast_destroy(PyObject *self, PyObject *arg) {
   if (h == NULL && PyErr_Occurred()) return NULL;
   if (!lt__fast_bound) Py_RETURN_NONE;
   /* A tracked handle's records are released with it (as autograd's Tensor.__del__ did). */
-  lt_tape *tape = h != NULL ? lt__fast_tape_of(lt__fast.lt_tensor_context(h)) : NULL;
+  lt_tape *tape = h && lt__fast_any_tape() ? lt__fast_tape_of(lt__fast.lt_tensor_context(h)) : NULL;
   if (tape != NULL) lt__fast.lt_tape_forget(tape, h);
   lt__fast.lt_tensor_destroy(h);
   Py_RETURN_NONE;

@@ -23,6 +23,8 @@ static int tapes_unknown;
 
 int lt__fast_tapes_unknown(void) { return tapes_unknown; }
 
+int lt__fast_any_tape(void) { return n_entries > 0; }
+
 lt_tape *lt__fast_tape_of(const lt_context *ctx) {
   for (Py_ssize_t i = 0; i < n_entries; i++)
     if (entries[i].ctx == ctx) return entries[i].tape;

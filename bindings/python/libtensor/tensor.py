@@ -541,16 +541,15 @@ def zeros(shape, dtype="float64", device=None):
 def full(shape, value, dtype=None, device=None):
     if dtype is None:
         dtype = np.asarray(value).dtype.name
-    if type(value) is int and lt_dtype(dtype) in _EXACT_INTS:
-        info = np.iinfo(_LT_TO_NP[lt_dtype(dtype)])
-        if not info.min <= value <= info.max:  # NumPy 2's error for the same np.full
+    code = lt_dtype(dtype)
+    if code in _EXACT_INTS and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        info = np.iinfo(_LT_TO_NP[code])
+        if type(value) is int and not info.min <= value <= info.max:  # as NumPy 2's np.full
             raise OverflowError(f"libtensor: full: Python integer {value} out of bounds for "
                                 f"{info.dtype}")
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and \
-            abs(int(value)) > 2 ** 53 and lt_dtype(dtype) in _EXACT_INTS:
-        # lt_tensor_full takes a double, which would round this value: fill exactly.
-        return tensor(np.full(_shape_arg((shape,)), value, dtype=_LT_TO_NP[lt_dtype(dtype)]),
-                      device=device, copy=True)
+        if abs(int(value)) > 2 ** 53:  # lt_tensor_full takes a double, which would round it
+            return tensor(np.full(_shape_arg((shape,)), value, dtype=info.dtype), device=device,
+                          copy=True)
     return _filled("lt_tensor_full", shape, dtype, device, float(value))
 
 
