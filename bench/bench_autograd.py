@@ -98,6 +98,26 @@ def numpy_step_factory():
     return step
 
 
+# What a step must compute: forward and weight gradients of both layers, and the input gradient
+# of layer 2 only (X needs none).
+STEP_GEMM_FLOPS = 2 * B * (2 * D * H + 3 * H * C)
+
+
+def step_limit_seconds():
+    """The step's GEMM flops at the best square f32 GEMM rate measured in this process: no
+    step can run faster than its arithmetic at the machine's GEMM speed."""
+    n = 1024
+    a = rng.standard_normal((n, n), dtype=np.float32)
+    b = rng.standard_normal((n, n), dtype=np.float32)
+    out = np.empty((n, n), np.float32)
+    ta, tb = lt.tensor(a), lt.tensor(b)
+    t_np = median_seconds(lambda: np.matmul(a, b, out=out), 7)
+    time.sleep(0.2)  # NumPy's OpenBLAS threads spin after a call and would slow the next side
+    best = min(t_np, median_seconds(lambda: lt.einsum("ij,jk->ik", ta, tb), 7))
+    rate = 2.0 * n ** 3 / best
+    return STEP_GEMM_FLOPS / rate, rate
+
+
 def main():
     exe = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench", "bench_autograd")
@@ -120,20 +140,26 @@ def main():
     rows.append(("NumPy by hand", median_seconds(numpy_step_factory(), REPS)))
     flops = 3 * 2 * B * (D * H + H * C)
     ref = dict(rows).get("PyTorch CPU")
+    time.sleep(0.2)
+    limit, rate = step_limit_seconds()
     print(f"MLP {D}-{H}-{C}, batch {B}, f32, one Adam step ({flops / 1e6:.0f} MFLOP of GEMM):")
     for name, s in rows:
         extra = f"  {s / ref:5.2f}x PyTorch's time" if ref else ""
-        print(f"  {name:<30} {s * 1e3:8.3f} ms  {flops / s * 1e-9:6.1f} GFLOP/s{extra}")
+        print(f"  {name:<30} {s * 1e3:8.3f} ms  {flops / s * 1e-9:6.1f} GFLOP/s{extra}"
+              f"  {limit / s:4.2f} of the limit")
+    print(f"  limit: the step's {STEP_GEMM_FLOPS / 1e6:.0f} MFLOP of GEMM (no input gradient) at "
+          f"{rate * 1e-9:.0f} GFLOP/s, the best 1024^3 f32 GEMM measured here (NumPy, libtensor), "
+          f"= {limit * 1e3:.3f} ms; Adam's and the small ops' memory traffic come on top")
     # The aims are ratios: measured with the two steps alternating, so that load from elsewhere
     # on a shared machine hits both sides (the rows above run minutes apart).
-    print("alternated pairs (median ms of each side):")
+    print("alternated pairs (median ms of each side; samples of >= 50 ms, 0.2 s pauses between):")
     pairs = [("Python (log_softmax) / NumPy", lt_step_factory(True), numpy_step_factory)]
     if ref:
         pairs.insert(0, ("Python (log_softmax) / PyTorch", lt_step_factory(True),
                          torch_step_factory))
     for name, lt_step, other in pairs:
         time.sleep(0.2)
-        a, b = median_pair_seconds(lt_step, other(), REPS)
+        a, b = median_pair_seconds(lt_step, other(), REPS, min_time=0.05, pause=0.2)
         print(f"  {name:<32} {a * 1e3:8.3f} / {b * 1e3:8.3f} ms = {a / b:5.2f}")
 
 

@@ -63,6 +63,7 @@ BASE = _load_baseline(os.environ.get("LT_BENCH_BASELINE"))
 REPS = int(os.environ.get("LT_BENCH_REPS", 5))
 GFLOP = float(os.environ.get("LT_BENCH_GFLOP", 2.0))
 PAUSE = float(os.environ.get("LT_BENCH_PAUSE", 0.2))
+SETTLE = int(os.environ.get("LT_BENCH_SETTLE", 1))  # untimed calls after each pause (rounds)
 ONLY = os.environ.get("LT_BENCH_ONLY")  # comma-separated case numbers (1-based), for probing
 
 # (C-A-B, extents of a, b, c, ... in order), as in the TCCG benchmark's sizes
@@ -191,13 +192,20 @@ def timed(fn, min_time=0.01):
 
 
 def rounds(runners):
-    """Median seconds of each runner over REPS rounds, the runners in turn, paused between."""
+    """Median seconds of each runner over REPS rounds, the runners in turn, paused between.
+    After each pause, SETTLE untimed calls of the runner come before its timed one: the pause
+    keeps the previous library's spinning threads off this one, and the untimed call takes this
+    library's own wake-up after the idle pause (PyTorch's and JAX's pools and the hypervisor's
+    idle vCPUs make the first call after a pause up to 2x slower, by an amount that depends on
+    which library ran before), which bench_steady measures on its own (issue 25)."""
     for fn in runners.values():
         fn()  # warm: plans, pages, BLAS buffers
         time.sleep(PAUSE)
     samples = {name: [] for name in runners}
     for _ in range(REPS):
         for name, fn in runners.items():
+            for _ in range(SETTLE):
+                fn()
             samples[name].append(timed(fn))
             time.sleep(PAUSE)
     return {name: statistics.median(v) for name, v in samples.items()}
@@ -295,7 +303,7 @@ def main():
         print(f"baseline build {os.environ['LT_BENCH_BASELINE']} runs beside this one")
     peers = Peers(threads)
     print(f"numpy {np.__version__}, {threads} threads each, medians of {REPS} rounds, "
-          f"~{GFLOP} GFLOP per case, {PAUSE} s pauses; load average {os.getloadavg()}")
+          f"~{GFLOP} GFLOP per case, {PAUSE} s pauses, each followed by {SETTLE} untimed call(s); load average {os.getloadavg()}")
     for note in peers.notes:
         print("note:", note)
     gemm, bw = machine(peers)

@@ -27,13 +27,17 @@ def _sample(fn, inner):
     return (CLOCK() - start) / inner
 
 
-def median_pair_seconds(fn_a, fn_b, reps, min_time=0.0):
+def median_pair_seconds(fn_a, fn_b, reps, min_time=0.0, pause=0.0):
     """Medians of fn_a and fn_b over `reps` samples each, taken alternately, so that a burst of
-    load from elsewhere on a shared machine hits both sides rather than skewing their ratio."""
+    load from elsewhere on a shared machine hits both sides rather than skewing their ratio.
+    `pause` seconds of sleep before each sample keep one side's spinning thread pool (OpenBLAS's
+    spins ~0.1 s after a call) from slowing the other's sample."""
     inner_a, inner_b = _loops_for(fn_a, min_time), _loops_for(fn_b, min_time)
     a, b = [], []
     for _ in range(reps):
+        time.sleep(pause)
         a.append(_sample(fn_a, inner_a))
+        time.sleep(pause)
         b.append(_sample(fn_b, inner_b))
     return statistics.median(a), statistics.median(b)
 
