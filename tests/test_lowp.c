@@ -253,6 +253,75 @@ static void test_einsum_chain(void **state) {
   lt_test_on_each_device(einsum_chain_on);
 }
 
+/* GEMMs that store an f16 / bf16 D themselves (f32 blocks rounded once, cpu_gemm_store16.c):
+ * D = alpha A.B + beta D over a batch split across threads by whole GEMMs and over single larger
+ * GEMMs, D row- or column-major for the GEMM, from 16-bit and from f32 operands; and, for
+ * contrast, D stepped or transposed (no unit stride in the GEMM's m or n: rounded from f32
+ * workspace in a second pass, as before). The reference adds beta times D's values before the call.
+ */
+static void stored_16bit_on(lt_context *ctx) {
+  struct {
+    int64_t b, m, n, k;
+    bool d_turned; /* D[b, j, i]: C column-major */
+    lt_test_layout ld;
+    lt_dtype in, out;
+    double alpha, beta;
+  } cases[] = {
+      {8, 24, 20, 40, false, LT_LAYOUT_CONTIGUOUS, LT_BF16, LT_BF16, 1.0, 0.0},
+      {8, 24, 20, 40, true, LT_LAYOUT_CONTIGUOUS, LT_F16, LT_F16, 0.5, -1.5},
+      {6, 33, 17, 70, false, LT_LAYOUT_TRANSPOSED, LT_BF16, LT_F16, -2.0, 0.25},
+      {1, 130, 90, 50, false, LT_LAYOUT_CONTIGUOUS, LT_BF16, LT_BF16, 1.0, 1.0},
+      {2, 70, 300, 30, true, LT_LAYOUT_CONTIGUOUS, LT_F32, LT_BF16, 1.5, 0.0},
+      {5, 16, 16, 600, false, LT_LAYOUT_CONTIGUOUS, LT_F32, LT_F16, 1.0, 2.0},
+      {3, 40, 36, 50, false, LT_LAYOUT_STEPPED, LT_BF16, LT_BF16, 1.0, -0.5},
+  };
+  int n = lt_test_instrumented() || !on_cpu(ctx) ? 2 : (int)(sizeof cases / sizeof cases[0]);
+  for (int t = 0; t < n; t++) {
+    int64_t sa[3] = {cases[t].b, cases[t].m, cases[t].k},
+            sb[3] = {cases[t].b, cases[t].k, cases[t].n};
+    int64_t sd[3] = {cases[t].b, cases[t].d_turned ? cases[t].n : cases[t].m,
+                     cases[t].d_turned ? cases[t].m : cases[t].n};
+    int la[3] = {0, 1, 3}, lb[3] = {0, 3, 2}, ld0[3] = {0, 1, 2}, ld1[3] = {0, 2, 1};
+    const int *ld = cases[t].d_turned ? ld1 : ld0;
+    int64_t extent[4] = {cases[t].b, cases[t].m, cases[t].n, cases[t].k};
+    lt_tensor *a = lt_test_random_tensor(ctx, cases[t].in, 3, sa, LT_LAYOUT_CONTIGUOUS);
+    lt_tensor *b = lt_test_random_tensor(ctx, cases[t].in, 3, sb, LT_LAYOUT_TRANSPOSED);
+    lt_tensor *d = lt_test_random_tensor(ctx, cases[t].out, 3, sd, cases[t].ld);
+    const char *expr = cases[t].d_turned ? "bik,bkj->bji" : "bik,bkj->bij";
+    const lt_tensor *ins[2] = {a, b};
+    lt_plan *plan;
+    LT_CHECK(lt_plan_einsum(expr, 2, ins, d, NULL, &plan));
+    double *d0 = lt_test_read_all(d);
+    const double scalars[2] = {cases[t].alpha, cases[t].beta};
+    LT_CHECK(lt_plan_execute(plan, ins, 2, scalars, 2, d));
+    int64_t na = lt_test_numel(3, sa), nb = lt_test_numel(3, sb), nd = lt_test_numel(3, sd);
+    double *da = lt_test_read_all(a), *db = lt_test_read_all(b), *got = lt_test_read_all(d);
+    double *aa = abs_copy(da, na), *ab = abs_copy(db, nb);
+    lt_ref_operand ro[2] = {{3, la, sa, da}, {3, lb, sb, db}};
+    lt_ref_operand rm[2] = {{3, la, sa, aa}, {3, lb, sb, ab}};
+    double *ref = lt_ref_einsum(2, ro, 4, extent, 3, ld);
+    double *mag = lt_ref_einsum(2, rm, 4, extent, 3, ld);
+    for (int64_t i = 0; i < nd; i++) {
+      ref[i] = cases[t].alpha * ref[i] + cases[t].beta * d0[i];
+      mag[i] = fabs(cases[t].alpha) * mag[i] + fabs(cases[t].beta * d0[i]);
+    }
+    char what[600];
+    snprintf(what, sizeof what, "case %d (%s, alpha %g, beta %g): %s", t, expr, cases[t].alpha,
+             cases[t].beta, lt_plan_describe(plan));
+    check_close(got, ref, mag, nd, cases[t].k, cases[t].out, what);
+    free(d0), free(da), free(db), free(got), free(aa), free(ab), free(ref), free(mag);
+    lt_plan_destroy(plan);
+    lt_tensor_destroy(a);
+    lt_tensor_destroy(b);
+    lt_tensor_destroy(d);
+  }
+}
+
+static void test_stored_16bit(void **state) {
+  (void)state;
+  lt_test_on_each_device(stored_16bit_on);
+}
+
 /* f32 <-> f16 / bf16 conversions of the elementwise engine (vectorised on AVX-512 for
  * contiguous runs) give the bits of the scalar lt_f32_to_f16 / lt_f32_to_bf16 / lt_f16_to_f32 /
  * lt_bf16_to_f32: NaN, infinities, overflow, f16 subnormals, ties to even, and lengths that
@@ -326,6 +395,7 @@ int main(void) {
       cmocka_unit_test(test_random_pairs), cmocka_unit_test(test_large_matrices),
       cmocka_unit_test(test_subnormals),   cmocka_unit_test(test_einsum_chain),
       cmocka_unit_test(test_conversions),  cmocka_unit_test(test_option_errors),
+      cmocka_unit_test(test_stored_16bit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

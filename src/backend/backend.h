@@ -88,10 +88,13 @@ typedef struct lt__matrix {
  * elements do not overlap each other, and that each matrix has rs == 1 or cs == 1 (a BLAS
  * layout) unless the backend's gemm_takes_any_strides said yes when the plan was made; a backend
  * that ever says yes must then run any strides, whatever it would say at execution.
- * beta == 0: C is never read. */
+ * beta == 0: C is never read. C may be F16 or BF16 (c_dtype) with dtype F32 where the
+ * backend's gemm_stores_16bit said yes: a plain matrix (no scattered groups), rounded once from
+ * the f32 result. */
 typedef struct lt__gemm_step {
   lt_dtype dtype;
   lt_dtype ab_dtype; /* A's and B's dtype; LT_DTYPE_INVALID (a zeroed step): `dtype` */
+  lt_dtype c_dtype;  /* C's dtype; LT_DTYPE_INVALID (a zeroed step): `dtype` */
   bool exact;        /* 16-bit A and B: IEEE f32 arithmetic only (no flushing dot products) */
   /* Which of the backend's GEMM engines runs the step, as its gemm_choose set it when the plan
    * was made (0: the backend chooses when the step runs). */
@@ -106,6 +109,11 @@ typedef struct lt__gemm_step {
 /* The dtype of a GEMM step's A and B. */
 static inline lt_dtype lt__gemm_ab_dtype(const lt__gemm_step *s) {
   return s->ab_dtype != LT_DTYPE_INVALID ? s->ab_dtype : s->dtype;
+}
+
+/* The dtype of a GEMM step's C. */
+static inline lt_dtype lt__gemm_c_dtype(const lt__gemm_step *s) {
+  return s->c_dtype != LT_DTYPE_INVALID ? s->c_dtype : s->dtype;
 }
 
 /* Direct contraction for small problems (no packing, no BLAS): for every index of the first
@@ -313,6 +321,10 @@ typedef struct lt__backend {
   /* Optional: true when gemm takes F16 or BF16 A and B with F32 compute (lt__gemm_step), so
    * that the front end need not convert them into F32 workspace first. */
   bool (*gemm_takes_16bit)(lt_context *ctx);
+  /* Optional: true when gemm stores an F16 or BF16 C under F32 compute (lt__gemm_step), so
+   * that the front end need not stage the result in F32 workspace and round it in a second
+   * pass. */
+  bool (*gemm_stores_16bit)(lt_context *ctx);
   /* Optional: picks the engine for a GEMM step once, when the plan is made (step->engine; the
    * operands' memory is not bound yet), and returns its name for plan descriptions. */
   const char *(*gemm_choose)(lt_context *ctx, lt__gemm_step *step);

@@ -303,6 +303,17 @@ static double gemm_rate(const lt__pair *p, const gemm_cfg *cfg) {
   return p->caps->gemm_flops * share * eff;
 }
 
+/* Whether the GEMM step writes D (f16 / bf16 from f32 compute) itself: a plain matrix, and no
+ * C to copy into D first (that copy would round C to D's dtype before beta scales it). */
+static bool stores_16bit(const lt__pair *p, const group *m, const group *n) {
+  int64_t rs, cs;
+  lt__gemm_group gr, gc;
+  return p->gemm_store_16bit && p->compute == LT_F32 &&
+         (p->d.dtype == LT_F16 || p->d.dtype == LT_BF16) &&
+         !(p->has_c && p->beta != LT__SCALAR_ZERO) &&
+         as_matrix_of(p, &p->d, m, n, &rs, &cs, &gr, &gc) && gr.n == 0 && gc.n == 0;
+}
+
 /* Orders the groups of cfg and prices it: packing, unpacking, GEMM efficiency, calls. */
 static void configure(const lt__pair *p, gemm_cfg *cfg) {
   int64_t rs, cs;
@@ -312,7 +323,8 @@ static void configure(const lt__pair *p, gemm_cfg *cfg) {
   order_by(&cfg->m, &p->d);
   order_by(&cfg->n, &p->d);
   cfg->d_direct =
-      !d_ws && p->d.dtype == p->compute && as_matrix(p, &p->d, &cfg->m, &cfg->n, &rs, &cs);
+      !d_ws && (p->d.dtype == p->compute ? as_matrix(p, &p->d, &cfg->m, &cfg->n, &rs, &cs)
+                                         : stores_16bit(p, &cfg->m, &cfg->n));
   if (!cfg->d_direct) {
     order_by(&cfg->m, &p->a);
     order_by(&cfg->n, &p->b);
@@ -400,6 +412,7 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
   LT_TRY(gemm_operand(prog, p, &p->b, p->unary[1], bt, k, n, &g.b, &bb, &pb));
   g.dtype = p->compute;
   g.ab_dtype = gemm_in_dtype(p);
+  g.c_dtype = d_direct ? p->d.dtype : p->compute;
   g.exact = p->lowp_exact;
   g.m = m->size, g.n = n->size, g.k = k->size;
   g.batch_rank = bt->n;
@@ -494,6 +507,7 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
   p->gemm_any_strides =
       ctx->backend->gemm_takes_any_strides && ctx->backend->gemm_takes_any_strides(ctx);
   p->gemm_16bit = ctx->backend->gemm_takes_16bit && ctx->backend->gemm_takes_16bit(ctx);
+  p->gemm_store_16bit = ctx->backend->gemm_stores_16bit && ctx->backend->gemm_stores_16bit(ctx);
   p->caps = ctx->backend->measured_caps ? ctx->backend->measured_caps(ctx) : &ctx->backend->caps;
   const int64_t index_max = p->caps->gemm_index_max;
   for (int i = 0; i < p->d.rank; i++)

@@ -37,6 +37,7 @@ typedef struct lt__pair {
   lt__scalar_role alpha, beta;
   bool gemm_any_strides;        /* the backend's GEMM takes matrices with no unit stride */
   bool gemm_16bit;              /* ... and f16 / bf16 A and B under f32 compute */
+  bool gemm_store_16bit;        /* ... and stores an f16 / bf16 C from f32 compute */
   bool lowp_exact;              /* those in IEEE f32 arithmetic (LT_LOWP_F32) */
   const lt__backend_caps *caps; /* the backend's limits and cost figures (set by lt__lower_pair) */
   /* Set by lt__lower_pair when it emits a GEMM step, for plan descriptions: the engine the

@@ -94,6 +94,11 @@ bool lt__cpu_gemm_takes_any_strides(lt_context *ctx);
 /* The backend's gemm_takes_16bit: yes on every CPU (packing converts f16 and bf16 to f32,
  * or to bf16 pairs for the dot-product kernels). */
 bool lt__cpu_gemm_takes_16bit(lt_context *ctx);
+/* The backend's gemm_stores_16bit: yes on every CPU (cpu_gemm_store16.c). */
+bool lt__cpu_gemm_stores_16bit(lt_context *ctx);
+/* Runs a GEMM step whose C is f16 / bf16 (c_dtype) with `engine` into f32 blocks, each rounded
+ * into C once; LT_ERR_OUT_OF_MEMORY when the blocks or packing buffers cannot be had. */
+lt_status lt__cpu_gemm_store16(lt_context *ctx, const lt__gemm_step *step, int engine);
 lt_status lt__cpu_contract(lt_context *ctx, const lt__contract_step *step);
 /* Index steps (cpu_index.c, cpu_sort.c). */
 lt_status lt__cpu_sort(lt_context *ctx, const lt__sort_step *step);
@@ -104,6 +109,11 @@ lt_status lt__cpu_rng(lt_context *ctx, const lt__rng_step *step);
 
 /* Threads the context uses: lt_context_set_num_threads, else LT_NUM_THREADS, else cores. */
 int lt__cpu_threads(const lt_context *ctx);
+/* Between these, lt__cpu_threads answers 1 on the calling thread (a pool task that calls an
+ * engine itself: a nested job would run on this thread anyway, so the engine should take its
+ * one-thread path). */
+void lt__cpu_serial_enter(void);
+void lt__cpu_serial_leave(void);
 /* Runs fn over [0, n_tasks) on the context's threads; `work` (elements touched) decides how
  * many threads are worth waking. */
 void lt__cpu_parallel(lt_context *ctx, int64_t n_tasks, int64_t work, lt__cpu_range_fn fn,

@@ -82,8 +82,17 @@ const lt__cpu_isa *lt__cpu_isa_of(const lt_context *ctx) {
   return st->isa;
 }
 
+/* Nonzero while this thread runs a task of a pool job that calls an engine itself: the engine
+ * then takes its one-thread path (a nested job would run on this thread anyway). */
+static _Thread_local int serial_depth;
+
+void lt__cpu_serial_enter(void) { serial_depth++; }
+
+void lt__cpu_serial_leave(void) { serial_depth--; }
+
 int lt__cpu_threads(const lt_context *ctx) {
   const lt__cpu_state *st = ctx->backend_state;
+  if (serial_depth > 0) return 1;
   return ctx->num_threads > 0 ? ctx->num_threads : st->default_threads;
 }
 
@@ -126,6 +135,7 @@ static const lt__backend cpu_backend = {
     .contract = lt__cpu_contract,
     .gemm_takes_any_strides = lt__cpu_gemm_takes_any_strides,
     .gemm_takes_16bit = lt__cpu_gemm_takes_16bit,
+    .gemm_stores_16bit = lt__cpu_gemm_stores_16bit,
     .gemm_choose = lt__cpu_gemm_choose,
     .gemm_in_place = lt__cpu_gemm_in_place,
     .measured_caps = lt__cpu_measured_caps,

@@ -219,8 +219,9 @@ bool lt__cpu_gemm_takes_16bit(lt_context *ctx) {
 
 bool lt__cpu_gemm_blas_ok(const lt__gemm_step *s) {
 #ifdef LT_HAVE_OPENBLAS
-  return lt__gemm_ab_dtype(s) == s->dtype && blas_layout(&s->a, s->m, s->k) &&
-         blas_layout(&s->b, s->k, s->n) && blas_layout(&s->c, s->m, s->n);
+  return lt__gemm_ab_dtype(s) == s->dtype && lt__gemm_c_dtype(s) == s->dtype &&
+         blas_layout(&s->a, s->m, s->k) && blas_layout(&s->b, s->k, s->n) &&
+         blas_layout(&s->c, s->m, s->n);
 #else
   (void)s;
   return false;
@@ -270,6 +271,7 @@ void lt__cpu_gemm_sum_partials(lt_context *ctx, int threads, lt_dtype dtype, con
 lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *s, int engine) {
   int64_t nb = lt__cpu_gemm_batch_count(s);
   if (nb == 0 || s->m == 0 || s->n == 0) return LT_OK;
+  if (lt__gemm_c_dtype(s) != s->dtype) return lt__cpu_gemm_store16(ctx, s, engine);
   bool blas_ok = lt__cpu_gemm_blas_ok(s);
 #ifdef LT_HAVE_OPENBLAS
   if (engine == LT__CPU_GEMM_OPENBLAS && blas_ok) {

@@ -132,6 +132,12 @@ static int engine_16bit(lt_context *ctx, const lt__gemm_step *s) {
 }
 
 int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
+  if (lt__gemm_c_dtype(s) != s->dtype) { /* its GEMMs run into f32 blocks (cpu_gemm_store16.c) */
+    lt__gemm_step f = *s;
+    f.c_dtype = LT_DTYPE_INVALID;
+    f.c.rs = s->c.cs == 1 ? s->n : 1, f.c.cs = s->c.cs == 1 ? 1 : s->m;
+    return lt__cpu_gemm_engine(ctx, &f);
+  }
   const lt__cpu_state *st = ctx->backend_state;
   if (lt__gemm_ab_dtype(s) != s->dtype) return engine_16bit(ctx, s);
   /* Our engine for the step: at small k the streaming one, which writes C once in place
@@ -166,6 +172,7 @@ int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
 }
 
 bool lt__cpu_gemm_in_place(lt_context *ctx, const lt__gemm_step *step) {
+  if (lt__gemm_c_dtype(step) != step->dtype) return false; /* an f32 block of C in scratch */
   int engine = lt__cpu_gemm_engine(ctx, step);
   return engine == LT__CPU_GEMM_OPENBLAS ||
          (engine == LT__CPU_GEMM_SMALL && lt__cpu_gemm_small_in_place(ctx, step));
