@@ -111,8 +111,11 @@ static bool check_case(lt_context *ctx, const kdot_case *c) {
     lt_test_output_check_guard(&out);
     double *got = lt_test_read_all(out.view);
     lt_test_assert_close(got, want, numel, lt_test_tolerance(c->dt, c->k), what);
+    /* The k-dot engine cuts k by the shape alone; OpenBLAS, which runs these shapes where the
+     * ISA has no k-dot kernels, gives other bits for a block of C than for the whole on some
+     * cores (Zen's sgemm along its M), so only the engine's own claim is checked. */
     if (first) {
-      if (memcmp(got, first, sizeof(double) * (size_t)numel) != 0)
+      if (kdot && memcmp(got, first, sizeof(double) * (size_t)numel) != 0)
         fail_msg("%s: %d threads changed the bits of the 1-thread result", what, threads);
       free(got);
     } else {
