@@ -80,6 +80,13 @@ bool lt__mview_has(const lt__mview *v, int32_t mode);
 void lt__pair_operand_over(const lt__mview *v, int rank, const int32_t *modes, lt__operand *op);
 /* Output of the final map: D = in0 [* in1] + beta*C, with C = D itself when there is none. */
 void lt__pair_add_beta_term(const lt__pair *p, lt__step *s, int slot);
+/* Contiguous workspace view over `modes` (C order) of `dtype`. */
+lt_status lt__pair_ws_view(lt__program *prog, const int64_t *extent, int rank, const int32_t *modes,
+                           lt_dtype dtype, lt__mview *out);
+/* Materialises `src` over `modes` into fresh workspace (conversion and unary on the way). */
+lt_status lt__pair_pack(lt__program *prog, const int64_t *extent, const lt__mview *src,
+                        lt_unary_op unary, int rank, const int32_t *modes, lt_dtype dtype,
+                        lt__mview *out);
 /* A map step writing D over its own modes (NULL when out of memory). */
 lt__step *lt__pair_map_into_d(lt__program *prog, const lt__pair *p);
 /* Some contracted mode has extent 0: D = beta*C. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The small pieces every pair lowering shares (pair.c, pair_direct.c): mode lookups in a view,
- * step operands over a mode order, and the final map into D. */
+ * step operands over a mode order, workspace views and packs, and the final map into D. */
+#include "core/error.h"
 #include "lower/pair.h"
 
 #include <string.h>
@@ -52,4 +53,41 @@ lt__step *lt__pair_map_into_d(lt__program *prog, const lt__pair *p) {
   s->buf[3] = p->d.buf;
   m->compute = p->compute;
   return s;
+}
+
+/* Contiguous workspace view over `modes` (C order) of the compute dtype. */
+lt_status lt__pair_ws_view(lt__program *prog, const int64_t *extent, int rank, const int32_t *modes,
+                           lt_dtype dtype, lt__mview *out) {
+  memset(out, 0, sizeof *out);
+  out->buf = (lt__bufref){LT__BUF_WS, 0};
+  out->dtype = dtype;
+  out->rank = rank;
+  int64_t n = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    out->mode[i] = modes[i];
+    out->stride[i] = n;
+    n *= extent[modes[i]];
+  }
+  return lt__program_ws(prog, dtype, n, &out->offset);
+}
+
+/* Materialises `src` over `modes` into fresh workspace (conversion and unary on the way). */
+lt_status lt__pair_pack(lt__program *prog, const int64_t *extent, const lt__mview *src,
+                        lt_unary_op unary, int rank, const int32_t *modes, lt_dtype dtype,
+                        lt__mview *out) {
+  LT_TRY(lt__pair_ws_view(prog, extent, rank, modes, dtype, out));
+  lt__step *s = lt__program_add(prog, LT__STEP_MAP);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  lt__map_step *m = &s->u.map;
+  m->rank = rank;
+  for (int i = 0; i < rank; i++)
+    m->shape[i] = extent[modes[i]];
+  m->n_in = 1;
+  lt__pair_operand_over(src, rank, modes, &m->in[0]);
+  lt__pair_operand_over(out, rank, modes, &m->out);
+  m->unary[0] = unary;
+  m->compute = lt_dtype_size(dtype) == 2 ? LT_F32 : dtype; /* a 16-bit GEMM operand: exact */
+  s->buf[0] = src->buf;
+  s->buf[3] = out->buf;
+  return LT_OK;
 }
