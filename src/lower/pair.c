@@ -12,6 +12,9 @@
 /* Elements within which a packing gather along a stride stays on the same few cache lines. */
 #define NEAR_STRIDE 8
 
+/* Columns from which a packed small-k B is stored with k innermost (see lower_gemm). */
+#define LONG_B_COLUMNS 65536
+
 typedef struct group {
   int n;
   int32_t mode[LT_MAX_RANK];
@@ -372,11 +375,13 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
   lt__bufref ba, bb;
   bool pa, pb;
   LT_TRY(gemm_operand(prog, p, &p->a, p->unary[0], bt, m, k, false, &g.a, &ba, &pa));
-  /* A packed B with small k keeps each column's k values together (k innermost): the streaming
-   * engine reads whole rows of B^T then, and the copy into that order was as cheap or cheaper
-   * (abcde-efbad-cf: 18 -> 30 GFLOP/s on Zen 3, permutation 60 -> 30 ms, GEMM 56 -> 45 ms). */
-  LT_TRY(gemm_operand(prog, p, &p->b, p->unary[1], bt, k, n, k->size <= LT__CAPS_SMALL_K, &g.b, &bb,
-                      &pb));
+  /* A long packed B with small k keeps each column's k values together (k innermost): the
+   * streaming engine reads whole rows of B^T from memory then, and the copy into that order was
+   * as cheap or cheaper (abcde-efbad-cf: 18 -> 30 GFLOP/s on Zen 3, permutation 60 -> 30 ms,
+   * GEMM 56 -> 45 ms); a B of a few thousand columns is packed again into L2 anyway (TCCG's
+   * abcdef cases read 0.83-1.08 of the old order). */
+  bool k_inner = k->size <= LT__CAPS_SMALL_K && n->size >= LONG_B_COLUMNS;
+  LT_TRY(gemm_operand(prog, p, &p->b, p->unary[1], bt, k, n, k_inner, &g.b, &bb, &pb));
   g.dtype = p->compute;
   g.ab_dtype = gemm_in_dtype(p);
   g.c_dtype = d_direct ? p->d.dtype : p->compute;
