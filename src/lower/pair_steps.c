@@ -55,7 +55,7 @@ lt__step *lt__pair_map_into_d(lt__program *prog, const lt__pair *p) {
   return s;
 }
 
-/* Contiguous workspace view over `modes` (C order) of the compute dtype. */
+/* Contiguous workspace view over `modes` (C order) of `dtype`. */
 lt_status lt__pair_ws_view(lt__program *prog, const int64_t *extent, int rank, const int32_t *modes,
                            lt_dtype dtype, lt__mview *out) {
   memset(out, 0, sizeof *out);
