@@ -42,6 +42,11 @@ typedef struct lt__gemm_blocking {
 void lt__gemm_pack16_portable(void *dst, const uint16_t *src, bool bf16, const int64_t *roff,
                               int64_t rows, const int64_t *koff, int64_t kc, int r, bool pairs);
 
+/* The AVX2 lt__gemm_pack16_fn (F16C's vcvtph2ps, widening shifts; the portable one without
+ * F16C); reached only through the avx2 tables' blockings. */
+void lt__gemm_pack16_avx2(void *dst, const uint16_t *src, bool bf16, const int64_t *roff,
+                          int64_t rows, const int64_t *koff, int64_t kc, int r, bool pairs);
+
 /* The AVX-512 lt__gemm_pack16_fn (vcvtph2ps, widening shifts, pair interleaves, 16x16
  * transposes); reached only through the avx512 tables' blockings. */
 void lt__gemm_pack16_avx512(void *dst, const uint16_t *src, bool bf16, const int64_t *roff,

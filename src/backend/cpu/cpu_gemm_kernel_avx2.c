@@ -40,7 +40,8 @@
 /* BLIS's Haswell/Zen sizes, transposed to this tile: kc x 6 of B (6 KiB f32) stays in L1
  * beside the A micro-panel; an A block (mc x kc, 192 KiB) in a 512 KiB L2; B's block in L3. */
 static const lt__gemm_blocking blocking_f32 = {
-    LT_F32, sizeof(float), 16, GEMM_NR, 256, 192, 3072, gemm_kernel_f32_avx2, false, NULL};
+    LT_F32, sizeof(float),       16, GEMM_NR, 256, 192, 3072, gemm_kernel_f32_avx2,
+    false,  lt__gemm_pack16_avx2};
 static const lt__gemm_blocking blocking_f64 = {
     LT_F64, sizeof(double), 8, GEMM_NR, 256, 96, 3072, gemm_kernel_f64_avx2, false, NULL};
 

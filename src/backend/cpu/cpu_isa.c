@@ -5,6 +5,9 @@
 #include "backend/cpu/cpu_isa.h"
 
 #include <stdatomic.h>
+#if defined(LT_HAVE_X86_ISA_KERNELS) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +33,22 @@ static enum isa_level isa_of_cpu(void) {
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return ISA_AVX2;
 #endif
   return ISA_BASELINE;
+}
+
+bool lt__cpu_has_f16c(void) {
+#if defined(LT_HAVE_X86_ISA_KERNELS) && (defined(__GNUC__) || defined(__clang__))
+  static atomic_int known; /* 0: not asked yet, 1: no, 2: yes (racing threads store the same) */
+  int k = atomic_load_explicit(&known, memory_order_relaxed);
+  if (k == 0) {
+    /* cpuid rather than __builtin_cpu_supports, which clang 14 does not ask about f16c */
+    unsigned a, b, c, d;
+    k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) ? 2 : 1;
+    atomic_store_explicit(&known, k, memory_order_relaxed);
+  }
+  return k == 2;
+#else
+  return false;
+#endif
 }
 
 static enum isa_level isa_level(void) {

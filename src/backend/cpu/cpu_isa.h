@@ -39,4 +39,8 @@ typedef struct lt__cpu_isa {
  * users can rule out a suspect kernel. Reads the environment: call it once per context. */
 const lt__cpu_isa *lt__cpu_isa_select(void);
 
+/* Whether the CPU converts f16 <-> f32 in hardware (F16C): the AVX2 tables' f16 paths ask, since
+ * a hypervisor may hide it from a CPU that has AVX2. */
+bool lt__cpu_has_f16c(void);
+
 #endif

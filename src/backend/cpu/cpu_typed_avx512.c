@@ -11,7 +11,7 @@
 /* Contiguous f16 / bf16 <-> f32 with AVX-512, for the float instance's load and store: f16
  * through vcvtph2ps / vcvtps2ph (IEEE round to nearest even, subnormals kept, as
  * lt_f32_to_f16), bf16 by shifts and lt_f32_to_bf16's integer rounding (vcvtneps2bf16 would
- * flush subnormals). The double instance keeps the scalar loops (widen16_none). */
+ * flush subnormals). */
 static bool widen16_f32(float *d, const uint16_t *p, int64_t n, bool bf16) {
   for (int64_t i = 0; i < n; i += 16) {
     __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1);
@@ -45,20 +45,7 @@ static bool narrow16_f32(uint16_t *p, const float *s, int64_t n, bool bf16) {
   return true;
 }
 
-static bool widen16_none(void *d, const uint16_t *p, int64_t n, bool bf16) {
-  (void)d, (void)p, (void)n, (void)bf16;
-  return false;
-}
-
-static bool narrow16_none(uint16_t *p, const void *s, int64_t n, bool bf16) {
-  (void)p, (void)s, (void)n, (void)bf16;
-  return false;
-}
-
-#define LT_TYPED_WIDEN16(d, p, n, bf16)                                                            \
-  _Generic((d), float * : widen16_f32, default : widen16_none)((d), (p), (n), (bf16))
-#define LT_TYPED_NARROW16(p, s, n, bf16)                                                           \
-  _Generic((s), const float * : narrow16_f32, default : narrow16_none)((p), (s), (n), (bf16))
+#include "backend/cpu/cpu_typed_half.inc"
 #define LT_TYPED_ISA _avx512
 #include "backend/cpu/cpu_typed_instances.inc"
 #include "backend/cpu/cpu_typed_int_instances.inc"
