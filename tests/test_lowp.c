@@ -371,9 +371,46 @@ static void conversions_on(lt_context *ctx) {
   }
 }
 
+/* 16-bit values widened to f32 (vector runs and a partial vector) give lt_f16_to_f32's /
+ * lt_bf16_to_f32's bits, except that a signalling NaN comes out quiet (IEEE 754's conversion;
+ * F16C's vcvtph2ps quiets it, and so does the engine's arithmetic on every path), payload
+ * kept. */
+static void widen_nans_on(lt_context *ctx) {
+  enum { N = 19 };
+  const uint16_t f16[N] = {0x7c01, 0xfc01, 0x7dff, 0xfd55, 0x7e00, 0xfe01, 0x7c00,
+                           0xfc00, 0x3c00, 0x0001, 0x8001, 0x03ff, 0x7bff, 0x0000,
+                           0x8000, 0x7c02, 0x7fff, 0xffff, 0x7d00};
+  const uint16_t bf16[N] = {0x7f81, 0xff81, 0x7fbf, 0xffd5, 0x7fc0, 0xffc1, 0x7f80,
+                            0xff80, 0x3f80, 0x0001, 0x8001, 0x007f, 0x7f7f, 0x0000,
+                            0x8000, 0x7f82, 0x7fff, 0xffff, 0x7fa0};
+  int64_t shape[1] = {N};
+  for (int t = 0; t < 2; t++) {
+    lt_dtype half = t ? LT_BF16 : LT_F16;
+    const uint16_t *bits = t ? bf16 : f16;
+    lt_tensor *src, *wide;
+    LT_CHECK(lt_tensor_from_host(ctx, half, 1, shape, NULL, bits, &src));
+    LT_CHECK(lt_tensor_contiguous(src, LT_F32, &wide));
+    float got[N];
+    LT_CHECK(lt_tensor_to_host(wide, got, sizeof got));
+    for (int i = 0; i < N; i++) {
+      float want = t ? lt_bf16_to_f32(bits[i]) : lt_f16_to_f32(bits[i]);
+      uint32_t w;
+      memcpy(&w, &want, sizeof w);
+      if (want != want) w |= 0x400000u;
+      memcpy(&want, &w, sizeof w);
+      if (memcmp(&got[i], &want, sizeof want) != 0 && (on_cpu(ctx) || want == want))
+        fail_msg("%s 0x%04x widened to %.9g, want %.9g", lt_dtype_name(half), bits[i],
+                 (double)got[i], (double)want);
+    }
+    lt_tensor_destroy(src);
+    lt_tensor_destroy(wide);
+  }
+}
+
 static void test_conversions(void **state) {
   (void)state;
   lt_test_on_each_device(conversions_on);
+  lt_test_on_each_device(widen_nans_on);
 }
 
 static void test_option_errors(void **state) {

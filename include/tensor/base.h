@@ -149,7 +149,7 @@ LT_API bool lt_dtype_is_float(lt_dtype dtype);
 
 /* Converts between float and IEEE half / bfloat16 bits (round to nearest even, NaN/Inf kept). */
 LT_API uint16_t lt_f32_to_f16(float value);
-/* IEEE half bits to float (exact). */
+/* IEEE half bits to float (exact; a signalling NaN comes back quiet, as IEEE 754 converts). */
 LT_API float lt_f16_to_f32(uint16_t bits);
 /* Float to bfloat16 bits, rounded to nearest even. */
 LT_API uint16_t lt_f32_to_bf16(float value);

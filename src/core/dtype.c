@@ -154,7 +154,9 @@ float lt_f16_to_f32(uint16_t bits) {
   uint32_t sign = (uint32_t)(bits & 0x8000u) << 16;
   uint32_t exp = (bits >> 10) & 0x1fu;
   uint32_t mant = bits & 0x3ffu;
-  if (exp == 0x1fu) return bits_float(sign | 0x7f800000u | (mant << 13));
+  /* A signalling NaN comes out quiet, as IEEE 754's conversion and F16C's vcvtph2ps make it,
+   * so the vector paths give the same bits (lt_f32_to_f16 quiets the other way too). */
+  if (exp == 0x1fu) return bits_float(sign | 0x7f800000u | (mant << 13) | (mant ? 0x400000u : 0u));
   if (exp == 0) {
     if (mant == 0) return bits_float(sign);
     float f = (float)mant * (1.0f / 16777216.0f); /* mant * 2^-24 */
