@@ -30,8 +30,8 @@ static int labels_of(const char *s, int32_t *modes, int *ids, const int64_t *ext
 
 /* Runs D = alpha * A.B + beta * D for one case and layout choice; returns whether the plan ran
  * on the streaming engine. */
-static bool run_case(lt_context *ctx, const stream_case *c, lt_dtype dt, lt_test_layout la,
-                     lt_test_layout lb, lt_test_layout ld, bool accumulate) {
+static bool run_case_on(lt_context *ctx, const stream_case *c, lt_dtype dt, lt_tensor *a,
+                        lt_tensor *b, lt_test_layout ld, bool accumulate) {
   int32_t ma[8], mb[8], md[8];
   int ia[8], ib[8], id[8];
   int64_t sa[8], sb[8], sd[8];
@@ -43,8 +43,6 @@ static bool run_case(lt_context *ctx, const stream_case *c, lt_dtype dt, lt_test
     if (!strchr(c->d, 'a' + l)) terms *= c->extent[l] > 0 ? c->extent[l] : 1;
   while (n_labels < 8 && c->extent[n_labels] >= 0)
     n_labels++;
-  lt_tensor *a = lt_test_random_tensor(ctx, dt, na, sa, la);
-  lt_tensor *b = lt_test_random_tensor(ctx, dt, nb, sb, lb);
   lt_test_output out;
   lt_test_output_make(ctx, dt, nd, sd, ld, &out);
   int64_t numel = lt_test_numel(nd, sd);
@@ -62,9 +60,10 @@ static bool run_case(lt_context *ctx, const stream_case *c, lt_dtype dt, lt_test
   const double scalars[2] = {0.75, accumulate ? -0.5 : 0.0};
   LT_CHECK(lt_plan_execute(plan, ins, 2, scalars, 2, out.view));
   char desc[512];
-  snprintf(desc, sizeof desc, "%s,%s->%s %s (%s/%s/%s%s): %s", c->a, c->b, c->d, lt_dtype_name(dt),
-           lt_test_layout_name(la), lt_test_layout_name(lb), lt_test_layout_name(ld),
-           accumulate ? ", beta" : "", lt_plan_describe(plan));
+  snprintf(desc, sizeof desc, "%s,%s->%s %s (A strides %lld.., B strides %lld.., %s%s): %s", c->a,
+           c->b, c->d, lt_dtype_name(dt), (long long)lt_tensor_strides(a)[0],
+           (long long)lt_tensor_strides(b)[0], lt_test_layout_name(ld), accumulate ? ", beta" : "",
+           lt_plan_describe(plan));
   bool stream = strstr(desc, ", stream)") != NULL;
   double *da = lt_test_read_all(a), *db = lt_test_read_all(b);
   lt_ref_operand ro[2] = {{na, ia, sa, da}, {nb, ib, sb, db}};
@@ -81,6 +80,19 @@ static bool run_case(lt_context *ctx, const stream_case *c, lt_dtype dt, lt_test
   free(before);
   lt_plan_destroy(plan);
   lt_test_output_free(&out);
+  return stream;
+}
+
+static bool run_case(lt_context *ctx, const stream_case *c, lt_dtype dt, lt_test_layout la,
+                     lt_test_layout lb, lt_test_layout ld, bool accumulate) {
+  int32_t modes[8];
+  int ids[8];
+  int64_t sa[8], sb[8];
+  int na = labels_of(c->a, modes, ids, c->extent, sa),
+      nb = labels_of(c->b, modes, ids, c->extent, sb);
+  lt_tensor *a = lt_test_random_tensor(ctx, dt, na, sa, la);
+  lt_tensor *b = lt_test_random_tensor(ctx, dt, nb, sb, lb);
+  bool stream = run_case_on(ctx, c, dt, a, b, ld, accumulate);
   lt_tensor_destroy(a);
   lt_tensor_destroy(b);
   return stream;
@@ -123,6 +135,56 @@ static void test_fixed_cases(void **state) {
     if (!lt_test_has_x86_gemm_kernels()) assert_int_equal(streamed, 0);
     lt_context_destroy(ctx);
   }
+}
+
+/* Batched steps (a mode in A, B and D), each GEMM's D large enough for the engine (16384
+ * elements): B packed for every batch before one parallel region, B too wide for that (packed
+ * per batch), and B the same in every batch (a zero-stride batch mode: packed once). */
+static const stream_case batched[] = {
+    {"acd", "adb", "acb", {3, 60, 300, 5, -1, -1, -1, -1}},
+    {"acd", "adb", "abc", {3, 300, 60, 7, -1, -1, -1, -1}},
+    {"cad", "bda", "acb", {4, 97, 170, 3, -1, -1, -1, -1}},
+    {"acd", "adb", "abc", {5, 1024, 17, 32, -1, -1, -1, -1}},
+};
+
+/* A random tensor of operand `op`'s shape, with its batch mode ('a') broadcast from extent 1
+ * when `broadcast`. */
+static lt_tensor *batched_operand(lt_context *ctx, lt_dtype dt, const stream_case *c,
+                                  const char *op, lt_test_layout layout, bool broadcast) {
+  int32_t modes[8];
+  int ids[8];
+  int64_t shape[8], one[8];
+  int n = labels_of(op, modes, ids, c->extent, shape);
+  if (!broadcast) return lt_test_random_tensor(ctx, dt, n, shape, layout);
+  memcpy(one, shape, sizeof one);
+  one[strchr(op, 'a') - op] = 1;
+  lt_tensor *t1 = lt_test_random_tensor(ctx, dt, n, one, layout), *t;
+  LT_CHECK(lt_view_broadcast_to(t1, n, shape, &t));
+  lt_tensor_destroy(t1);
+  return t;
+}
+
+static void test_batched_cases(void **state) {
+  (void)state;
+  lt_context *ctx = lt_test_cpu_context_with_engine("stream");
+  int streamed = 0, runs = 0;
+  for (int threads = 1; threads <= 2; threads++) {
+    LT_CHECK(lt_context_set_num_threads(ctx, threads));
+    for (size_t i = 0; i < sizeof batched / sizeof batched[0]; i++)
+      for (int v = 0; v < 6; v++, runs++) {
+        const stream_case *c = &batched[i];
+        lt_dtype dt = (i + (size_t)v + (size_t)threads) % 2 ? LT_F32 : LT_F64;
+        /* v = 4: B the same in every batch; v = 5: A the same in every batch */
+        lt_tensor *a = batched_operand(ctx, dt, c, c->a, (lt_test_layout)(v % 4), v == 5);
+        lt_tensor *b = batched_operand(ctx, dt, c, c->b, (lt_test_layout)((v + 1) % 4), v == 4);
+        streamed += run_case_on(ctx, c, dt, a, b, (lt_test_layout)(v % 3), v == 2);
+        lt_tensor_destroy(a);
+        lt_tensor_destroy(b);
+      }
+  }
+  if (lt_test_has_x86_gemm_kernels() && streamed < runs / 2)
+    fail_msg("%d of %d batched plans streamed", streamed, runs);
+  lt_context_destroy(ctx);
 }
 
 /* Random small-k contractions: groups of batch, M, N and K modes with random extents (K's
@@ -216,6 +278,7 @@ int main(void) {
   lt_test_rng_reset(lt_test_seed() + 21);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fixed_cases),
+      cmocka_unit_test(test_batched_cases),
       cmocka_unit_test(test_random_cases),
       cmocka_unit_test(test_large_output),
   };
