@@ -43,12 +43,13 @@ lt_status lt__cpu_gemm_run(lt_context *ctx, const lt__gemm_step *step, int engin
 /* Whether OpenBLAS takes the step's matrices as they are (false when built without it). */
 bool lt__cpu_gemm_blas_ok(const lt__gemm_step *step);
 /* The engine for a step: LT_GEMM_ENGINE if set, the only one that takes the step, else the
- * faster on the step's shape class, measured once per process and class (cpu_gemm_choose.c). */
+ * faster on the step's shape class, measured once per class and kept across processes
+ * (cpu_gemm_choose.c, cpu_wisdom.h). */
 int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *step);
 /* The backend's gemm_choose: lt__cpu_gemm_engine into step->engine, and its name. */
 const char *lt__cpu_gemm_choose(lt_context *ctx, lt__gemm_step *step);
-/* The backend's measured_caps: GEMM rate and copy cost measured once per process
- * (cpu_caps.c). */
+/* The backend's measured_caps: GEMM rates, copy and per-GEMM call costs, measured once and
+ * kept across processes (cpu_caps.c, cpu_wisdom.h). */
 const lt__backend_caps *lt__cpu_measured_caps(lt_context *ctx);
 /* Whether the streaming engine takes the step (1 <= k <= LT__CAPS_SMALL_K, a unit stride in
  * C, tile kernels on this ISA), and running it: false when it does not take the step or its

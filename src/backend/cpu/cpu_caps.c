@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The CPU's cost figures for the lowering's model (lt__backend_caps), measured once per process
- * on the first plan that asks: the rate of a mid-sized GEMM on the faster engine, the shares of
- * it the packed engine (the one that takes any strides) and small-k GEMMs reach, and the time
- * per element of a transposing copy larger than the caches, all on the asking context's
- * threads. Each figure is rounded to a power of two: the model only compares plans
- * that differ by more than that, and the rounding keeps plans the same from run to run on a
- * machine whose load varies. */
+/* The CPU's cost figures for the lowering's model (lt__backend_caps), measured on the first plan
+ * that asks, unless the machine's wisdom file (cpu_wisdom.h) has them: the rate of a mid-sized
+ * GEMM on the faster engine, the shares of it the packed engine (the one that takes any
+ * strides) and small-k GEMMs reach, the time per element of a transposing copy, and the cost
+ * per GEMM of a batched step beyond its flops, all on the asking context's threads. The file,
+ * not rounding, keeps plans the same from run to run: a figure rounded to a grid jumps a whole
+ * step when it lies near a boundary. (The per-GEMM cost replaced a fixed 2 us, 15-30x what a
+ * batch of small GEMMs in one parallel region costs here, which priced abcd-dbea-ec's batch of
+ * 6241 GEMMs 12 ms too dear and sent it, in some processes, to a plan 0.6x as fast.) */
 #include "backend/cpu/cpu.h"
+#include "backend/cpu/cpu_wisdom.h"
 #include "core/object.h"
 
 #include <math.h>
@@ -15,8 +18,15 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define GEMM_EXTENT 128
+#define GEMM_EXTENT 192
 #define COPY_EXTENT 512
+/* Rounds of the measurement: every figure is timed once per round, in turn, and keeps its best,
+ * so that a slow spell of the machine (another pool spinning, a worker thread just created)
+ * slows all figures of one round alike instead of one figure of the whole measurement. */
+#define ROUNDS 6
+/* The per-GEMM overhead of a batched step is timed on this many tiny GEMMs. */
+#define CALL_BATCH 256
+#define CALL_EXTENT 8
 
 static double now_seconds(void) {
   struct timespec ts;
@@ -24,79 +34,110 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double pow2_round(double x) { return exp2(round(log2(x))); }
-
-/* Seconds of the fastest of three runs (after one untimed); < 0 when a run fails. */
-static double best_of(lt_context *ctx, lt_status (*run)(lt_context *, const void *),
-                      const void *step) {
-  double best = -1.0;
-  for (int r = 0; r < 4; r++) {
-    double t0 = now_seconds();
-    if (run(ctx, step) != LT_OK) return -1.0;
-    double dt = now_seconds() - t0;
-    if (r > 0 && (best < 0 || dt < best)) best = dt;
-  }
-  return best;
-}
-
 static lt_status run_gemm(lt_context *ctx, const void *step) { return lt__cpu_gemm(ctx, step); }
 static lt_status run_map(lt_context *ctx, const void *step) { return lt__cpu_map(ctx, step); }
 
-/* Rate of an m x n x k f32 GEMM on `engine` (0: the one the dispatch picks), < 0 on failure. */
-static double gemm_rate(lt_context *ctx, int64_t m, int64_t n, int64_t k, int engine) {
+/* One timed figure: a step, how to run it, and the best seconds seen (< 0: none yet). */
+typedef struct probe {
+  lt__gemm_step gemm;
+  lt__map_step map;
+  bool is_map;
+  double best;
+} probe;
+
+/* An m x n x k f32 GEMM on `engine` (0: the one the dispatch picks), `batch` times over in one
+ * step; its operands share `mem` (their values do not matter). */
+static void gemm_probe(lt_context *ctx, probe *p, float *mem, int64_t m, int64_t n, int64_t k,
+                       int64_t batch, int engine) {
   lt__gemm_step g = {.dtype = LT_F32, .m = m, .n = n, .k = k, .alpha = 1.0, .beta = 0.0};
   g.a.rs = k, g.b.rs = g.c.rs = n;
   g.a.cs = g.b.cs = g.c.cs = 1;
-  float *mem = calloc((size_t)(m * k + k * n + m * n), sizeof(float));
-  if (mem == NULL) return -1.0;
   g.a.mem = g.b.mem = g.c.mem = mem;
-  g.b.offset = m * k, g.c.offset = m * k + k * n;
+  g.b.offset = batch * m * k, g.c.offset = batch * (m * k + k * n);
+  if (batch > 1) {
+    g.batch_rank = 1, g.batch_shape[0] = batch;
+    g.a.batch_strides[0] = m * k, g.b.batch_strides[0] = k * n, g.c.batch_strides[0] = m * n;
+  }
   g.engine = engine ? engine : lt__cpu_gemm_engine(ctx, &g);
-  double t = best_of(ctx, run_gemm, &g);
-  free(mem);
-  return t > 0 ? 2.0 * (double)(m * n * k) / t : -1.0;
+  *p = (probe){.gemm = g, .best = -1.0};
 }
 
-/* A share of the large-GEMM rate, in quarters (at least one): coarse, so that plans stay the
- * same from run to run on a loaded machine, fine enough to see one engine 25% behind. */
-static double share_of(double rate, double of) {
-  if (rate <= 0 || of <= 0) return 0.0;
-  double q = round(4.0 * rate / of) / 4.0;
-  return q < 0.25 ? 0.25 : q;
-}
-
-/* gemm_flops (the faster engine on a mid-sized GEMM) and the shares of the packed engine (the
- * one that takes any strides) and of small k, each engine timed on the same problems. */
-static void gemm_rates(lt_context *ctx, lt__backend_caps *caps) {
-  const int64_t n = GEMM_EXTENT, wide = 2 * GEMM_EXTENT, small_k = 24;
-  double blas = gemm_rate(ctx, n, n, n, LT__CPU_GEMM_OPENBLAS);
-  double packed = gemm_rate(ctx, n, n, n, LT__CPU_GEMM_PACKED);
-  double blas_k = gemm_rate(ctx, wide, wide, small_k, LT__CPU_GEMM_OPENBLAS);
-  /* At small k, the engine that takes any strides is the streaming one where it has kernels
-   * (the step falls back to the packed one elsewhere). */
-  double packed_k = gemm_rate(ctx, wide, wide, small_k, LT__CPU_GEMM_STREAM);
-  double best = blas > packed ? blas : packed;
-  if (best <= 0) return;
-  caps->gemm_flops = pow2_round(best);
-  caps->strided_gemm_share = share_of(packed, best);
-  caps->small_k_gemm_share = share_of(blas_k > packed_k ? blas_k : packed_k, best);
-  caps->strided_small_k_gemm_share = share_of(packed_k, best);
-}
-
-static double copy_seconds(lt_context *ctx) {
-  const int64_t n = COPY_EXTENT;
+static void copy_probe(probe *p, float *mem, int64_t n) {
   lt__map_step m = {.rank = 2, .shape = {n, n}, .n_in = 1, .compute = LT_F32};
   m.scalars[0] = 1.0;
   m.in[0].dtype = m.out.dtype = LT_F32;
   m.in[0].strides[0] = 1, m.in[0].strides[1] = n;
   m.out.strides[0] = n, m.out.strides[1] = 1;
-  float *mem = calloc((size_t)(2 * n * n), sizeof(float));
-  if (mem == NULL) return -1.0;
   m.in[0].mem = m.out.mem = mem;
   m.out.offset = n * n;
-  double t = best_of(ctx, run_map, &m);
+  *p = (probe){.map = m, .is_map = true, .best = -1.0};
+}
+
+/* Runs every probe once per round (after one untimed run each), keeping each one's best;
+ * false when a run fails. */
+static bool measure(lt_context *ctx, probe *probes, int count) {
+  for (int r = 0; r <= ROUNDS; r++)
+    for (int i = 0; i < count; i++) {
+      probe *p = &probes[i];
+      double t0 = now_seconds();
+      lt_status st = p->is_map ? run_map(ctx, &p->map) : run_gemm(ctx, &p->gemm);
+      if (st != LT_OK) return false;
+      double dt = now_seconds() - t0;
+      if (r > 0 && (p->best < 0 || dt < p->best)) p->best = dt;
+    }
+  return true;
+}
+
+static double rate_of(const probe *p) {
+  const lt__gemm_step *g = &p->gemm;
+  return 2.0 * (double)(g->m * g->n * g->k) / p->best;
+}
+
+/* A share of the large-GEMM rate (at least 1/8). Shares and rates stay unrounded: a figure
+ * rounded to a grid jumps by the grid's step when it lies near a boundary, which changed plans
+ * between processes by up to 2x in modelled cost; unrounded, two processes differ only where
+ * the plans' costs are within the measurement's noise of each other. */
+static double share_of(double rate, double of) {
+  if (rate <= 0 || of <= 0) return 0.0;
+  double q = rate / of;
+  return q < 0.125 ? 0.125 : q;
+}
+
+enum { BLAS, PACKED, BLAS_K, STREAM_K, COPY, CALLS, N_PROBES };
+
+/* Fills caps from the probes: gemm_flops (the faster engine on a mid-sized GEMM), the shares of
+ * the packed engine (the one that takes any strides) and of small k, the copy time per element
+ * and the overhead per GEMM of a batched step (beyond its flops at the mid-sized rate). At small
+ * k, the engine that takes any strides is the streaming one where it has kernels (the step
+ * falls back to the packed one elsewhere). */
+static void fill_caps(lt_context *ctx, lt__backend_caps *caps) {
+  const int64_t n = GEMM_EXTENT, wide = 2 * GEMM_EXTENT, small_k = 24, e = CALL_EXTENT;
+  size_t floats = (size_t)(3 * wide * wide);
+  if (floats < (size_t)(2 * COPY_EXTENT * COPY_EXTENT)) floats = 2 * COPY_EXTENT * COPY_EXTENT;
+  if (floats < (size_t)(3 * CALL_BATCH * e * e)) floats = 3 * CALL_BATCH * e * e;
+  float *mem = calloc(floats, sizeof(float));
+  if (mem == NULL) return;
+  probe p[N_PROBES];
+  gemm_probe(ctx, &p[BLAS], mem, n, n, n, 1, LT__CPU_GEMM_OPENBLAS);
+  gemm_probe(ctx, &p[PACKED], mem, n, n, n, 1, LT__CPU_GEMM_PACKED);
+  gemm_probe(ctx, &p[BLAS_K], mem, wide, wide, small_k, 1, LT__CPU_GEMM_OPENBLAS);
+  gemm_probe(ctx, &p[STREAM_K], mem, wide, wide, small_k, 1, LT__CPU_GEMM_STREAM);
+  copy_probe(&p[COPY], mem, COPY_EXTENT);
+  gemm_probe(ctx, &p[CALLS], mem, e, e, e, CALL_BATCH, 0);
+  bool ok = measure(ctx, p, N_PROBES);
   free(mem);
-  return t > 0 ? t / (double)(n * n) : -1.0;
+  if (!ok) return;
+  double blas = rate_of(&p[BLAS]), packed = rate_of(&p[PACKED]);
+  double best = blas > packed ? blas : packed, blas_k = rate_of(&p[BLAS_K]);
+  double packed_k = rate_of(&p[STREAM_K]);
+  caps->gemm_flops = best;
+  caps->strided_gemm_share = share_of(packed, best);
+  caps->small_k_gemm_share = share_of(blas_k > packed_k ? blas_k : packed_k, best);
+  caps->strided_small_k_gemm_share = share_of(packed_k, best);
+  caps->copy_seconds = p[COPY].best / (double)(COPY_EXTENT * COPY_EXTENT);
+  double calls = p[CALLS].best - 2.0 * (double)(CALL_BATCH * e * e * e) / best;
+  double floor = 1e-8; /* a GEMM call is never free: keeps the batch term in the model */
+  caps->call_seconds = calls / CALL_BATCH > floor ? calls / CALL_BATCH : floor;
 }
 
 static pthread_mutex_t measure_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -108,9 +149,10 @@ const lt__backend_caps *lt__cpu_measured_caps(lt_context *ctx) {
   pthread_mutex_lock(&measure_lock);
   if (!atomic_load_explicit(&ready, memory_order_relaxed)) {
     lt__backend_caps caps = ctx->backend->caps;
-    gemm_rates(ctx, &caps);
-    double copy = copy_seconds(ctx);
-    if (copy > 0) caps.copy_seconds = pow2_round(copy);
+    if (!lt__cpu_wisdom_caps(ctx, &caps)) {
+      fill_caps(ctx, &caps);
+      if (caps.gemm_flops != ctx->backend->caps.gemm_flops) lt__cpu_wisdom_save_caps(ctx, &caps);
+    }
     measured = caps;
     atomic_store_explicit(&ready, true, memory_order_release);
   }

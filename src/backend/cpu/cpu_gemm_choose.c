@@ -5,8 +5,10 @@
  * kernels skip OpenBLAS's per-call costs on batches of small GEMMs). A step's shape class
  * (instruction set, dtype, batched or not, layouts, and m, n, k each in one of four size buckets)
  * is timed once per process on both engines, on a small problem of that class with the step's
- * layouts; every later step of the class takes the faster. */
+ * layouts; every later step of the class takes the faster. Choices are kept across processes
+ * (cpu_wisdom.h), so that a class runs on the same engine in every run on the machine. */
 #include "backend/cpu/cpu.h"
+#include "backend/cpu/cpu_wisdom.h"
 #include "core/object.h"
 
 #include <stdatomic.h>
@@ -105,12 +107,19 @@ static double time_engine(lt_context *ctx, const lt__gemm_step *s, int engine) {
 /* The engine cached in *slot for this shape class, else the faster of `first` and `second`
  * on a problem like s (`second` on a tie; `first` when `second` cannot run), timed once and
  * cached. */
-static int timed_choice(lt_context *ctx, const lt__gemm_step *s, atomic_int *slot, int first,
-                        int second) {
+static int timed_choice(lt_context *ctx, const lt__gemm_step *s, int table, atomic_int *slot,
+                        int first, int second) {
   int engine = atomic_load_explicit(slot, memory_order_relaxed);
   if (engine) return engine;
-  double t1 = time_engine(ctx, s, first), t2 = time_engine(ctx, s, second);
-  engine = t1 >= 0 && (t2 < 0 || t1 < t2) ? first : second;
+  atomic_int *base =
+      table == LT__WISDOM_ENGINE ? &chosen[0][0][0][0][0][0][0][0][0][0] : &dot_chosen[0][0][0][0];
+  long index = (long)(slot - base);
+  engine = lt__cpu_wisdom_find_engine(ctx, table, index);
+  if (engine != first && engine != second) { /* none recorded, or not one of these two */
+    double t1 = time_engine(ctx, s, first), t2 = time_engine(ctx, s, second);
+    engine = t1 >= 0 && (t2 < 0 || t1 < t2) ? first : second;
+    lt__cpu_wisdom_save_engine(ctx, table, index, engine);
+  }
   atomic_store_explicit(slot, engine, memory_order_relaxed);
   return engine;
 }
@@ -128,7 +137,7 @@ static int engine_16bit(lt_context *ctx, const lt__gemm_step *s) {
     return st->gemm_forced == LT__CPU_GEMM_BF16_DOT ? LT__CPU_GEMM_BF16_DOT : LT__CPU_GEMM_PACKED;
   atomic_int *slot =
       &dot_chosen[lt__cpu_gemm_batch_count(s) > 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
-  return timed_choice(ctx, s, slot, LT__CPU_GEMM_BF16_DOT, LT__CPU_GEMM_PACKED);
+  return timed_choice(ctx, s, LT__WISDOM_DOT, slot, LT__CPU_GEMM_BF16_DOT, LT__CPU_GEMM_PACKED);
 }
 
 int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
@@ -168,7 +177,7 @@ int lt__cpu_gemm_engine(lt_context *ctx, const lt__gemm_step *s) {
                                                                : 0][s->dtype == LT_F64]
                             [lt__cpu_gemm_batch_count(s) > 1][s->a.cs == 1][s->b.cs == 1]
                             [s->c.cs == 1][bucket(s->m)][bucket(s->n)][bucket(s->k)];
-  return timed_choice(ctx, s, slot, ours, LT__CPU_GEMM_OPENBLAS);
+  return timed_choice(ctx, s, LT__WISDOM_ENGINE, slot, ours, LT__CPU_GEMM_OPENBLAS);
 }
 
 bool lt__cpu_gemm_in_place(lt_context *ctx, const lt__gemm_step *step) {
