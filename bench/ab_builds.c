@@ -82,6 +82,9 @@ static const bench_case cases[] = {
     {"transpose 8192^2", "ab->ba", 1, {2}, {{8192, 8192}}, {0}, 1},
     {"permute (512,256,512)->cab", "abc->cab", 1, {3}, {{512, 256, 512}}, {0}, 1},
     {"permute (64,64,128,128)->dabc", "abcd->dabc", 1, {4}, {{64, 64, 128, 128}}, {0}, 1},
+    /* TCCG's efbad -> abdef with its mode pairs merged: rows off and on the line grid */
+    {"permute (1247,29,1247)->bca", "abc->bca", 1, {3}, {{1247, 29, 1247}}, {0}, 1},
+    {"permute (1248,29,1247)->bca", "abc->bca", 1, {3}, {{1248, 29, 1247}}, {0}, 1},
     {"sum rows (4096,4096)", "ab->a", 1, {2}, {{4096, 4096}}, {0}, 1},
     {"sum cols (4096,4096)", "ab->b", 1, {2}, {{4096, 4096}}, {0}, 1},
     {"sum (1048576,64) rows", "ab->a", 1, {2}, {{1048576, 64}}, {0}, 1},

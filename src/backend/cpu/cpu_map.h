@@ -26,14 +26,15 @@ typedef struct lt__cpu_map_job {
   lt__cpu_nest nest; /* operands 0..n_in-1 inputs, n_in the output */
   int out;           /* operand index of the output */
   bool bitcopy;
-  size_t esize;      /* output element size */
-  lt__cpu_simd simd; /* tile transpose kernels */
-  bool stream;       /* output far larger than the caches: bit copies use non-temporal stores */
-  bool stream_rows;  /* the same for computed rows: each chunk is streamed from an L1 buffer */
-  bool shifted;      /* streamed tiles whose output rows are off the line grid (shifted_task) */
-  int64_t n_blocks;  /* per outer index: row blocks (rows) or p tiles (tiles) */
-  int64_t row_block; /* rows: inner elements per task */
-  bool blocks_outer; /* rows: tasks take every row's block b before any block b + 1 */
+  size_t esize;       /* output element size */
+  lt__cpu_simd simd;  /* tile transpose kernels */
+  bool stream;        /* output far larger than the caches: bit copies use non-temporal stores */
+  bool stream_rows;   /* the same for computed rows: each chunk is streamed from an L1 buffer */
+  bool shifted;       /* streamed tiles whose output rows are off the line grid (shifted_task) */
+  unsigned tile_read; /* streamed tiles: LT__CPU_TR_AHEAD where the input rows do not alias */
+  int64_t n_blocks;   /* per outer index: row blocks (rows) or p tiles (tiles) */
+  int64_t row_block;  /* rows: inner elements per task */
+  bool blocks_outer;  /* rows: tasks take every row's block b before any block b + 1 */
   int64_t period; /* rows: > 0 when the row is a short dim folded into the next (fold_short_rows) */
   lt__cpu_fold fold[3];   /* ... how each input repeats along it, */
   int64_t fold_stride[3]; /* ... with its stride within a period (periodic) or across (stretched) */

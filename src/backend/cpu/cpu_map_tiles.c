@@ -68,7 +68,8 @@ static void map_tile(const lt__cpu_map_job *j, int64_t in_base, int64_t out_base
     for (int64_t iq = 0; iq < nq; iq++)
       srow[iq] = in + (in_base + in_q[iq] + p0 * ps) * es;
     if (ps == 1 && qs == 1)
-      lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->simd, j->stream);
+      lt__cpu_transpose_rows(drow, srow, np, nq, j->esize, j->simd,
+                             j->stream ? LT__CPU_TR_STREAM | j->tile_read : 0);
     else /* reversed or stepped rows: scalar */
       lt__cpu_transpose_rows_strided(drow, qs, srow, ps, np, nq, j->esize);
     return;
@@ -153,7 +154,7 @@ static void shifted_task(const lt__cpu_map_job *j, const int64_t *off, int64_t b
     const int64_t *out_p = p_table(j, tb, p0, np);
     for (int64_t c = 0; c < c_hi - c_lo; c++)
       srow[c] = in + (in_q[c] + p0) * es;
-    lt__cpu_transpose_rows(brow, srow, np, c_hi - c_lo, j->esize, j->simd, false);
+    lt__cpu_transpose_rows(brow, srow, np, c_hi - c_lo, j->esize, j->simd, j->tile_read);
     for (int64_t p = 0; p < np; p++) {
       char *row = out + out_p[p] * es;
       int64_t shift = (int64_t)((uintptr_t)row & 63) / es;
@@ -307,5 +308,12 @@ bool lt__cpu_map_plan_tiles(lt__cpu_map_job *j) {
                           : (pext + cached_tile(j) - 1) / cached_tile(j);
   j->shifted = j->stream && j->bitcopy && j->tile_ps == 1 && j->tile_qs == 1 &&
                lt__cpu_transpose_block(j->simd, j->esize) > 0 && !rows_on_line_grid(j);
+  /* Input rows a multiple of 4 KB apart fall into the same cache sets, where lines requested
+   * ahead evict the ones in use: 8192^2, 4096^2 and (64,64,128,128) -> [2,0,3,1] transposes
+   * ran 0.86-0.92x with the requests, rows 32800 bytes apart 1.65x. Rows no longer than the
+   * distance have nothing ahead to request. */
+  int64_t row_gap = abs64(nest->strides[0][r - 1]) * (int64_t)j->esize;
+  bool ahead = row_gap % 4096 != 0 && pext * (int64_t)j->esize > LT__CPU_TR_AHEAD_BYTES;
+  j->tile_read = ahead ? LT__CPU_TR_AHEAD : 0;
   return true;
 }

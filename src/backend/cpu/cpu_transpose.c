@@ -137,10 +137,10 @@ static void transpose_rows_baseline(char *const *drow, const char *const *srow, 
   rows_scalar(drow, srow, 0, np, 0, nq, esize);
 }
 
-/* The whole blocks through the vector kernel of `simd`, the ragged edges scalar. `stream` only
- * where lt__cpu_transpose_block(simd, esize) > 0 (see the header). */
+/* The whole blocks through the vector kernel of `simd`, the ragged edges scalar. LT__CPU_TR_STREAM
+ * only where lt__cpu_transpose_block(simd, esize) > 0 (see the header). */
 static void transpose_rows(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
-                           size_t esize, lt__cpu_simd simd, bool stream) {
+                           size_t esize, lt__cpu_simd simd, unsigned mode) {
   int64_t b = lt__cpu_transpose_block(simd, esize);
   if (b == 0) {
     transpose_rows_baseline(drow, srow, np, nq, esize);
@@ -148,9 +148,9 @@ static void transpose_rows(char *const *drow, const char *const *srow, int64_t n
   }
 #if defined(LT_HAVE_X86_ISA_KERNELS)
   if (simd == LT__CPU_SIMD_AVX512)
-    lt__cpu_transpose_blocks_avx512(drow, srow, np, nq, esize, stream);
+    lt__cpu_transpose_blocks_avx512(drow, srow, np, nq, esize, mode);
   else
-    lt__cpu_transpose_blocks_avx2(drow, srow, np, nq, esize, stream);
+    lt__cpu_transpose_blocks_avx2(drow, srow, np, nq, esize, mode);
 #endif
   int64_t pb = np - np % (16 / (int64_t)esize), qb = nq - nq % b; /* see the header */
   rows_scalar(drow, srow, pb, np, 0, nq, esize);
@@ -164,16 +164,17 @@ static bool rows_line_aligned(char *const *drow, int64_t np) {
 }
 
 void lt__cpu_transpose_rows(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
-                            size_t esize, lt__cpu_simd simd, bool stream) {
+                            size_t esize, lt__cpu_simd simd, unsigned mode) {
   size_t row = (size_t)nq * esize;
-  if (!stream || row % 64 != 0) {
-    transpose_rows(drow, srow, np, nq, esize, simd, false);
+  unsigned ahead = mode & LT__CPU_TR_AHEAD;
+  if (!(mode & LT__CPU_TR_STREAM) || row % 64 != 0) {
+    transpose_rows(drow, srow, np, nq, esize, simd, ahead);
     return;
   }
   /* Whole lines straight from the registers when every row starts a line (then the vector
    * blocks cover the rows exactly: row is a multiple of 64 bytes, so of the block). */
   if (lt__cpu_transpose_block(simd, esize) > 0 && rows_line_aligned(drow, np)) {
-    transpose_rows(drow, srow, np, nq, esize, simd, true);
+    transpose_rows(drow, srow, np, nq, esize, simd, mode);
     return;
   }
   /* Else transpose into a cache-resident buffer, a few rows at a time, then stream each row
@@ -188,7 +189,7 @@ void lt__cpu_transpose_rows(char *const *drow, const char *const *srow, int64_t 
     int64_t n = np - p0 < BUF_ROWS ? np - p0 : BUF_ROWS;
     for (int64_t q = 0; q < nq; q++)
       scol[q] = srow[q] + p0 * (int64_t)esize;
-    transpose_rows(brow, scol, n, nq, esize, simd, false);
+    transpose_rows(brow, scol, n, nq, esize, simd, ahead);
     for (int64_t p = 0; p < n; p++)
       lt__cpu_copy_stream(drow[p0 + p], brow[p], row, simd);
   }
@@ -207,7 +208,7 @@ void lt__cpu_transpose_tile(void *dst, int64_t ldd, const void *src, int64_t lds
     drow[p] = (char *)dst + p * ldd * (int64_t)esize;
   for (int64_t q = 0; q < nq; q++)
     srow[q] = (const char *)src + q * lds * (int64_t)esize;
-  transpose_rows(drow, srow, np, nq, esize, simd, false);
+  transpose_rows(drow, srow, np, nq, esize, simd, 0);
 }
 
 /* The whole lines: one full-line store per line where the vector unit allows it (16-byte

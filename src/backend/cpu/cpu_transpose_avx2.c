@@ -106,29 +106,36 @@ static void block_row_f64(char *const *drow, const char *const *srow, int64_t p,
   if (q + 4 <= nq) block_f64(drow, srow, p, q, 1, groups, stream);
 }
 
-/* Whole blocks, then a last group of 4 (2) columns through partial blocks. */
+/* Whole blocks, then a last group of 4 (2) columns through partial blocks; with
+ * LT__CPU_TR_AHEAD the rows are requested ahead once per line of p. */
 static void blocks_f32(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
-                       bool stream) {
+                       unsigned mode) {
+  bool stream = mode & LT__CPU_TR_STREAM, ahead = mode & LT__CPU_TR_AHEAD;
   int64_t p = 0;
-  for (; p + 8 <= np; p += 8)
+  for (; p + 8 <= np; p += 8) {
+    if (ahead && p % 16 == 0) lt__cpu_fetch_rows_ahead(srow, nq, p * 4);
     block_row_f32(drow, srow, p, nq, 2, stream);
+  }
   if (p + 4 <= np) block_row_f32(drow, srow, p, nq, 1, stream);
 }
 
 static void blocks_f64(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
-                       bool stream) {
+                       unsigned mode) {
+  bool stream = mode & LT__CPU_TR_STREAM, ahead = mode & LT__CPU_TR_AHEAD;
   int64_t p = 0;
-  for (; p + 4 <= np; p += 4)
+  for (; p + 4 <= np; p += 4) {
+    if (ahead && p % 8 == 0) lt__cpu_fetch_rows_ahead(srow, nq, p * 8);
     block_row_f64(drow, srow, p, nq, 2, stream);
+  }
   if (p + 2 <= np) block_row_f64(drow, srow, p, nq, 1, stream);
 }
 
 void lt__cpu_transpose_blocks_avx2(char *const *drow, const char *const *srow, int64_t np,
-                                   int64_t nq, size_t esize, bool stream) {
+                                   int64_t nq, size_t esize, unsigned mode) {
   if (esize == 4)
-    blocks_f32(drow, srow, np, nq, stream);
+    blocks_f32(drow, srow, np, nq, mode);
   else if (esize == 8)
-    blocks_f64(drow, srow, np, nq, stream);
+    blocks_f64(drow, srow, np, nq, mode);
 }
 
 void lt__cpu_stream_lines_avx2(char *dst, const char *src, size_t bytes) {

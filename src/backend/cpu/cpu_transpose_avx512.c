@@ -146,30 +146,34 @@ static bool rows_on_lines(const char *const *srow, int64_t nq) {
 /* Whole blocks, then the last p < 16 (8) rows in groups of 4 (2) through partial blocks. Kept
  * per element size with constant block sizes: one shared walk measured 3-6% slower. */
 static void blocks_f32(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
-                       bool stream) {
-  bool lines = rows_on_lines(srow, nq - nq % 16);
+                       unsigned mode) {
+  bool lines = rows_on_lines(srow, nq - nq % 16), stream = mode & LT__CPU_TR_STREAM;
   int64_t p = 0;
-  for (; p + 16 <= np; p += 16)
+  for (; p + 16 <= np; p += 16) {
+    if (mode & LT__CPU_TR_AHEAD) lt__cpu_fetch_rows_ahead(srow, nq, p * 4);
     for (int64_t q = 0; q + 16 <= nq; q += 16)
       if (lines)
         block_f32_lines(drow, srow, p, q, stream);
       else
         block_f32_lanes(drow, srow, p, q, 4, stream);
+  }
   int groups = (int)((np - p) / 4);
   for (int64_t q = 0; groups > 0 && q + 16 <= nq; q += 16)
     block_f32_lanes(drow, srow, p, q, groups, stream);
 }
 
 static void blocks_f64(char *const *drow, const char *const *srow, int64_t np, int64_t nq,
-                       bool stream) {
-  bool lines = rows_on_lines(srow, nq - nq % 8);
+                       unsigned mode) {
+  bool lines = rows_on_lines(srow, nq - nq % 8), stream = mode & LT__CPU_TR_STREAM;
   int64_t p = 0;
-  for (; p + 8 <= np; p += 8)
+  for (; p + 8 <= np; p += 8) {
+    if (mode & LT__CPU_TR_AHEAD) lt__cpu_fetch_rows_ahead(srow, nq, p * 8);
     for (int64_t q = 0; q + 8 <= nq; q += 8)
       if (lines)
         block_f64_lines(drow, srow, p, q, stream);
       else
         block_f64_lanes(drow, srow, p, q, 4, stream);
+  }
   int groups = (int)((np - p) / 2);
   for (int64_t q = 0; groups > 0 && q + 8 <= nq; q += 8)
     block_f64_lanes(drow, srow, p, q, groups, stream);
@@ -200,11 +204,11 @@ void lt__cpu_gather_avx512(void *dst, const void *src, int64_t ss, int64_t n, si
 }
 
 void lt__cpu_transpose_blocks_avx512(char *const *drow, const char *const *srow, int64_t np,
-                                     int64_t nq, size_t esize, bool stream) {
+                                     int64_t nq, size_t esize, unsigned mode) {
   if (esize == 4)
-    blocks_f32(drow, srow, np, nq, stream);
+    blocks_f32(drow, srow, np, nq, mode);
   else if (esize == 8)
-    blocks_f64(drow, srow, np, nq, stream);
+    blocks_f64(drow, srow, np, nq, mode);
 }
 
 void lt__cpu_stream_lines_avx512(char *dst, const char *src, size_t bytes) {
