@@ -12,7 +12,6 @@
 #include "backend/cpu/cpu_wisdom.h"
 #include "core/object.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -185,7 +185,7 @@ static void chunk_task(void *arg, int64_t lo, int64_t hi) {
   const stream_job *j = arg;
   const lt__gemm_stream *ks = j->ks;
   _Alignas(64) char a_pack[STREAM_CHUNK * LT__CAPS_SMALL_K * sizeof(double)];
-  int64_t roff[STREAM_CHUNK], scratch[STREAM_CHUNK], ahead[2][STREAM_CHUNK];
+  int64_t roff[STREAM_CHUNK], scratch[STREAM_CHUNK], ahead[STREAM_CHUNK];
   int64_t es = (int64_t)ks->esize;
   for (int64_t t = lo; t < hi; t++) {
     int64_t b = t / j->chunks;
@@ -201,7 +201,7 @@ static void chunk_task(void *arg, int64_t lo, int64_t hi) {
                  (whole_vector(roff, ir + ks->lanes, rows, ks->lanes) ? LT__STREAM_HALF1 : 0u) |
                  (j->nt ? LT__STREAM_NT : 0u);
     prefetch_cursor pc = {0};
-    if (t + 1 < hi) prefetch_task(j, t + 1, ahead[t & 1], &pc);
+    if (t + 1 < hi) prefetch_task(j, t + 1, ahead, &pc); /* used up within this task */
     int64_t tiles = (j->n + ks->nr - 1) / ks->nr * ((rows + ks->mr - 1) / ks->mr);
     int64_t per_tile = (pc.n_seg + tiles - 1) / tiles;
     for (int64_t jr = 0; jr < j->n; jr += ks->nr) {
