@@ -264,6 +264,8 @@ static void test_streamed_bitcopies(void **state) {
       {LT_F64, 3, {5, 520, 1624}, {2, 0, 1}},  {LT_F16, 2, {4100, 4097, 1}, {1, 0, 0}},
       {LT_F32, 3, {60, 720, 200}, {2, 1, 0}},  /* 240-byte rows: the q group takes the next dim */
       {LT_F32, 3, {1400, 2100, 3}, {2, 0, 1}}, /* interleaved rows, gathered then streamed */
+      /* short rows end to end (43-float rows, the innermost p dim steps by 43): joined runs */
+      {LT_F32, 3, {43, 700, 300}, {1, 2, 0}},  {LT_F64, 3, {29, 500, 290}, {1, 2, 0}},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     for (int layout = PLAIN; layout <= INPUT_FLIPPED; layout++)

@@ -31,6 +31,7 @@ typedef struct lt__cpu_map_job {
   bool stream;        /* output far larger than the caches: bit copies use non-temporal stores */
   bool stream_rows;   /* the same for computed rows: each chunk is streamed from an L1 buffer */
   bool shifted;       /* streamed tiles whose output rows are off the line grid (shifted_task) */
+  bool joined;        /* ... rows short and end to end in the output (joined_task) */
   unsigned tile_read; /* streamed tiles: LT__CPU_TR_AHEAD where the input rows do not alias */
   int64_t n_blocks;   /* per outer index: row blocks (rows) or p tiles (tiles) */
   int64_t row_block;  /* rows: inner elements per task */

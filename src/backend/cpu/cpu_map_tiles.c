@@ -166,6 +166,36 @@ static void shifted_task(const lt__cpu_map_job *j, const int64_t *off, int64_t b
   }
 }
 
+/* Streamed output whose rows are short (one q block) and follow each other in the output (the
+ * innermost p dim steps by the row length): TCCG's efbad -> abfde, rows of 43 floats. Row by row
+ * (shifted_task) every row's ends are partial lines, written with ordinary stores and read for
+ * ownership first; here the rows are transposed end to end into an L1 buffer and each run of
+ * adjacent rows leaves as one span, all its lines but the ends whole and streamed. */
+static void joined_task(const lt__cpu_map_job *j, const int64_t *off, tile_tables *tb) {
+  _Alignas(64) char buf[SHIFTED_P_BYTES / 2 * STREAM_Q_TASK * 2]; /* rows * q_extent elements */
+  int64_t es = (int64_t)j->esize, nq = j->q_extent, row = nq * es;
+  const int64_t *in_q = q_table(j, tb, 0, nq);
+  const char *in = (const char *)j->step->in[0].mem + off[0] * es;
+  char *out = (char *)j->step->out.mem + off[1] * es;
+  char *brow[SHIFTED_P_BYTES / 2];
+  const char *srow[LT__CPU_TILE_MAX];
+  int64_t pt = SHIFTED_P_BYTES / es;
+  for (int64_t p = 0; p < pt; p++)
+    brow[p] = buf + p * row;
+  for (int64_t p0 = 0; p0 < j->p_extent; p0 += pt) {
+    int64_t np = min64(j->p_extent - p0, pt);
+    const int64_t *out_p = p_table(j, tb, p0, np);
+    for (int64_t c = 0; c < nq; c++)
+      srow[c] = in + (in_q[c] + p0) * es;
+    lt__cpu_transpose_rows(brow, srow, np, nq, j->esize, j->simd, j->tile_read);
+    for (int64_t p = 0, run; p < np; p += run) {
+      for (run = 1; p + run < np && out_p[p + run] == out_p[p] + run * nq; run++) {
+      }
+      lt__cpu_copy_stream(out + out_p[p] * es, brow[p], (size_t)(run * row), j->simd);
+    }
+  }
+}
+
 /* Edge of the cached tiles: bit copies take 256-byte rows (a 64x64 float tile: a quarter of
  * the per-tile bookkeeping of 32x32, and 1.2-1.5x the speed on cache-resident matrices). */
 static int64_t cached_tile(const lt__cpu_map_job *j) {
@@ -220,7 +250,9 @@ void lt__cpu_map_run_tiles(void *arg, int64_t lo, int64_t hi) {
       }
       prefetch_block(j, ahead.off, b_ahead);
     }
-    if (j->shifted)
+    if (j->joined)
+      joined_task(j, it.off, &tb);
+    else if (j->shifted)
       shifted_task(j, it.off, b, &tb);
     else if (j->stream)
       stream_task(j, it.off, b, &tb);
@@ -308,6 +340,7 @@ bool lt__cpu_map_plan_tiles(lt__cpu_map_job *j) {
                           : (pext + cached_tile(j) - 1) / cached_tile(j);
   j->shifted = j->stream && j->bitcopy && j->tile_ps == 1 && j->tile_qs == 1 &&
                lt__cpu_transpose_block(j->simd, j->esize) > 0 && !rows_on_line_grid(j);
+  j->joined = j->shifted && qext <= STREAM_Q_TASK && nest->strides[1][r - qn - 1] == qext;
   /* Input rows a multiple of 4 KB apart fall into the same cache sets, where lines requested
    * ahead evict the ones in use: 8192^2, 4096^2 and (64,64,128,128) -> [2,0,3,1] transposes
    * ran 0.86-0.92x with the requests, rows 32800 bytes apart 1.65x. Rows no longer than the
