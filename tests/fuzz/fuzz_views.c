@@ -364,7 +364,10 @@ static void op_broadcast(state *s, fuzz_input *in) {
     if (shape[d] > 0 && bytes <= INT64_MAX) bytes *= shape[d];
   lt_tensor *out = NULL;
   lt_status st = lt_view_broadcast_to(s->cur, nrank, shape, &out);
-  if (!compatible) return expect(st, false, LT_ERR_SHAPE_MISMATCH, 0, out, "broadcast_to");
+  /* A shape both incompatible and too big may be refused for either reason. */
+  if (!compatible)
+    return expect(st, false, LT_ERR_SHAPE_MISMATCH,
+                  bytes > INT64_MAX ? LT_ERR_OVERFLOW : LT_ERR_SHAPE_MISMATCH, out, "broadcast_to");
   if (bytes > INT64_MAX) return expect(st, false, LT_ERR_OVERFLOW, 0, out, "broadcast_to");
   expect(st, true, 0, 0, out, "broadcast_to");
   model *nm = scratch();
