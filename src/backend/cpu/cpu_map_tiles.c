@@ -172,7 +172,7 @@ static void shifted_task(const lt__cpu_map_job *j, const int64_t *off, int64_t b
  * ownership first; here the rows are transposed end to end into an L1 buffer and each run of
  * adjacent rows leaves as one span, all its lines but the ends whole and streamed. */
 static void joined_task(const lt__cpu_map_job *j, const int64_t *off, tile_tables *tb) {
-  _Alignas(64) char buf[SHIFTED_P_BYTES / 2 * STREAM_Q_TASK * 2]; /* rows * q_extent elements */
+  _Alignas(64) char buf[SHIFTED_P_BYTES * STREAM_Q_TASK]; /* pt rows of q_extent elements */
   int64_t es = (int64_t)j->esize, nq = j->q_extent, row = nq * es;
   const int64_t *in_q = q_table(j, tb, 0, nq);
   const char *in = (const char *)j->step->in[0].mem + off[0] * es;
