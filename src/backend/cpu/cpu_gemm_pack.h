@@ -16,6 +16,12 @@
 void lt__gemm_pack(void *dst, const void *src, int64_t s_row, int64_t s_k, int64_t rows, int64_t kc,
                    int r, size_t esize, lt__cpu_simd simd);
 
+/* Rows [0, nr) of one panel of width r (nr <= r), from dst on: dst may point part-way down a
+ * panel, whose other rows are left as they are (pieces of a panel whose rows step evenly only
+ * piece by piece). Element (i, p) of the source at src[i*s_row + p*s_k]. */
+void lt__gemm_pack_rows(void *dst, const void *src, int64_t s_row, int64_t s_k, int64_t nr,
+                        int64_t kc, int r, size_t esize, lt__cpu_simd simd);
+
 /* lt__gemm_pack for 4-byte elements in AVX-512 vectors, where a source stride is unit and
  * r <= 32; false (nothing written) otherwise. Call only where the ISA table is AVX-512. */
 bool lt__gemm_pack32_avx512(uint32_t *dst, const uint32_t *src, int64_t s_row, int64_t s_k,
