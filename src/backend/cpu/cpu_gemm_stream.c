@@ -19,7 +19,9 @@
 #define STREAM_CHUNK 128
 /* Packed B per block: held in L2 while every chunk of A sweeps across it. */
 #define STREAM_B_BYTES (1u << 20)
-/* C larger than this is stored past the caches (when beta == 0): it would only evict A and B. */
+/* C larger than this is stored past the caches (when beta == 0): it would only evict A and B.
+ * Only whole lines go that way (chunk_rows, chunk_task). */
+#define STREAM_LINE 64
 #define STREAM_NT_BYTES (32u << 20)
 /* Batched steps take the engine only when each GEMM's C has at least this many elements:
  * B is packed per GEMM, serially. */
@@ -131,6 +133,27 @@ static bool whole_vector(const int64_t *roff, int64_t i, int64_t rows, int lanes
   return true;
 }
 
+/* Rows [*i0, *i0 + *rows) of C that chunk `chunk` of GEMM g covers. Chunk 0 holds the rows
+ * before C's first row on a cache-line boundary (none when row 0 is on one), so that every
+ * later chunk, and each register tile in it, starts a line (a tile is one or two lines). C
+ * handed over from NumPy starts 16 bytes past a line: with tiles from row 0, no store there
+ * could go past the cache, and streaming the vectors that happened to be aligned only made it
+ * worse (half-line non-temporal stores beside ordinary ones: TCCG's abcdef-gdab-efgc 22 ms into
+ * such a C, 30 ms with 32-byte alignment, 15 ms with line alignment or an aligned C). Rows of a
+ * scattered C keep the boundary where its runs are whole lines long. */
+static void chunk_rows(const stream_gemm *g, int64_t chunk, int64_t *i0, int64_t *rows) {
+  uintptr_t es = (uintptr_t)g->ks->esize, per_line = STREAM_LINE / es;
+  uintptr_t at = (uintptr_t)g->c / es; /* row 0's offset is 0 in either form */
+  int64_t head = (int64_t)((per_line - at % per_line) % per_line);
+  if (head > g->m) head = g->m;
+  if (chunk == 0) {
+    *i0 = 0, *rows = head;
+    return;
+  }
+  *i0 = head + (chunk - 1) * STREAM_CHUNK;
+  *rows = *i0 < g->m ? min64(g->m - *i0, STREAM_CHUNK) : 0;
+}
+
 /* The A rows of the task a thread takes next, touched ahead (software prefetch) a few
  * segments per tile of the current task: with C streaming out and A arriving as up to
  * LT__CAPS_SMALL_K runs of a few hundred bytes per task, the hardware prefetchers do not keep
@@ -168,9 +191,10 @@ typedef struct stream_job {
 /* Sets pc up over task t's A rows (nothing when A is scattered both ways). */
 static void prefetch_task(const stream_job *j, int64_t t, int64_t *roff_buf, prefetch_cursor *pc) {
   stream_gemm g = gemm_of(j->s, j->ks, j->simd, j->batch0 + t / j->chunks);
-  int64_t es = (int64_t)j->ks->esize, i0 = t % j->chunks * STREAM_CHUNK;
-  int64_t rows = min64(g.m - i0, STREAM_CHUNK);
+  int64_t es = (int64_t)j->ks->esize, i0, rows;
+  chunk_rows(&g, t % j->chunks, &i0, &rows);
   *pc = (prefetch_cursor){.base = g.a};
+  if (rows == 0) return;
   if (g.ca->n == 0 && rows_unit(g.rs_a, g.ra, rows) && g.ra->n == 0) {
     pc->base += i0 * es, pc->seg_step = g.cs_a * es, pc->seg_bytes = rows * es, pc->n_seg = g.k;
   } else if (g.ca->n == 0 && g.cs_a == 1) {
@@ -191,7 +215,9 @@ static void chunk_task(void *arg, int64_t lo, int64_t hi) {
     int64_t b = t / j->chunks;
     stream_gemm g = gemm_of(j->s, ks, j->simd, j->batch0 + b);
     const char *b_pack = j->b_pack + b * j->pack_step;
-    int64_t i0 = t % j->chunks * STREAM_CHUNK, rows = min64(g.m - i0, STREAM_CHUNK);
+    int64_t i0, rows;
+    chunk_rows(&g, t % j->chunks, &i0, &rows);
+    if (rows == 0) continue;
     pack_rows(a_pack, g.a, g.rs_a, g.ra, g.cs_a, g.ca, i0, rows, g.k, ks->mr, ks->esize, g.simd,
               scratch);
     lt__gemm_offsets(g.rc, g.rs_c, i0, rows, roff);
@@ -199,7 +225,7 @@ static void chunk_task(void *arg, int64_t lo, int64_t hi) {
     for (int64_t ir = 0, q = 0; ir < rows; ir += ks->mr, q++)
       flags[q] = (whole_vector(roff, ir, rows, ks->lanes) ? LT__STREAM_HALF0 : 0u) |
                  (whole_vector(roff, ir + ks->lanes, rows, ks->lanes) ? LT__STREAM_HALF1 : 0u) |
-                 (j->nt ? LT__STREAM_NT : 0u);
+                 (j->nt && whole_vector(roff, ir, rows, ks->mr) ? LT__STREAM_NT : 0u);
     prefetch_cursor pc = {0};
     if (t + 1 < hi) prefetch_task(j, t + 1, ahead, &pc); /* used up within this task */
     int64_t tiles = (j->n + ks->nr - 1) / ks->nr * ((rows + ks->mr - 1) / ks->mr);
@@ -252,7 +278,7 @@ bool lt__cpu_gemm_stream(lt_context *ctx, const lt__gemm_step *s) {
   int64_t nc = (int64_t)STREAM_B_BYTES / (g0.k * es) / ks->nr * ks->nr;
   if (nc < ks->nr) nc = ks->nr;
   nc = min64(nc, (g0.n + ks->nr - 1) / ks->nr * ks->nr);
-  int64_t chunks = (g0.m + STREAM_CHUNK - 1) / STREAM_CHUNK;
+  int64_t chunks = 1 + (g0.m + STREAM_CHUNK - 1) / STREAM_CHUNK; /* chunk_rows */
   size_t pack_bytes = (size_t)(nc * g0.k * es), off_bytes = (size_t)nc * sizeof(int64_t), got;
   /* Every batch's B packed up front (one region for the whole step) where B is one block
    * narrow enough for pack_task's offsets and all copies fit STREAM_B_BYTES; else B is packed
