@@ -198,9 +198,9 @@ static void test_matmul_layouts(void **state) {
   }
 }
 
-/* Matrix products whose extents cross the packed GEMM's cache blocks (kc 256/384, mc 144/192,
- * nc 3072) and register tiles (16 or 32 x 12) at uneven points, single matrices (threads share
- * one GEMM) and batches (threads take whole GEMMs), on one thread and on two. */
+/* Matrix products whose extents cross the packed GEMM's cache blocks (kc 256-512, A blocks of
+ * 64-256 rows, nc 3072) and register tiles (16 or 32 x 12) at uneven points, single matrices
+ * (threads share one GEMM) and batches (threads take whole GEMMs), on one thread and on two. */
 static void test_gemm_blocking(void **state) {
   lt_test_rng_reset(lt_test_seed() + 2);
   const char *devs[8];

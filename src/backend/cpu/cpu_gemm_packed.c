@@ -146,6 +146,14 @@ static const char *b_block(const gemm_problem *g, int64_t pc, int64_t jc) {
 #define MAX_KC 1024
 #define MAX_NC 3072
 
+/* Rows per A block for k blocks kc deep: as many as fill the blocking's full-depth A block
+ * (mc x kc of the blocking), so that a shallow GEMM takes taller blocks (up to MAX_MC) rather
+ * than more of them. */
+static int64_t a_block_rows(const lt__gemm_blocking *bk, int64_t kc) {
+  int64_t rows = bk->mc * bk->kc / (kc > 0 ? kc : 1) / bk->mr * bk->mr;
+  return rows < bk->mr ? bk->mr : rows > MAX_MC ? MAX_MC / bk->mr * bk->mr : rows;
+}
+
 static bool scattered(const lt__gemm_group *r, const lt__gemm_group *c) { return r->n || c->n; }
 
 /* A 16-bit source goes through offset lists whatever its layout: the converting packers
@@ -315,8 +323,9 @@ static void gemm_serial(const gemm_problem *g, char *a_buf, char *b_buf) {
     FOR_K_BLOCKS(g, pc, kc) {
       double beta = pc == 0 ? g->beta : 1.0;
       pack_b(g, b_buf, pc, kc, jc, 0, nc);
-      for (int64_t ic = 0; ic < g->m; ic += bk->mc) {
-        int64_t mc = min64(g->m - ic, bk->mc);
+      int64_t rows = a_block_rows(bk, g->kc);
+      for (int64_t ic = 0; ic < g->m; ic += rows) {
+        int64_t mc = min64(g->m - ic, rows);
         pack_a(g, a_buf, ic, mc, pc, kc);
         multiply_block(g, a_buf, b_buf, ic, mc, jc, 0, nc, kc, beta);
       }
@@ -348,7 +357,7 @@ typedef struct shared_step {
   char *b_buf;
   int64_t jc, nc, pc, kc;
   double beta;
-  int64_t mc;                        /* rows per A block (a multiple of MR, at most bk->mc) */
+  int64_t mc;                        /* rows per A block (a multiple of MR, a_block_rows at most) */
   int64_t n_col_ranges, range_width; /* multiply tasks are (A block, column range) pairs */
   int64_t panels;                    /* packing tasks */
   atomic_llong packed;               /* packing tasks finished */
@@ -404,7 +413,7 @@ static int64_t even_split(int64_t units, int64_t parts) {
 static void gemm_shared(lt_context *ctx, const gemm_problem *g, gemm_slots *slots, char *b_buf,
                         int threads) {
   const lt__gemm_blocking *bk = g->bk;
-  int64_t panels_m = (g->m + bk->mr - 1) / bk->mr, max_per_block = bk->mc / bk->mr;
+  int64_t panels_m = (g->m + bk->mr - 1) / bk->mr, max_per_block = a_block_rows(bk, g->kc) / bk->mr;
   int64_t n_blocks_a = round_up((panels_m + max_per_block - 1) / max_per_block, threads);
   int64_t mc = even_split(panels_m, n_blocks_a) * bk->mr;
   n_blocks_a = (g->m + mc - 1) / mc;
@@ -561,7 +570,7 @@ bool lt__cpu_gemm_packed(lt_context *ctx, const lt__gemm_step *s, const lt__gemm
   lt__cpu_simd simd = lt__cpu_isa_of(ctx)->simd;
   gemm_problem g0 = problem_of(s, bk, simd, 0);
   int64_t kc = depth_of(bk, min64(s->k > 0 ? s->k : 1, bk->kc));
-  size_t a_bytes = (size_t)(round_up(min64(g0.m, bk->mc), bk->mr) * kc) * bk->esize;
+  size_t a_bytes = (size_t)(round_up(min64(g0.m, MAX_MC), bk->mr) * kc) * bk->esize;
   size_t b_bytes = (size_t)(round_up(min64(g0.n, bk->nc), bk->nr) * kc) * bk->esize;
   double flops = 2.0 * (double)s->m * (double)s->n * (double)(s->k > 0 ? s->k : 1);
   int threads = lt__cpu_threads(ctx);
