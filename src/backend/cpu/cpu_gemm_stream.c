@@ -139,12 +139,16 @@ static bool whole_vector(const int64_t *roff, int64_t i, int64_t rows, int lanes
  * handed over from NumPy starts 16 bytes past a line: with tiles from row 0, no store there
  * could go past the cache, and streaming the vectors that happened to be aligned only made it
  * worse (half-line non-temporal stores beside ordinary ones: TCCG's abcdef-gdab-efgc 22 ms into
- * such a C, 30 ms with 32-byte alignment, 15 ms with line alignment or an aligned C). Rows of a
- * scattered C keep the boundary where its runs are whole lines long. */
+ * such a C, 30 ms with 32-byte alignment, 15 ms with line alignment or an aligned C). Only C
+ * whose rows run consecutively for at least a chunk is shifted: where they run for one tile
+ * (16 floats, then a jump), shifted tiles would straddle two runs and store element by
+ * element (abcdef-efgc-gdab 0.88x). */
 static void chunk_rows(const stream_gemm *g, int64_t chunk, int64_t *i0, int64_t *rows) {
+  const lt__gemm_group *rc = g->rc;
+  int64_t run = rc->n == 0 ? g->m : rc->stride[rc->n - 1] == 1 ? rc->extent[rc->n - 1] : 1;
   uintptr_t es = (uintptr_t)g->ks->esize, per_line = STREAM_LINE / es;
   uintptr_t at = (uintptr_t)g->c / es; /* row 0's offset is 0 in either form */
-  int64_t head = (int64_t)((per_line - at % per_line) % per_line);
+  int64_t head = run < STREAM_CHUNK ? 0 : (int64_t)((per_line - at % per_line) % per_line);
   if (head > g->m) head = g->m;
   if (chunk == 0) {
     *i0 = 0, *rows = head;
@@ -227,7 +231,9 @@ static void chunk_task(void *arg, int64_t lo, int64_t hi) {
                  (whole_vector(roff, ir + ks->lanes, rows, ks->lanes) ? LT__STREAM_HALF1 : 0u) |
                  (j->nt && whole_vector(roff, ir, rows, ks->mr) ? LT__STREAM_NT : 0u);
     prefetch_cursor pc = {0};
-    if (t + 1 < hi) prefetch_task(j, t + 1, ahead, &pc); /* used up within this task */
+    /* used up within this task; past the next GEMM's chunk 0 where that has no rows */
+    for (int64_t u = t + 1; u < hi && u <= t + 2 && pc.n_seg == 0; u++)
+      prefetch_task(j, u, ahead, &pc);
     int64_t tiles = (j->n + ks->nr - 1) / ks->nr * ((rows + ks->mr - 1) / ks->mr);
     int64_t per_tile = (pc.n_seg + tiles - 1) / tiles;
     for (int64_t jr = 0; jr < j->n; jr += ks->nr) {
