@@ -289,13 +289,66 @@ static void test_large_output(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* An output past the non-temporal threshold whose register tiles' columns lie end to end (D's
+ * unit-stride mode f exactly one tile of rows long, the next mode e a column mode): the kernel
+ * streams whole lines assembled across columns. D starts 0, 1, 2, 4 and 6 doubles into its
+ * buffer: a run starting 0, 16, 32 or 48 bytes past a line, or off the 16-byte grid (the
+ * column by column stores). D[a,e,f] = sum_k A[a,f,k] B[e,k] at random positions, every first
+ * and last row and column among them, against a float64 sum. */
+static void test_joined_columns(void **state) {
+  (void)state;
+  if (lt_test_instrumented()) skip(); /* 4.2M elements: too slow under valgrind */
+  lt_context *ctx = lt_test_cpu_context_with_engine("stream");
+  const int64_t na = 8200, ne = 64, nf = 8, nk = 3, n = na * ne * nf; /* past 32 MiB */
+  const int64_t sa[3] = {na, nf, nk}, sb[2] = {ne, nk}, sd[3] = {na, ne, nf}, sbase = n + 8;
+  const int32_t ma[3] = {0, 2, 3}, mb[2] = {1, 3}, md[3] = {0, 1, 2};
+  lt_tensor *a = lt_test_random_tensor(ctx, LT_F64, 3, sa, LT_LAYOUT_CONTIGUOUS);
+  lt_tensor *b = lt_test_random_tensor(ctx, LT_F64, 2, sb, LT_LAYOUT_CONTIGUOUS);
+  double *da = lt_test_read_all(a), *db = lt_test_read_all(b);
+  static const int64_t shifts[] = {0, 1, 2, 4, 6};
+  for (size_t si = 0; si < sizeof shifts / sizeof shifts[0]; si++) {
+    lt_tensor *base, *flat, *d;
+    LT_CHECK(lt_tensor_zeros(ctx, LT_F64, 1, &sbase, &base));
+    LT_CHECK(lt_view_slice(base, 0, shifts[si], shifts[si] + n, 1, &flat));
+    LT_CHECK(lt_view_reshape(flat, 3, sd, &d));
+    lt_plan *plan;
+    LT_CHECK(lt_plan_contraction(a, ma, b, mb, NULL, NULL, d, md, NULL, &plan));
+    if (lt_test_has_x86_gemm_kernels())
+      assert_non_null(strstr(lt_plan_describe(plan), ", stream)"));
+    const lt_tensor *ins[2] = {a, b};
+    LT_CHECK(lt_plan_execute(plan, ins, 2, NULL, 0, d));
+    double *dd = lt_test_read_all(d);
+    for (int t = 0; t < 4096; t++) {
+      int64_t i = t < 16 ? (t < 8 ? 0 : na - 1) : lt_test_rand_int(0, na - 1);
+      int64_t e = t < 16 ? (t % 2 ? ne - 1 : 0) : t < 512 ? t % ne : lt_test_rand_int(0, ne - 1);
+      int64_t f = t < 16 ? t % nf : lt_test_rand_int(0, nf - 1);
+      double want = 0;
+      for (int64_t p = 0; p < nk; p++)
+        want += da[(i * nf + f) * nk + p] * db[e * nk + p];
+      double got = dd[(i * ne + e) * nf + f];
+      if (!(fabs(got - want) <= 1e-12 * (1.0 + fabs(want))))
+        fail_msg("shift %lld: D[%lld,%lld,%lld] = %g, want %g", (long long)shifts[si], (long long)i,
+                 (long long)e, (long long)f, got, want);
+    }
+    free(dd);
+    lt_plan_destroy(plan);
+    lt_tensor_destroy(d);
+    lt_tensor_destroy(flat);
+    lt_tensor_destroy(base);
+  }
+  free(da);
+  free(db);
+  lt_tensor_destroy(a);
+  lt_tensor_destroy(b);
+  lt_context_destroy(ctx);
+}
+
 int main(void) {
   lt_test_rng_reset(lt_test_seed() + 21);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_fixed_cases),
-      cmocka_unit_test(test_batched_cases),
-      cmocka_unit_test(test_random_cases),
-      cmocka_unit_test(test_large_output),
+      cmocka_unit_test(test_fixed_cases),    cmocka_unit_test(test_batched_cases),
+      cmocka_unit_test(test_random_cases),   cmocka_unit_test(test_large_output),
+      cmocka_unit_test(test_joined_columns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,10 +238,14 @@ static void chunk_task(void *arg, int64_t lo, int64_t hi) {
     int64_t per_tile = (pc.n_seg + tiles - 1) / tiles;
     for (int64_t jr = 0; jr < j->n; jr += ks->nr) {
       int n = (int)min64(ks->nr, j->n - jr);
+      unsigned joined = n == ks->nr ? LT__STREAM_JOINED : 0u;
+      for (int i = 1; i < n; i++)
+        if (j->coff[jr + i] != j->coff[jr + i - 1] + ks->mr) joined = 0;
       for (int64_t ir = 0, q = 0; ir < rows; ir += ks->mr, q++) {
         prefetch_some(&pc, per_tile);
+        unsigned f = flags[q] & LT__STREAM_NT ? flags[q] | joined : flags[q];
         ks->kernel(g.k, a_pack + ir * g.k * es, b_pack + jr * g.k * es, g.c, roff + ir,
-                   j->coff + jr, (int)min64(ks->mr, rows - ir), n, g.alpha, g.beta, flags[q]);
+                   j->coff + jr, (int)min64(ks->mr, rows - ir), n, g.alpha, g.beta, f);
       }
     }
   }

@@ -15,8 +15,9 @@
 #include <stdint.h>
 
 /* Tile flags: rows [0, LANES) of the tile are all present and consecutive in C (one vector
- * store), rows [LANES, 2*LANES) likewise, and stores may bypass the cache. */
-enum { LT__STREAM_HALF0 = 1, LT__STREAM_HALF1 = 2, LT__STREAM_NT = 4 };
+ * store), rows [LANES, 2*LANES) likewise, stores may bypass the cache, and the tile's NR
+ * columns lie end to end in C (each right after the previous one's MR rows). */
+enum { LT__STREAM_HALF0 = 1, LT__STREAM_HALF1 = 2, LT__STREAM_NT = 4, LT__STREAM_JOINED = 8 };
 
 /* C[roff[i] + coff[j]] = alpha * sum_p a[p*MR + i] * b[p*NR + j] + beta * C (beta == 0: C is
  * never read) for i < m <= MR, j < n <= NR, with a and b packed as for the GEMM micro-kernels

@@ -21,6 +21,9 @@
 #define V_SET1(x) _mm256_set1_ps(x)
 #define V_FMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
 #define V_MUL(a, b) _mm256_mul_ps((a), (b))
+#define V_JOIN(a, b) _mm256_permute2f128_ps((a), (b), 0x21)
+#define V_STORE_LO(p, v) _mm_storeu_ps((p), _mm256_castps256_ps128(v))
+#define V_STORE_HI(p, v) _mm_storeu_ps((p), _mm256_extractf128_ps((v), 1))
 #include "backend/cpu/cpu_gemm_stream_kernel.inc"
 
 #define KERNEL_NAME gemm_stream_f64_avx2
@@ -35,6 +38,9 @@
 #define V_SET1(x) _mm256_set1_pd(x)
 #define V_FMA(a, b, c) _mm256_fmadd_pd((a), (b), (c))
 #define V_MUL(a, b) _mm256_mul_pd((a), (b))
+#define V_JOIN(a, b) _mm256_permute2f128_pd((a), (b), 0x21)
+#define V_STORE_LO(p, v) _mm_storeu_pd((p), _mm256_castpd256_pd128(v))
+#define V_STORE_HI(p, v) _mm_storeu_pd((p), _mm256_extractf128_pd((v), 1))
 #include "backend/cpu/cpu_gemm_stream_kernel.inc"
 
 static void fence(void) { _mm_sfence(); }
