@@ -36,6 +36,12 @@ void lt__gemm_offsets(const lt__gemm_group *g, int64_t stride, int64_t first, in
 void lt__gemm_pack_scattered(void *dst, const void *src, const int64_t *roff, int64_t rows,
                              const int64_t *koff, int64_t kc, int r, size_t esize);
 
+/* lt__gemm_pack_scattered through the strided packer where the offsets allow: k packed run by
+ * run (k values whose offsets step evenly), each panel piece by piece (rows whose offsets step
+ * evenly), element by element only where pieces or runs are short. */
+void lt__gemm_pack_runs(void *dst, const void *src, const int64_t *roff, int64_t rows,
+                        const int64_t *koff, int64_t kc, int r, size_t esize, lt__cpu_simd simd);
+
 /* C[roff[i] + coff[j]] = alpha * tile[j*ld + i] + beta * C (beta == 0: C is not read) for
  * i < m, j < n; f32 when esize is 4, else f64. */
 void lt__gemm_scatter_update(void *c, const int64_t *roff, const int64_t *coff, const void *tile,

@@ -13,7 +13,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* A batch is split across threads when it has at least this many GEMMs per thread, or when
  * each GEMM is below SPLIT_BATCH_MAX_FLOPS (too small to share well). */
@@ -204,56 +203,6 @@ static void multiply_block_scattered(const gemm_problem *g, const char *a_buf, c
     }
 }
 
-/* Scattered packing through the strided packer where it can: the offsets of a scattered k (modes
- * whose strides do not merge) still step evenly along the innermost mode, so each panel is packed
- * run by run (a run: k values whose offsets step evenly), in vectors where a stride is unit.
- * A panel whose rows cross a mode boundary (16 rows over modes of 63: every fourth panel) is
- * packed piece by piece, a piece being rows that step evenly; element by element, such panels
- * took a quarter of a GEMM's time. Rows in pieces shorter than MIN_PIECE, and k of short runs,
- * take the element-wise packer. */
-#define MIN_PIECE 4
-
-/* End of the piece of rows starting at i0: the rows after it whose offsets keep its first step. */
-static int64_t piece_end(const int64_t *ro, int64_t i0, int64_t nr, int64_t *step) {
-  *step = i0 + 1 < nr ? ro[i0 + 1] - ro[i0] : 1;
-  int64_t i1 = i0 + 1;
-  while (i1 < nr && ro[i1] - ro[i1 - 1] == *step)
-    i1++;
-  return i1;
-}
-
-static void pack_runs(char *buf, const char *base, const int64_t *roff, int64_t rows,
-                      const int64_t *koff, int64_t kc, int r, size_t esize, lt__cpu_simd simd) {
-  int64_t es = (int64_t)esize, runs = 1, step;
-  for (int64_t p = 2; p < kc; p++)
-    runs += koff[p] - koff[p - 1] != koff[p - 1] - koff[p - 2];
-  if (kc < 8 * runs) {
-    lt__gemm_pack_scattered(buf, base, roff, rows, koff, kc, r, esize);
-    return;
-  }
-  for (int64_t r0 = 0; r0 < rows; r0 += r, buf += r * kc * es) {
-    int64_t nr = min64(r, rows - r0), pieces = 0;
-    const int64_t *ro = roff + r0;
-    for (int64_t i0 = 0; i0 < nr; pieces++)
-      i0 = piece_end(ro, i0, nr, &step);
-    if (pieces * MIN_PIECE > nr && pieces > 1) {
-      lt__gemm_pack_scattered(buf, base, ro, nr, koff, kc, r, esize);
-      continue;
-    }
-    if (nr < r) memset(buf, 0, esize * (size_t)r * (size_t)kc);
-    for (int64_t i0 = 0, i1; i0 < nr; i0 = i1) {
-      i1 = piece_end(ro, i0, nr, &step);
-      for (int64_t p0 = 0, p1; p0 < kc; p0 = p1) {
-        int64_t ks = p0 + 1 < kc ? koff[p0 + 1] - koff[p0] : 1;
-        for (p1 = p0 + 1; p1 < kc && koff[p1] - koff[p1 - 1] == ks; p1++)
-          ;
-        lt__gemm_pack_rows(buf + (p0 * r + i0) * es, base + (ro[i0] + koff[p0]) * es, step, ks,
-                           i1 - i0, p1 - p0, r, esize, simd);
-      }
-    }
-  }
-}
-
 static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int64_t pc,
                    int64_t kc) {
   pc += g->k0;
@@ -265,7 +214,7 @@ static void pack_a(const gemm_problem *g, char *buf, int64_t ic, int64_t mc, int
     int64_t roff[MAX_MC], koff[MAX_KC];
     lt__gemm_offsets(g->ra, g->rs_a, ic, mc, roff);
     lt__gemm_offsets(g->ca, g->cs_a, pc, kc, koff);
-    pack_runs(buf, g->a, roff, mc, koff, kc, g->bk->mr, g->bk->esize, g->simd);
+    lt__gemm_pack_runs(buf, g->a, roff, mc, koff, kc, g->bk->mr, g->bk->esize, g->simd);
     return;
   }
   lt__gemm_pack(buf, a_block(g, ic, pc), g->rs_a, g->cs_a, mc, kc, g->bk->mr, g->bk->esize,
@@ -285,8 +234,8 @@ static void pack_b(const gemm_problem *g, char *buf, int64_t pc, int64_t kc, int
     int64_t noff[MAX_NC], koff[MAX_KC];
     lt__gemm_offsets(g->cb, g->cs_b, jc + j0, nj, noff);
     lt__gemm_offsets(g->rb, g->rs_b, pc, kc, koff);
-    pack_runs(buf + j0 * kc * (int64_t)g->bk->esize, g->b, noff, nj, koff, kc, g->bk->nr,
-              g->bk->esize, g->simd);
+    lt__gemm_pack_runs(buf + j0 * kc * (int64_t)g->bk->esize, g->b, noff, nj, koff, kc, g->bk->nr,
+                       g->bk->esize, g->simd);
     return;
   }
   lt__gemm_pack(buf + j0 * kc * (int64_t)g->bk->esize, b_block(g, pc, jc + j0), g->cs_b, g->rs_b,
