@@ -216,11 +216,17 @@ typedef struct lt__backend_caps {
    * BLAS blocking is built for large k. */
   double strided_gemm_share, small_k_gemm_share, strided_small_k_gemm_share;
   double copy_seconds; /* per element copied by a permuting map */
+  /* The same for operands larger than LT__CAPS_BIG_COPY_BYTES, whose copies go through DRAM;
+   * 0: as copy_seconds. */
+  double big_copy_seconds;
   double call_seconds; /* per GEMM call */
   /* Memory handles are host pointers: host memory can be wrapped, pointed into, and compared
    * by address across storages (core asks this instead of naming a device). */
   bool host_memory;
 } lt__backend_caps;
+
+/* Copies of operands past this size are priced at caps.big_copy_seconds. */
+#define LT__CAPS_BIG_COPY_BYTES (16LL << 20)
 
 /* Largest k priced with the small-k GEMM rates. */
 #define LT__CAPS_SMALL_K 32
@@ -325,6 +331,12 @@ typedef struct lt__backend {
    * that the front end need not stage the result in F32 workspace and round it in a second
    * pass. */
   bool (*gemm_stores_16bit)(lt_context *ctx);
+  /* Optional: the deepest k (0: none) at which gemm reads an input of `dtype` whose one unit
+   * stride lies on a free mode other than the innermost of its group (the output's unit mode),
+   * a cache line of that mode at a time for many rows, so that the front end need not permute
+   * it first (TCCG's abcde-efbad-cf: C runs along e, A along d). Holds where the output has its
+   * unit stride on that innermost mode and the GEMM has no batch of small ones. */
+  int64_t (*gemm_line_max_k)(lt_context *ctx, lt_dtype dtype);
   /* Optional: picks the engine for a GEMM step once, when the plan is made (step->engine; the
    * operands' memory is not bound yet), and returns its name for plan descriptions. */
   const char *(*gemm_choose)(lt_context *ctx, lt__gemm_step *step);

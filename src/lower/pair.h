@@ -39,6 +39,8 @@ typedef struct lt__pair {
   bool gemm_16bit;              /* ... and f16 / bf16 A and B under f32 compute */
   bool gemm_store_16bit;        /* ... and stores an f16 / bf16 C from f32 compute */
   bool lowp_exact;              /* those in IEEE f32 arithmetic (LT_LOWP_F32) */
+  int64_t gemm_line_max_k;      /* ... reads inputs by lines of a non-innermost mode up to this k */
+  bool lines_off;               /* the lowering's choice: such inputs are packed instead */
   const lt__backend_caps *caps; /* the backend's limits and cost figures (set by lt__lower_pair) */
   /* Set by lt__lower_pair when it emits a GEMM step, for plan descriptions: the engine the
    * backend chose (NULL if it names none) and m, n, k and the batch count. */
@@ -80,6 +82,10 @@ bool lt__mview_has(const lt__mview *v, int32_t mode);
 void lt__pair_operand_over(const lt__mview *v, int rank, const int32_t *modes, lt__operand *op);
 /* Output of the final map: D = in0 [* in1] + beta*C, with C = D itself when there is none. */
 void lt__pair_add_beta_term(const lt__pair *p, lt__step *s, int slot);
+/* Sums the modes of v that neither `other` nor p's D has into workspace (a reduce step); v
+ * becomes that workspace and *unary the identity, which the reduction applied. */
+lt_status lt__pair_reduce_private(lt__program *prog, lt__pair *p, lt__mview *v,
+                                  const lt__mview *other, lt_unary_op *unary);
 /* Contiguous workspace view over `modes` (C order) of `dtype`. */
 lt_status lt__pair_ws_view(lt__program *prog, const int64_t *extent, int rank, const int32_t *modes,
                            lt_dtype dtype, lt__mview *out);

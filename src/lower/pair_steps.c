@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The small pieces every pair lowering shares (pair.c, pair_direct.c): mode lookups in a view,
- * step operands over a mode order, workspace views and packs, and the final map into D. */
+ * step operands over a mode order, workspace views and packs, the sums of modes private to one
+ * operand, and the final map into D. */
 #include "core/error.h"
 #include "lower/pair.h"
 
@@ -89,5 +90,43 @@ lt_status lt__pair_pack(lt__program *prog, const int64_t *extent, const lt__mvie
   m->compute = lt_dtype_size(dtype) == 2 ? LT_F32 : dtype; /* a 16-bit GEMM operand: exact */
   s->buf[0] = src->buf;
   s->buf[3] = out->buf;
+  return LT_OK;
+}
+
+lt_status lt__pair_reduce_private(lt__program *prog, lt__pair *p, lt__mview *v,
+                                  const lt__mview *other, lt_unary_op *unary) {
+  int32_t keep[LT_MAX_RANK], red[LT_MAX_RANK];
+  int nk = 0, nr = 0;
+  for (int i = 0; i < v->rank; i++) {
+    if (lt__mview_has(other, v->mode[i]) || lt__mview_has(&p->d, v->mode[i]))
+      keep[nk++] = v->mode[i];
+    else
+      red[nr++] = v->mode[i];
+  }
+  if (nr == 0) return LT_OK;
+  lt__mview out;
+  LT_TRY(lt__pair_ws_view(prog, p->extent, nk, keep, p->compute, &out));
+  lt__step *s = lt__program_add(prog, LT__STEP_REDUCE);
+  if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
+  lt__reduce_step *r = &s->u.reduce;
+  r->rank = nk;
+  for (int i = 0; i < nk; i++)
+    r->shape[i] = p->extent[keep[i]];
+  r->red_rank = nr;
+  for (int i = 0; i < nr; i++)
+    r->red_shape[i] = p->extent[red[i]];
+  lt__pair_operand_over(v, nk, keep, &r->in);
+  for (int i = 0; i < nr; i++)
+    r->in_red_strides[i] = lt__mview_stride(v, red[i]);
+  lt__pair_operand_over(&out, nk, keep, &r->out);
+  r->unary = *unary;
+  r->op = LT_REDUCE_SUM;
+  r->compute = p->compute;
+  s->buf[0] = v->buf;
+  s->buf[1] = out.buf;
+  s->scalar[0] = LT__SCALAR_ONE;
+  s->scalar[1] = LT__SCALAR_ZERO;
+  *v = out;
+  *unary = LT_UNARY_IDENTITY;
   return LT_OK;
 }

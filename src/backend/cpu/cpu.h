@@ -51,11 +51,14 @@ const char *lt__cpu_gemm_choose(lt_context *ctx, lt__gemm_step *step);
 /* The backend's measured_caps: GEMM rates, copy and per-GEMM call costs, measured once and
  * kept across processes (cpu_caps.c, cpu_wisdom.h). */
 const lt__backend_caps *lt__cpu_measured_caps(lt_context *ctx);
-/* Whether the streaming engine takes the step (1 <= k <= LT__CAPS_SMALL_K, a unit stride in
- * C, tile kernels on this ISA), and running it: false when it does not take the step or its
- * B buffer cannot be had (then nothing was written). */
+/* Whether the streaming engine takes the step (1 <= k <= LT__CAPS_SMALL_K, or deeper where A
+ * is read by lines: cpu_gemm_stream.c; a unit stride in C, tile kernels on this ISA), and running
+ * it: false when it does not take the step or its B buffer cannot be had (then nothing was
+ * written). */
 bool lt__cpu_gemm_stream_ok(lt_context *ctx, const lt__gemm_step *step);
 bool lt__cpu_gemm_stream(lt_context *ctx, const lt__gemm_step *step);
+/* The backend's gemm_line_max_k: the deepest k the streaming engine reads A by lines at. */
+int64_t lt__cpu_gemm_line_max_k(lt_context *ctx, lt_dtype dtype);
 /* Whether the small-GEMM engine takes the step (one GEMM of f32 or f64, m*n*k <= 2^21, no
  * scattered modes, a unit stride in C, kernels on this ISA), and running it: false when it does
  * not take the step or a copy of B cannot be had (then nothing was written). */

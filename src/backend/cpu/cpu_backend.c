@@ -136,6 +136,7 @@ static const lt__backend cpu_backend = {
     .gemm_takes_any_strides = lt__cpu_gemm_takes_any_strides,
     .gemm_takes_16bit = lt__cpu_gemm_takes_16bit,
     .gemm_stores_16bit = lt__cpu_gemm_stores_16bit,
+    .gemm_line_max_k = lt__cpu_gemm_line_max_k,
     .gemm_choose = lt__cpu_gemm_choose,
     .gemm_in_place = lt__cpu_gemm_in_place,
     .measured_caps = lt__cpu_measured_caps,

@@ -19,6 +19,8 @@
 
 #define GEMM_EXTENT 192
 #define COPY_EXTENT 512
+/* The large copy: 2 x 16 MiB of f32, past L2 and most of a server's L3 share. */
+#define BIG_COPY_EXTENT 2048
 /* Rounds of the measurement: every figure is timed once per round, in turn, and keeps its best,
  * so that a slow spell of the machine (another pool spinning, a worker thread just created)
  * slows all figures of one round alike instead of one figure of the whole measurement. */
@@ -102,7 +104,7 @@ static double share_of(double rate, double of) {
   return q < 0.125 ? 0.125 : q;
 }
 
-enum { BLAS, PACKED, BLAS_K, STREAM_K, COPY, CALLS, N_PROBES };
+enum { BLAS, PACKED, BLAS_K, STREAM_K, COPY, BIG_COPY, CALLS, N_PROBES };
 
 /* Fills caps from the probes: gemm_flops (the faster engine on a mid-sized GEMM), the shares of
  * the packed engine (the one that takes any strides) and of small k, the copy time per element
@@ -112,7 +114,8 @@ enum { BLAS, PACKED, BLAS_K, STREAM_K, COPY, CALLS, N_PROBES };
 static void fill_caps(lt_context *ctx, lt__backend_caps *caps) {
   const int64_t n = GEMM_EXTENT, wide = 2 * GEMM_EXTENT, small_k = 24, e = CALL_EXTENT;
   size_t floats = (size_t)(3 * wide * wide);
-  if (floats < (size_t)(2 * COPY_EXTENT * COPY_EXTENT)) floats = 2 * COPY_EXTENT * COPY_EXTENT;
+  if (floats < (size_t)(2 * BIG_COPY_EXTENT * BIG_COPY_EXTENT))
+    floats = 2 * BIG_COPY_EXTENT * BIG_COPY_EXTENT;
   if (floats < (size_t)(3 * CALL_BATCH * e * e)) floats = 3 * CALL_BATCH * e * e;
   float *mem = calloc(floats, sizeof(float));
   if (mem == NULL) return;
@@ -122,6 +125,7 @@ static void fill_caps(lt_context *ctx, lt__backend_caps *caps) {
   gemm_probe(ctx, &p[BLAS_K], mem, wide, wide, small_k, 1, LT__CPU_GEMM_OPENBLAS);
   gemm_probe(ctx, &p[STREAM_K], mem, wide, wide, small_k, 1, LT__CPU_GEMM_STREAM);
   copy_probe(&p[COPY], mem, COPY_EXTENT);
+  copy_probe(&p[BIG_COPY], mem, BIG_COPY_EXTENT);
   gemm_probe(ctx, &p[CALLS], mem, e, e, e, CALL_BATCH, 0);
   bool ok = measure(ctx, p, N_PROBES);
   free(mem);
@@ -134,6 +138,7 @@ static void fill_caps(lt_context *ctx, lt__backend_caps *caps) {
   caps->small_k_gemm_share = share_of(blas_k > packed_k ? blas_k : packed_k, best);
   caps->strided_small_k_gemm_share = share_of(packed_k, best);
   caps->copy_seconds = p[COPY].best / (double)(COPY_EXTENT * COPY_EXTENT);
+  caps->big_copy_seconds = p[BIG_COPY].best / (double)(BIG_COPY_EXTENT * BIG_COPY_EXTENT);
   double calls = p[CALLS].best - 2.0 * (double)(CALL_BATCH * e * e * e) / best;
   double floor = 1e-8; /* a GEMM call is never free: keeps the batch term in the model */
   caps->call_seconds = calls / CALL_BATCH > floor ? calls / CALL_BATCH : floor;

@@ -175,6 +175,33 @@ void lt__gemm_pack_scattered(void *dst, const void *src, const int64_t *roff, in
     pack_scattered_u64(dst, src, roff, rows, koff, kc, r);
 }
 
+/* Each (row, k) position is one run of `lines` elements along the unit-stride mode: per panel
+ * and k index, the panel's rows' runs are one tile transposed into the `lines` matrices (whose
+ * panel rows are consecutive), in vectors where the ISA has them. */
+void lt__gemm_pack_lines(void *dst, int64_t step, const void *src, const int64_t *roff,
+                         int64_t rows, const int64_t *koff, int64_t kc, int lines, int r,
+                         size_t esize, lt__cpu_simd simd, int64_t ahead) {
+  int64_t es = (int64_t)esize, panel = (int64_t)r * kc;
+  const char *srow[LT__CPU_TILE_MAX];
+  char *drow[LT__CPU_TILE_MAX];
+  for (int64_t i0 = 0; i0 < rows; i0 += r) {
+    int64_t nr = rows - i0 < r ? rows - i0 : r;
+    char *out = (char *)dst + i0 / r * panel * es;
+    if (nr < r)
+      for (int w = 0; w < lines; w++)
+        memset(out + w * step * es, 0, esize * (size_t)panel);
+    for (int64_t p = 0; p < kc; p++) {
+      for (int64_t i = 0; i < nr; i++) {
+        srow[i] = (const char *)src + (roff[i0 + i] + koff[p]) * es;
+        __builtin_prefetch(srow[i] + ahead * es, 0, 2);
+      }
+      for (int w = 0; w < lines; w++)
+        drow[w] = out + (w * step + p * r) * es;
+      lt__cpu_transpose_rows(drow, srow, lines, nr, esize, simd, 0);
+    }
+  }
+}
+
 #define LT_DEFINE_SCATTER_UPDATE(T, name)                                                          \
   static void scatter_update_##name(T *c, const int64_t *roff, const int64_t *coff, const T *tile, \
                                     int ld, int m, int n, T alpha, T beta) {                       \

@@ -36,6 +36,15 @@ void lt__gemm_offsets(const lt__gemm_group *g, int64_t stride, int64_t first, in
 void lt__gemm_pack_scattered(void *dst, const void *src, const int64_t *roff, int64_t rows,
                              const int64_t *koff, int64_t kc, int r, size_t esize);
 
+/* lt__gemm_pack_scattered for `lines` matrices at once, matrix w (< lines) holding element
+ * (r, p) at src[roff[r] + koff[p] + w] and packed from dst + w * step (elements): a row group
+ * whose unit stride lies on a mode other than its innermost, each cache line of that mode read
+ * once for all the matrices it holds rows of; each position's element `ahead` further on is
+ * fetched into the cache meanwhile (the lines of a later call). */
+void lt__gemm_pack_lines(void *dst, int64_t step, const void *src, const int64_t *roff,
+                         int64_t rows, const int64_t *koff, int64_t kc, int lines, int r,
+                         size_t esize, lt__cpu_simd simd, int64_t ahead);
+
 /* lt__gemm_pack_scattered through the strided packer where the offsets allow: k packed run by
  * run (k values whose offsets step evenly), each panel piece by piece (rows whose offsets step
  * evenly), element by element only where pieces or runs are short. */

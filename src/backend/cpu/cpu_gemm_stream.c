@@ -12,6 +12,7 @@
 #include "backend/cpu/cpu_gemm_pack.h"
 #include "core/object.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Rows of C per task (a multiple of every kernel's MR): its packed A chunk (at most
@@ -30,6 +31,15 @@
 #define STREAM_MIN_UNIT_EXTENT (2 * STREAM_CHUNK)
 /* Widest B (columns after the turn) packed for all batches up front (pack_task's offsets). */
 #define STREAM_B_MAX_N 1024
+/* Deepest k the engine takes when A is read by lines (line_task; else LT__CAPS_SMALL_K). */
+#define STREAM_MAX_K 128
+/* A task's packed A in line mode: lines x rows x k elements at most. */
+#define LINE_PACK_BYTES (64u << 10)
+/* Blocks of lines ahead that a line-mode task fetches into L2 while packing: a chunk reads
+ * hundreds of lines per block, one per page, more streams than the hardware prefetchers track. */
+#define LINE_AHEAD 2
+/* Offsets farther apart than this many elements touch a cache line each. */
+#define LINE_FAR 8
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -54,10 +64,73 @@ static const lt__gemm_stream *kernels_of(lt_context *ctx, lt_dtype dtype) {
   return isa->gemm_stream ? isa->gemm_stream(dtype) : NULL;
 }
 
+/* Whether the engine runs the step as C^T = B^T A^T (C's rows are not along its unit stride). */
+static bool turned(const lt__gemm_step *s) { return !rows_unit(s->c.rs, &s->c.rows, s->m); }
+
+/* Line mode: the index in A's row group (the engine's A, whose rows run along C's unit stride)
+ * of the mode with unit stride in A, where A's rows and k both lie far apart in A; -1 where A
+ * is read as it is. Packing a chunk of such rows would touch a cache line per element and use
+ * one element of it: TCCG's abcde-efbad-cf, whose C runs along e and A along d. Tasks then
+ * take a chunk of rows for a line's worth of values of that mode at once (line_task). */
+static int line_mode(const lt__gemm_group *ra, const lt__gemm_group *ka, int64_t s_k) {
+  if (ra->n < 2 || llabs(ra->stride[ra->n - 1]) <= LINE_FAR) return -1;
+  if (llabs(ka->n ? ka->stride[ka->n - 1] : s_k) <= LINE_FAR) return -1;
+  for (int i = 0; i + 1 < ra->n; i++)
+    if (ra->stride[i] == 1) return i;
+  return -1;
+}
+
+static int step_line_mode(const lt__gemm_step *s) {
+  return turned(s) ? line_mode(&s->b.cols, &s->b.rows, s->b.rs)
+                   : line_mode(&s->a.rows, &s->a.cols, s->a.cs);
+}
+
+/* Rows and lines (values of the unit-stride mode) per line-mode task, whose packed A (lines x
+ * rows, in MR-row panels, x k) fills at most LINE_PACK_BYTES: whole runs of C's rows (`run`
+ * consecutive rows, 0: unknown) with whole cache lines where some fit; else one run with at
+ * least half a line, so that no tile straddles two runs and a C line the run shares with the
+ * next value of the mode is written by the same task (43-row runs in 32-row chunks: 0.8x); else
+ * as many panels of whole lines as fit; else one panel of fewer lines. *lines is 0 when not
+ * even two fit (k too deep). */
+static void line_shape(const lt__gemm_stream *ks, int64_t k, int64_t run, int64_t *rows,
+                       int *lines) {
+  int64_t es = (int64_t)ks->esize, per_line = STREAM_LINE / es;
+  int64_t fit = min64((int64_t)LINE_PACK_BYTES / (STREAM_LINE * k), STREAM_CHUNK);
+  int64_t panels = run > 0 ? (run + ks->mr - 1) / ks->mr * ks->mr : 0;
+  int64_t w_run = panels ? (int64_t)LINE_PACK_BYTES / (es * panels * k) : 0;
+  if (run > 0 && panels <= fit) {
+    *rows = fit / panels * run, *lines = (int)per_line;
+  } else if (run > 0 && panels <= STREAM_CHUNK && 2 * w_run >= per_line) {
+    *rows = run, *lines = (int)min64(w_run, per_line);
+  } else if (fit >= ks->mr) {
+    *rows = fit / ks->mr * ks->mr, *lines = (int)per_line;
+  } else {
+    int64_t w = (int64_t)LINE_PACK_BYTES / (es * ks->mr * k);
+    *rows = ks->mr, *lines = w < 2 ? 0 : (int)min64(w, per_line);
+  }
+}
+
+int64_t lt__cpu_gemm_line_max_k(lt_context *ctx, lt_dtype dtype) {
+  const lt__gemm_stream *ks = kernels_of(ctx, dtype);
+  if (!ks) return 0;
+  int64_t k = STREAM_MAX_K, rows;
+  int lines;
+  for (line_shape(ks, k, 0, &rows, &lines); lines == 0; line_shape(ks, k, 0, &rows, &lines))
+    k--;
+  return k;
+}
+
 bool lt__cpu_gemm_stream_ok(lt_context *ctx, const lt__gemm_step *s) {
-  if (s->k < 1 || s->k > LT__CAPS_SMALL_K || s->m < 1 || s->n < 1) return false;
+  if (s->k < 1 || s->k > STREAM_MAX_K || s->m < 1 || s->n < 1) return false;
   if (lt__gemm_ab_dtype(s) != s->dtype) return false; /* 16-bit A and B: packed engines only */
-  if (!kernels_of(ctx, s->dtype)) return false;
+  const lt__gemm_stream *ks = kernels_of(ctx, s->dtype);
+  if (!ks) return false;
+  if (s->k > LT__CAPS_SMALL_K) {
+    int64_t rows;
+    int lines;
+    line_shape(ks, s->k, 0, &rows, &lines);
+    if (step_line_mode(s) < 0 || lines == 0) return false;
+  }
   if (lt__cpu_gemm_batch_count(s) > 1 && s->m * s->n < STREAM_MIN_BATCH_ELEMS) return false;
   /* Threads split C's unit-stride extent into chunks: below two chunks one thread would do
    * all the work (a 1.6M x 20 C, k = 32, ran at half the packed engine's speed). Forced
@@ -67,9 +140,6 @@ bool lt__cpu_gemm_stream_ok(lt_context *ctx, const lt__gemm_step *s) {
   if (rows_unit(s->c.rs, &s->c.rows, s->m)) return s->m >= least;
   return rows_unit(s->c.cs, &s->c.cols, s->n) && s->n >= least;
 }
-
-/* Whether the engine runs the step as C^T = B^T A^T (C's rows are not along its unit stride). */
-static bool turned(const lt__gemm_step *s) { return !rows_unit(s->c.rs, &s->c.rows, s->m); }
 
 static stream_gemm gemm_of(const lt__gemm_step *s, const lt__gemm_stream *ks, lt__cpu_simd simd,
                            int64_t b) {
@@ -116,7 +186,7 @@ static void pack_rows(void *dst, const char *x, int64_t s_row, const lt__gemm_gr
                       int64_t s_k, const lt__gemm_group *ks, int64_t first, int64_t count,
                       int64_t k, int r, size_t es, lt__cpu_simd simd, int64_t *roff_buf) {
   if (rows->n || ks->n) {
-    int64_t koff[LT__CAPS_SMALL_K];
+    int64_t koff[STREAM_MAX_K];
     lt__gemm_offsets(rows, s_row, first, count, roff_buf);
     lt__gemm_offsets(ks, s_k, 0, k, koff);
     lt__gemm_pack_scattered(dst, x, roff_buf, count, koff, k, r, es);
@@ -190,6 +260,9 @@ typedef struct stream_job {
   int64_t pack_step; /* bytes between batches' packed B; 0: shared */
   const int64_t *coff;
   bool nt;
+  int line_u; /* line mode: the unit-stride mode's index in A's row group; else -1 */
+  int64_t line_rows, ublocks; /* line mode: rows per task, blocks of lines per chunk */
+  int line_w;                 /* line mode: lines per block */
 } stream_job;
 
 /* Sets pc up over task t's A rows (nothing when A is scattered both ways). */
@@ -209,16 +282,46 @@ static void prefetch_task(const stream_job *j, int64_t t, int64_t *roff_buf, pre
   }
 }
 
+/* Store flags of each MR-row tile of a chunk whose C rows lie at roff. */
+static void tile_flags(const stream_job *j, const int64_t *roff, int64_t rows, unsigned *flags) {
+  const lt__gemm_stream *ks = j->ks;
+  for (int64_t ir = 0, q = 0; ir < rows; ir += ks->mr, q++)
+    flags[q] = (whole_vector(roff, ir, rows, ks->lanes) ? LT__STREAM_HALF0 : 0u) |
+               (whole_vector(roff, ir + ks->lanes, rows, ks->lanes) ? LT__STREAM_HALF1 : 0u) |
+               (j->nt && whole_vector(roff, ir, rows, ks->mr) ? LT__STREAM_NT : 0u);
+}
+
+/* Sweeps a packed chunk of A (its C rows at roff from c) across the job's block of packed B,
+ * touching pc's next segments ahead as it goes. */
+static void sweep(const stream_job *j, const stream_gemm *g, const char *a_pack, const char *b_pack,
+                  char *c, const int64_t *roff, const unsigned *flags, int64_t rows,
+                  prefetch_cursor *pc) {
+  const lt__gemm_stream *ks = j->ks;
+  int64_t es = (int64_t)ks->esize;
+  int64_t tiles = (j->n + ks->nr - 1) / ks->nr * ((rows + ks->mr - 1) / ks->mr);
+  int64_t per_tile = (pc->n_seg + tiles - 1) / tiles;
+  for (int64_t jr = 0; jr < j->n; jr += ks->nr) {
+    int n = (int)min64(ks->nr, j->n - jr);
+    unsigned joined = n == ks->nr ? LT__STREAM_JOINED : 0u;
+    for (int i = 1; i < n; i++)
+      if (j->coff[jr + i] != j->coff[jr + i - 1] + ks->mr) joined = 0;
+    for (int64_t ir = 0, q = 0; ir < rows; ir += ks->mr, q++) {
+      prefetch_some(pc, per_tile);
+      unsigned f = flags[q] & LT__STREAM_NT ? flags[q] | joined : flags[q];
+      ks->kernel(g->k, a_pack + ir * g->k * es, b_pack + jr * g->k * es, c, roff + ir, j->coff + jr,
+                 (int)min64(ks->mr, rows - ir), n, g->alpha, g->beta, f);
+    }
+  }
+}
+
 static void chunk_task(void *arg, int64_t lo, int64_t hi) {
   const stream_job *j = arg;
   const lt__gemm_stream *ks = j->ks;
   _Alignas(64) char a_pack[STREAM_CHUNK * LT__CAPS_SMALL_K * sizeof(double)];
   int64_t roff[STREAM_CHUNK], scratch[STREAM_CHUNK], ahead[STREAM_CHUNK];
-  int64_t es = (int64_t)ks->esize;
   for (int64_t t = lo; t < hi; t++) {
     int64_t b = t / j->chunks;
     stream_gemm g = gemm_of(j->s, ks, j->simd, j->batch0 + b);
-    const char *b_pack = j->b_pack + b * j->pack_step;
     int64_t i0, rows;
     chunk_rows(&g, t % j->chunks, &i0, &rows);
     if (rows == 0) continue;
@@ -226,28 +329,98 @@ static void chunk_task(void *arg, int64_t lo, int64_t hi) {
               scratch);
     lt__gemm_offsets(g.rc, g.rs_c, i0, rows, roff);
     unsigned flags[STREAM_CHUNK / 8];
-    for (int64_t ir = 0, q = 0; ir < rows; ir += ks->mr, q++)
-      flags[q] = (whole_vector(roff, ir, rows, ks->lanes) ? LT__STREAM_HALF0 : 0u) |
-                 (whole_vector(roff, ir + ks->lanes, rows, ks->lanes) ? LT__STREAM_HALF1 : 0u) |
-                 (j->nt && whole_vector(roff, ir, rows, ks->mr) ? LT__STREAM_NT : 0u);
+    tile_flags(j, roff, rows, flags);
     prefetch_cursor pc = {0};
     /* used up within this task; past the next GEMM's chunk 0 where that has no rows */
     for (int64_t u = t + 1; u < hi && u <= t + 2 && pc.n_seg == 0; u++)
       prefetch_task(j, u, ahead, &pc);
-    int64_t tiles = (j->n + ks->nr - 1) / ks->nr * ((rows + ks->mr - 1) / ks->mr);
-    int64_t per_tile = (pc.n_seg + tiles - 1) / tiles;
-    for (int64_t jr = 0; jr < j->n; jr += ks->nr) {
-      int n = (int)min64(ks->nr, j->n - jr);
-      unsigned joined = n == ks->nr ? LT__STREAM_JOINED : 0u;
-      for (int i = 1; i < n; i++)
-        if (j->coff[jr + i] != j->coff[jr + i - 1] + ks->mr) joined = 0;
-      for (int64_t ir = 0, q = 0; ir < rows; ir += ks->mr, q++) {
-        prefetch_some(&pc, per_tile);
-        unsigned f = flags[q] & LT__STREAM_NT ? flags[q] | joined : flags[q];
-        ks->kernel(g.k, a_pack + ir * g.k * es, b_pack + jr * g.k * es, g.c, roff + ir,
-                   j->coff + jr, (int)min64(ks->mr, rows - ir), n, g.alpha, g.beta, f);
-      }
+    sweep(j, &g, a_pack, j->b_pack + b * j->pack_step, g.c, roff, flags, rows, &pc);
+  }
+  if (j->nt) ks->fence();
+}
+
+/* Line mode's split of the rows: A's unit-stride mode u with the row modes that nest onto it in
+ * A (each one's stride the extent of those inside it) form a run, contiguous in A, of `extent`
+ * values; row i of run value x lies at A + ra(i) + x and C + rc(i) + uc(x). The run becomes the
+ * outermost index, so that a chunk of rows holds a few thousand cache lines (pages) of A that
+ * its blocks of the run read in turn, line after line: with u alone (abcde-efbad-cf: d, 29
+ * long, where d, a and b nest into 36163 values) a chunk's pages were left after a line each
+ * and came back through the TLB and DRAM for the next value of a (2.7x slower). */
+typedef struct line_group {
+  lt__gemm_group ra, rc, uc;
+  int64_t extent, m; /* the run's length; rows per run value */
+} line_group;
+
+static void line_rows_of(const stream_gemm *g, int u, line_group *lr) {
+  const lt__gemm_group *ra = g->ra;
+  lt__gemm_group rc = *g->rc;
+  if (rc.n == 0) { /* C's rows nest into one stride: its modes' strides from A's extents */
+    rc.n = ra->n;
+    for (int i = ra->n - 1; i >= 0; i--) {
+      rc.extent[i] = ra->extent[i];
+      rc.stride[i] = i == ra->n - 1 ? g->rs_c : rc.stride[i + 1] * ra->extent[i + 1];
     }
+  }
+  bool in_run[LT__GEMM_GROUP_MODES] = {false};
+  int run[LT__GEMM_GROUP_MODES], n_run = 0; /* innermost first */
+  in_run[u] = true, run[n_run++] = u, lr->extent = ra->extent[u];
+  for (bool grew = true; grew;) { /* the innermost row mode stays C's unit-stride rows */
+    grew = false;
+    for (int i = 0; i + 1 < ra->n; i++)
+      if (!in_run[i] && ra->stride[i] == lr->extent) {
+        in_run[i] = true, run[n_run++] = i, lr->extent *= ra->extent[i], grew = true;
+      }
+  }
+  lr->m = g->m / lr->extent;
+  lr->uc.n = n_run;
+  for (int q = 0; q < n_run; q++)
+    lr->uc.extent[q] = rc.extent[run[n_run - 1 - q]],
+    lr->uc.stride[q] = rc.stride[run[n_run - 1 - q]];
+  lr->ra.n = lr->rc.n = 0;
+  for (int i = 0; i < ra->n; i++) {
+    if (in_run[i]) continue;
+    lr->ra.extent[lr->ra.n] = ra->extent[i], lr->ra.stride[lr->ra.n++] = ra->stride[i];
+    lr->rc.extent[lr->rc.n] = rc.extent[i], lr->rc.stride[lr->rc.n++] = rc.stride[i];
+  }
+}
+
+/* Line-mode tasks: (batch, chunk of rows, block of lines), the blocks of one chunk in turn, so
+ * that the cache lines of A a chunk touches serve every block from L1/L2. Each line of the
+ * block is packed as a matrix of its own (lt__gemm_pack_lines) and swept across B into C at
+ * its value of u. */
+static void line_task(void *arg, int64_t lo, int64_t hi) {
+  const stream_job *j = arg;
+  const lt__gemm_stream *ks = j->ks;
+  _Alignas(64) char a_pack[LINE_PACK_BYTES];
+  int64_t roff_a[STREAM_CHUNK], roff_c[STREAM_CHUNK], koff[STREAM_MAX_K];
+  int64_t xoff[STREAM_LINE / sizeof(float)];
+  unsigned flags[STREAM_CHUNK / 8];
+  int64_t es = (int64_t)ks->esize, held = -1, rows = 0;
+  stream_gemm g = gemm_of(j->s, ks, j->simd, j->batch0);
+  line_group lr;
+  line_rows_of(&g, j->line_u, &lr);
+  lt__gemm_offsets(g.ca, g.cs_a, 0, g.k, koff);
+  prefetch_cursor none = {0};
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t b = t / j->chunks, chunk = t % j->chunks / j->ublocks;
+    if (t / j->ublocks != held) { /* a new chunk: its rows' offsets */
+      held = t / j->ublocks;
+      g = gemm_of(j->s, ks, j->simd, j->batch0 + b);
+      int64_t i0 = chunk * j->line_rows;
+      rows = min64(j->line_rows, lr.m - i0);
+      lt__gemm_offsets(&lr.ra, 0, i0, rows, roff_a);
+      lt__gemm_offsets(&lr.rc, 0, i0, rows, roff_c);
+      tile_flags(j, roff_c, rows, flags);
+    }
+    int64_t x0 = t % j->ublocks * j->line_w;
+    int lines = (int)min64(j->line_w, lr.extent - x0);
+    lt__gemm_offsets(&lr.uc, 0, x0, lines, xoff);
+    int64_t step = (rows + ks->mr - 1) / ks->mr * ks->mr * g.k;
+    lt__gemm_pack_lines(a_pack, step, g.a + x0 * es, roff_a, rows, koff, g.k, lines, ks->mr,
+                        ks->esize, g.simd, LINE_AHEAD * j->line_w);
+    for (int w = 0; w < lines; w++)
+      sweep(j, &g, a_pack + w * step * es, j->b_pack + b * j->pack_step, g.c + xoff[w] * es, roff_c,
+            flags, rows, &none);
   }
   if (j->nt) ks->fence();
 }
@@ -289,6 +462,23 @@ bool lt__cpu_gemm_stream(lt_context *ctx, const lt__gemm_step *s) {
   if (nc < ks->nr) nc = ks->nr;
   nc = min64(nc, (g0.n + ks->nr - 1) / ks->nr * ks->nr);
   int64_t chunks = 1 + (g0.m + STREAM_CHUNK - 1) / STREAM_CHUNK; /* chunk_rows */
+  int u = line_mode(g0.ra, g0.ca, g0.cs_a), line_w = 0;
+  int64_t line_rows = 0, ublocks = 0;
+  line_group lr;
+  if (u >= 0) {
+    line_rows_of(&g0, u, &lr);
+    const lt__gemm_group *rc = &lr.rc;
+    int64_t run = rc->n && rc->stride[rc->n - 1] == 1 ? rc->extent[rc->n - 1] : 0;
+    line_shape(ks, g0.k, run, &line_rows, &line_w);
+  }
+  if (u >= 0 && line_w > 0) {
+    ublocks = (lr.extent + line_w - 1) / line_w;
+    chunks = (lr.m + line_rows - 1) / line_rows * ublocks;
+  } else {
+    u = -1;
+  }
+  if (u < 0 && g0.k > LT__CAPS_SMALL_K) return false; /* chunk_task's buffers hold small k */
+  lt__cpu_range_fn task = u >= 0 ? line_task : chunk_task;
   size_t pack_bytes = (size_t)(nc * g0.k * es), off_bytes = (size_t)nc * sizeof(int64_t), got;
   /* Every batch's B packed up front (one region for the whole step) where B is one block
    * narrow enough for pack_task's offsets and all copies fit STREAM_B_BYTES; else B is packed
@@ -300,7 +490,7 @@ bool lt__cpu_gemm_stream(lt_context *ctx, const lt__gemm_step *s) {
   if (mem == NULL) return false;
   int64_t *coff = (int64_t *)(mem + packs * pack_bytes), *noff = coff + nc;
   bool nt = s->beta == 0 && (double)s->m * (double)s->n * (double)(es * nb) > STREAM_NT_BYTES;
-  stream_job job = {s, ks, simd, 0, chunks, 0, mem, 0, coff, nt};
+  stream_job job = {s, ks, simd, 0, chunks, 0, mem, 0, coff, nt, u, line_rows, ublocks, line_w};
   if (shared || all_packed) {
     if (shared) {
       pack_rows(mem, g0.b, g0.cs_b, g0.cb, g0.rs_b, g0.rb, 0, g0.n, g0.k, ks->nr, ks->esize, simd,
@@ -312,7 +502,7 @@ bool lt__cpu_gemm_stream(lt_context *ctx, const lt__gemm_step *s) {
     }
     lt__gemm_offsets(g0.cc, g0.cs_c, 0, g0.n, coff);
     job.n = g0.n;
-    lt__cpu_parallel(ctx, nb * chunks, nb * g0.m * g0.n, chunk_task, &job);
+    lt__cpu_parallel(ctx, nb * chunks, nb * g0.m * g0.n, task, &job);
   } else {
     for (int64_t b = 0; b < nb; b++) {
       stream_gemm g = gemm_of(s, ks, simd, b);
@@ -321,7 +511,7 @@ bool lt__cpu_gemm_stream(lt_context *ctx, const lt__gemm_step *s) {
         pack_rows(mem, g.b, g.cs_b, g.cb, g.rs_b, g.rb, jc, bn, g.k, ks->nr, ks->esize, simd, noff);
         lt__gemm_offsets(g.cc, g.cs_c, jc, bn, coff);
         job.batch0 = b, job.n = bn;
-        lt__cpu_parallel(ctx, chunks, g.m * bn, chunk_task, &job);
+        lt__cpu_parallel(ctx, chunks, g.m * bn, task, &job);
       }
     }
   }

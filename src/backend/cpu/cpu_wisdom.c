@@ -9,7 +9,7 @@
  * $HOME/.cache/libtensor/<name>; LT_WISDOM=off turns it off. The name is a hash of what the
  * figures depend on: the library's version and build (its file's path, size and time), the
  * CPU's brand string, the instruction-set level, the thread count, and OpenBLAS's core. Lines are
- * "caps" and six numbers, or "engine" / "dot", a slot index and an engine; each is appended with
+ * "caps" and seven numbers, or "engine" / "dot", a slot index and an engine; each is appended with
  * one write (atomic among processes), the first answer for a key wins, and a line that does not
  * parse or is out of range is ignored: the file is a hint, never trusted for more than a plan
  * choice. */
@@ -46,7 +46,7 @@ typedef struct wisdom_engine {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static bool loaded, enabled, have_caps;
 static char path[4096];
-static double caps_figures[6];
+static double caps_figures[7];
 static wisdom_engine engines[MAX_ENGINES];
 static int n_engines;
 
@@ -160,8 +160,8 @@ static bool at_end(const char *p) { return *p == '\0' || (*p == '\n' && p[1] == 
 static void parse_line(const char *line) {
   if (strncmp(line, "caps ", 5) == 0) {
     const char *p = line + 4;
-    double f[6];
-    for (int i = 0; i < 6; i++)
+    double f[7];
+    for (int i = 0; i < 7; i++)
       if (!parse_double(&p, &f[i]) || !isfinite(f[i]) || f[i] <= 0 || f[i] > 1e18) return;
     if (at_end(p) && !have_caps) memcpy(caps_figures, f, sizeof f), have_caps = true;
     return;
@@ -211,6 +211,7 @@ bool lt__cpu_wisdom_caps(lt_context *ctx, lt__backend_caps *caps) {
     caps->strided_small_k_gemm_share = caps_figures[3];
     caps->copy_seconds = caps_figures[4];
     caps->call_seconds = caps_figures[5];
+    caps->big_copy_seconds = caps_figures[6];
   }
   pthread_mutex_unlock(&lock);
   return got;
@@ -221,9 +222,10 @@ void lt__cpu_wisdom_save_caps(lt_context *ctx, const lt__backend_caps *caps) {
   load(ctx);
   if (enabled && !have_caps) {
     char line[LINE_MAX_CHARS];
-    int len = snprintf(line, sizeof line, "caps %.9g %.9g %.9g %.9g %.9g %.9g\n", caps->gemm_flops,
-                       caps->strided_gemm_share, caps->small_k_gemm_share,
-                       caps->strided_small_k_gemm_share, caps->copy_seconds, caps->call_seconds);
+    int len = snprintf(line, sizeof line, "caps %.9g %.9g %.9g %.9g %.9g %.9g %.9g\n",
+                       caps->gemm_flops, caps->strided_gemm_share, caps->small_k_gemm_share,
+                       caps->strided_small_k_gemm_share, caps->copy_seconds, caps->call_seconds,
+                       caps->big_copy_seconds);
     if (len > 0 && len < (int)sizeof line) append(line, len);
   }
   pthread_mutex_unlock(&lock);
