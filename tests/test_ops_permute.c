@@ -108,6 +108,29 @@ static void test_tiled(void **state) {
   }
 }
 
+/* Bit copies of integer and bool elements through the tiled path, extents past 256 along both
+ * tiled dims: the cached tiles are 256 bytes wide, so 1-byte elements once made 256-row tiles
+ * that overran the 128-entry row tables (a transposed u8 300 x 33 came out mostly wrong). Each
+ * shape is permuted several ways (random orders), every layout family, against the naive loop. */
+static void test_tiled_narrow_bits(void **state) {
+  (void)state;
+  const char *devs[8];
+  int ndev = lt_test_devices(devs);
+  lt_test_rng_reset(lt_test_seed() + 24);
+  static const lt_dtype bits[] = {LT_U8, LT_I8, LT_BOOL, LT_I16, LT_U16, LT_I32, LT_I64};
+  int64_t shapes[3][3] = {{300, 33, 2}, {33, 300, 3}, {257, 3, 129}};
+  for (int dv = 0; dv < ndev; dv++) {
+    lt_context *ctx;
+    LT_CHECK(lt_context_create(devs[dv], &ctx));
+    for (int s = 0; s < 3; s++)
+      for (size_t t = 0; t < sizeof bits / sizeof bits[0]; t++)
+        for (int layout = 0; layout < 4; layout++)
+          run_case(ctx, 3, shapes[s], bits[t], bits[t], (lt_test_layout)layout, LT_UNARY_IDENTITY,
+                   1.0);
+    lt_context_destroy(ctx);
+  }
+}
+
 /* Outputs past the streaming threshold (32 MiB): non-temporal tiles and rows, multi-dim tile
  * groups (a reversal whose last extent is 4), checked exactly against a naive index loop. */
 static void test_large_streaming(void **state) {
@@ -261,11 +284,13 @@ static void test_streamed_bitcopies(void **state) {
       {LT_F32, 3, {2, 2048, 2112}, {0, 2, 1}}, /* whole blocks, aligned rows */
       {LT_F32, 3, {3, 1024, 2755}, {2, 1, 0}}, /* ragged edges, a two-dim q group */
       {LT_F32, 3, {2081, 48, 84}, {0, 2, 1}},  /* small matrices, read ahead block by block */
-      {LT_F64, 3, {5, 520, 1624}, {2, 0, 1}},  {LT_F16, 2, {4100, 4097, 1}, {1, 0, 0}},
+      {LT_F64, 3, {5, 520, 1624}, {2, 0, 1}},
+      {LT_F16, 2, {4100, 4097, 1}, {1, 0, 0}},
       {LT_F32, 3, {60, 720, 200}, {2, 1, 0}},  /* 240-byte rows: the q group takes the next dim */
       {LT_F32, 3, {1400, 2100, 3}, {2, 0, 1}}, /* interleaved rows, gathered then streamed */
       /* short rows end to end (43-float rows, the innermost p dim steps by 43): joined runs */
-      {LT_F32, 3, {43, 700, 300}, {1, 2, 0}},  {LT_F64, 3, {29, 500, 290}, {1, 2, 0}},
+      {LT_F32, 3, {43, 700, 300}, {1, 2, 0}},
+      {LT_F64, 3, {29, 500, 290}, {1, 2, 0}},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     for (int layout = PLAIN; layout <= INPUT_FLIPPED; layout++)
@@ -311,7 +336,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_permutations), cmocka_unit_test(test_tiled),
       cmocka_unit_test(test_large_streaming),     cmocka_unit_test(test_streamed_bitcopies),
-      cmocka_unit_test(test_lt_permute),
+      cmocka_unit_test(test_lt_permute),          cmocka_unit_test(test_tiled_narrow_bits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,9 +197,11 @@ static void joined_task(const lt__cpu_map_job *j, const int64_t *off, tile_table
 }
 
 /* Edge of the cached tiles: bit copies take 256-byte rows (a 64x64 float tile: a quarter of
- * the per-tile bookkeeping of 32x32, and 1.2-1.5x the speed on cache-resident matrices). */
+ * the per-tile bookkeeping of 32x32, and 1.2-1.5x the speed on cache-resident matrices), at
+ * most LT__CPU_TILE_MAX (the row tables' size: 1-byte elements would make 256-row tiles, which
+ * overran them and wrote a transposed u8 300 x 33 copy mostly wrong). */
 static int64_t cached_tile(const lt__cpu_map_job *j) {
-  return j->bitcopy ? CACHED_BIT_TILE_BYTES / (int64_t)j->esize : TILE;
+  return j->bitcopy ? min64(CACHED_BIT_TILE_BYTES / (int64_t)j->esize, LT__CPU_TILE_MAX) : TILE;
 }
 
 /* Cached output: the task holds a p block, so it writes TILE output rows sequentially. */
