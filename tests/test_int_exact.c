@@ -6,8 +6,9 @@
  * widths and signed/unsigned operands, every input layout family, size-0 and rank-0 operands,
  * sizes past the point where float contractions would take GEMM, and bool einsum giving bool
  * (NumPy's or-of-ands). Before issue 18's fix these computed through f64 and lost every value
- * above 2^53. Also: narrow-lane elementwise compute agrees with 64-bit compute at its edges,
- * and an OpenCL device without 64-bit integers refuses integer work. */
+ * above 2^53; narrow operands now take a float GEMM only where it is exact (checked too). Also:
+ * narrow-lane elementwise compute agrees with 64-bit compute at its edges, and an OpenCL device
+ * without 64-bit integers refuses integer work. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "harness.h"
 
@@ -224,16 +225,101 @@ static void test_einsum_exact(void **state) {
   lt_test_on_each_device(run_einsum);
 }
 
-/* lt_plan_contraction with alpha, beta and C in i64: D = 3 * A.B - 2 * C, wrapping, into a
- * stepped (strided) output view. */
-static void run_contraction(lt_context *ctx) {
-  int64_t sa[2] = {3, 5}, sb[2] = {5, 4}, sd[2] = {3, 4};
+/* Operands of at most 16 bits contract as a float GEMM wherever every product and partial sum
+ * is an integer the float holds (f32 to 2^24, f64 to 2^53 on the CPU; lower/pair_int.c), then
+ * wrap in the integer compute as the direct kernel does: i8 x i8 over k = 300 runs in f32,
+ * over 1100 in f64, u8 x u8 over 300 in f64; with the edge bits every product is near the
+ * widest, so a bound one step too loose rounds the sums. On the CPU each must have run as a
+ * GEMM (the description); the values must equal the exact reference on every device. */
+static const einsum_case narrow_cases[] = {
+    {"ij,jk->ik", 2, {2, 2}, {{33, 300}, {300, 17}}},
+    {"ij,jk->ik", 2, {2, 2}, {{9, 1100}, {1100, 7}}},
+    {"bij,bjk->bik", 2, {3, 3}, {{3, 20, 70}, {3, 70, 30}}},
+    {"ij,kj->ki", 2, {2, 2}, {{25, 90}, {21, 90}}},
+};
+static const lt_dtype narrow_combos[][3] = {{LT_I8, LT_I8, LT_I8},   {LT_U8, LT_U8, LT_U8},
+                                            {LT_U8, LT_I8, LT_I16},  {LT_I16, LT_I16, LT_I16},
+                                            {LT_U16, LT_U8, LT_U16}, {LT_I8, LT_I16, LT_I16}};
+
+static void run_narrow_gemm(lt_context *ctx) {
+  int nc = (int)(sizeof narrow_cases / sizeof narrow_cases[0]);
+  int nd = (int)(sizeof narrow_combos / sizeof narrow_combos[0]);
+  bool cpu = strcmp(lt_context_device(ctx), "cpu") == 0, few = compiles_kernels(ctx);
+  for (int c = 0; c < nc; c++)
+    for (int k = 0; k < nd; k++) {
+      if (few && (k + c) % 3 != 0) continue;
+      const einsum_case *e = &narrow_cases[c];
+      lt_dtype dt[2] = {narrow_combos[k][0], narrow_combos[k][1]};
+      lt_test_layout layout = (lt_test_layout)((c + k) % LT_LAYOUT_COUNT);
+      check_einsum(ctx, e->expr, 2, dt, e->ranks, e->shapes, layout, narrow_combos[k][2]);
+      if (cpu) {
+        lt_tensor *ts[2];
+        for (int i = 0; i < 2; i++)
+          ts[i] = lt_test_bits_tensor(ctx, dt[i], e->ranks[i], e->shapes[i], layout, edge_bits);
+        lt_plan *plan;
+        LT_CHECK(lt_plan_einsum(e->expr, 2, (const lt_tensor *const *)ts, NULL, NULL, &plan));
+        if (!strstr(lt_plan_describe(plan), "GEMM"))
+          fail_msg("'%s' on %s x %s did not run as a GEMM: %s", e->expr, lt_dtype_name(dt[0]),
+                   lt_dtype_name(dt[1]), lt_plan_describe(plan));
+        lt_plan_destroy(plan);
+        lt_tensor_destroy(ts[0]), lt_tensor_destroy(ts[1]);
+      }
+    }
+}
+
+/* Sums at the float bound: k - 10 products of (-128)^2 (or 255^2) and then 10 of 1 or 3,
+ * so that the partial sums pass 2^24 and then take odd steps, which f32 rounds away: i8 over
+ * k = 1100 and u8 over k = 300 must take f64 (a bound one step too loose passed every random
+ * case above, whose sums stay near sqrt(k) * 2^14). */
+static void run_narrow_bound(lt_context *ctx) {
+  static const struct {
+    lt_dtype dt;
+    int64_t k, big;
+  } bound[] = {{LT_I8, 1100, -128}, {LT_U8, 300, 255}};
+  enum { R = 8, TAIL = 10 }; /* R x R outputs: past the direct kernel's size */
+  for (size_t c = 0; c < sizeof bound / sizeof bound[0]; c++) {
+    int64_t k = bound[c].k, sa[2] = {R, k}, sb[2] = {k, R};
+    int8_t *va = malloc((size_t)(R * k)), *vb = malloc((size_t)(R * k));
+    for (int64_t p = 0; p < k; p++)
+      for (int r = 0; r < R; r++) {
+        bool tail = p >= k - TAIL;
+        va[r * k + p] = (int8_t)(tail ? 1 : bound[c].big);
+        vb[p * R + r] = (int8_t)(tail ? 1 + 2 * (r % 2) : bound[c].big);
+      }
+    lt_tensor *ts[2], *d = NULL;
+    LT_CHECK(lt_tensor_from_host(ctx, bound[c].dt, 2, sa, NULL, va, &ts[0]));
+    LT_CHECK(lt_tensor_from_host(ctx, bound[c].dt, 2, sb, NULL, vb, &ts[1]));
+    LT_CHECK(lt_einsum("ij,jk->ik", 2, (const lt_tensor *const *)ts, NULL, &d));
+    __int128 *got = read_exact(d);
+    __int128 big = bound[c].dt == LT_U8 ? (uint8_t)bound[c].big : bound[c].big;
+    for (int i = 0; i < R; i++)
+      for (int j = 0; j < R; j++) {
+        u128 s = (u128)(big * big * (k - TAIL) + TAIL * (1 + 2 * (j % 2)));
+        if (got[i * R + j] != wrap(bound[c].dt, s))
+          fail_msg("%s over k = %lld: D[%d,%d] = %lld, want %lld", lt_dtype_name(bound[c].dt),
+                   (long long)k, i, j, (long long)got[i * R + j], (long long)wrap(bound[c].dt, s));
+      }
+    free(got), free(va), free(vb);
+    lt_tensor_destroy(d), lt_tensor_destroy(ts[0]), lt_tensor_destroy(ts[1]);
+  }
+}
+
+static void test_narrow_as_float_gemm(void **state) {
+  (void)state;
+  lt_test_on_each_device(run_narrow_gemm);
+  lt_test_on_each_device(run_narrow_bound);
+}
+
+/* lt_plan_contraction with alpha, beta and C: D = 3 * A.B - 2 * C, wrapping, into outputs of
+ * every layout family but broadcast, m x k x n in dtype dt. */
+static void run_contraction_of(lt_context *ctx, lt_dtype dt, int64_t m, int64_t k, int64_t n) {
+  int64_t sa[2] = {m, k}, sb[2] = {k, n}, sd[2] = {m, n};
   int32_t ma[2] = {'i', 'k'}, mb[2] = {'k', 'j'}, md[2] = {'i', 'j'};
   for (int layout = 0; layout < LT_LAYOUT_BROADCAST; layout++) {
-    lt_tensor *a = lt_test_bits_tensor(ctx, LT_I64, 2, sa, (lt_test_layout)layout, edge_bits);
-    lt_tensor *b = lt_test_bits_tensor(ctx, LT_I64, 2, sb, LT_LAYOUT_TRANSPOSED, edge_bits);
-    lt_tensor *c = lt_test_bits_tensor(ctx, LT_I64, 2, sd, LT_LAYOUT_NEGATIVE, edge_bits);
-    lt_tensor *d = lt_test_bits_tensor(ctx, LT_I64, 2, sd, (lt_test_layout)layout, edge_bits);
+    lt_tensor *a = lt_test_bits_tensor(ctx, dt, 2, sa, (lt_test_layout)layout, edge_bits);
+    lt_tensor *b = lt_test_bits_tensor(ctx, dt, 2, sb, LT_LAYOUT_TRANSPOSED, edge_bits);
+    lt_tensor *c = lt_test_bits_tensor(ctx, dt, 2, sd, LT_LAYOUT_NEGATIVE, edge_bits);
+    lt_tensor *d = lt_test_bits_tensor(ctx, dt, 2, sd, (lt_test_layout)layout, edge_bits);
     __int128 *va = read_exact(a), *vb = read_exact(b), *vc = read_exact(c);
     lt_plan *plan;
     LT_CHECK(lt_plan_contraction(a, ma, b, mb, c, md, d, md, NULL, &plan));
@@ -241,20 +327,28 @@ static void run_contraction(lt_context *ctx) {
     double scalars[2] = {3.0, -2.0};
     LT_CHECK(lt_plan_execute(plan, ins, 3, scalars, 2, d));
     __int128 *vd = read_exact(d);
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 4; j++) {
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
         u128 s = 0;
-        for (int k = 0; k < 5; k++)
-          s += (u128)va[i * 5 + k] * (u128)vb[k * 4 + j];
-        __int128 want = wrap(LT_I64, 3 * s - 2 * (u128)vc[i * 4 + j]);
-        if (vd[i * 4 + j] != want)
-          fail_msg("contraction (%s) D[%d,%d] = %lld, want %lld", lt_test_layout_name(layout), i, j,
-                   (long long)vd[i * 4 + j], (long long)want);
+        for (int64_t p = 0; p < k; p++)
+          s += (u128)va[i * k + p] * (u128)vb[p * n + j];
+        __int128 want = wrap(dt, 3 * s - 2 * (u128)vc[i * n + j]);
+        if (vd[i * n + j] != want)
+          fail_msg("%s contraction (%s) D[%lld,%lld] = %lld, want %lld: %s", lt_dtype_name(dt),
+                   lt_test_layout_name(layout), (long long)i, (long long)j,
+                   (long long)vd[i * n + j], (long long)want, lt_plan_describe(plan));
       }
     lt_plan_destroy(plan);
     free(va), free(vb), free(vc), free(vd);
     lt_tensor_destroy(a), lt_tensor_destroy(b), lt_tensor_destroy(c), lt_tensor_destroy(d);
   }
+}
+
+/* In i64 (the direct kernel), and in i8 with k = 300 (a float GEMM on the CPU: alpha and beta
+ * apply in the integer compute after the exact sum). */
+static void run_contraction(lt_context *ctx) {
+  run_contraction_of(ctx, LT_I64, 3, 5, 4);
+  run_contraction_of(ctx, LT_I8, 12, 300, 10);
 }
 
 static void test_contraction_exact(void **state) {
@@ -459,7 +553,7 @@ int main(void) {
       cmocka_unit_test(test_examples),          cmocka_unit_test(test_einsum_exact),
       cmocka_unit_test(test_contraction_exact), cmocka_unit_test(test_scans_exact),
       cmocka_unit_test(test_narrow_edges),      cmocka_unit_test(test_rng_integers_exact),
-      cmocka_unit_test(test_opencl_no_int64),
+      cmocka_unit_test(test_opencl_no_int64),   cmocka_unit_test(test_narrow_as_float_gemm),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

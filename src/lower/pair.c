@@ -449,7 +449,8 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
   s->buf[0] = ba;
   s->buf[1] = bb;
   s->buf[2] = out.buf;
-  s->scalar[0] = p->alpha;
+  bool finish_int = p->int_compute != LT_DTYPE_INVALID;
+  s->scalar[0] = finish_int ? LT__SCALAR_ONE : p->alpha;
   s->scalar[1] = beta;
   if (d_direct) return LT_OK;
   if (p->d.buf.kind == LT__BUF_NONE) {
@@ -463,12 +464,13 @@ static lt_status lower_gemm(lt_context *ctx, lt__program *prog, lt__pair *p, gro
     p->d = out;
     return LT_OK;
   }
+  if (finish_int) p->compute = p->int_compute;
   s = lt__pair_map_into_d(prog, p);
   if (s == NULL) return LT_ERR_OUT_OF_MEMORY;
   lt__pair_operand_over(&out, p->d.rank, p->d.mode, &s->u.map.in[0]);
   s->u.map.n_in = 1;
   s->buf[0] = out.buf;
-  s->scalar[0] = LT__SCALAR_ONE;
+  s->scalar[0] = finish_int ? p->alpha : LT__SCALAR_ONE;
   if (p->beta != LT__SCALAR_ZERO) lt__pair_add_beta_term(p, s, 1);
   return LT_OK;
 }
@@ -493,6 +495,7 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
   p->gemm_line_max_k =
       ctx->backend->gemm_line_max_k ? ctx->backend->gemm_line_max_k(ctx, p->compute) : 0;
   p->lines_off = false;
+  p->int_compute = LT_DTYPE_INVALID;
   p->caps = ctx->backend->measured_caps ? ctx->backend->measured_caps(ctx) : &ctx->backend->caps;
   const int64_t index_max = p->caps->gemm_index_max;
   for (int i = 0; i < p->d.rank; i++)
@@ -526,11 +529,21 @@ lt_status lt__lower_pair(lt_context *ctx, lt__pair *p, lt__program *prog, lt__ho
     return p->d.buf.kind == LT__BUF_NONE ? alloc_d(prog, p) : LT_OK;
   }
   bool allocate_d = p->d.buf.kind == LT__BUF_NONE;
-  /* Integer compute takes the exact direct kernel at any size (GEMM is f32/f64 only). */
+  /* Integer compute takes the exact direct kernel (GEMM is f32/f64 only), unless the float
+   * GEMM is exact for it. */
   bool exact = !lt__dtype_is_float(p->compute);
   bool tiny = ctx->backend->contract &&
               2.0 * (double)bt.size * (double)m.size * (double)n.size * (double)k.size <=
                   p->caps->direct_max_flops;
+  lt_dtype float_compute = exact ? lt__pair_exact_float_compute(p, k.size) : LT_DTYPE_INVALID;
+  if (float_compute != LT_DTYPE_INVALID && !tiny && !any_zero && k.n > 0 && m.size <= index_max &&
+      n.size <= index_max && k.size <= index_max) {
+    if (allocate_d) LT_TRY(alloc_d(prog, p)); /* an intermediate keeps the integer dtype */
+    p->int_compute = p->compute;
+    p->compute = float_compute;
+    bool declined;
+    return lower_gemm(ctx, prog, p, &bt, &m, &n, &k, false, &declined, how);
+  }
   if (tiny && !any_zero && k.n > 0 && !exact && m.size <= index_max && n.size <= index_max &&
       k.size <= index_max) {
     /* One GEMM on the operands as they lie beats the direct kernel's per-element walk even

@@ -35,12 +35,15 @@ typedef struct lt__pair {
   lt_unary_op unary[3];
   lt_dtype compute;
   lt__scalar_role alpha, beta;
-  bool gemm_any_strides;        /* the backend's GEMM takes matrices with no unit stride */
-  bool gemm_16bit;              /* ... and f16 / bf16 A and B under f32 compute */
-  bool gemm_store_16bit;        /* ... and stores an f16 / bf16 C from f32 compute */
-  bool lowp_exact;              /* those in IEEE f32 arithmetic (LT_LOWP_F32) */
-  int64_t gemm_line_max_k;      /* ... reads inputs by lines of a non-innermost mode up to this k */
-  bool lines_off;               /* the lowering's choice: such inputs are packed instead */
+  bool gemm_any_strides;   /* the backend's GEMM takes matrices with no unit stride */
+  bool gemm_16bit;         /* ... and f16 / bf16 A and B under f32 compute */
+  bool gemm_store_16bit;   /* ... and stores an f16 / bf16 C from f32 compute */
+  bool lowp_exact;         /* those in IEEE f32 arithmetic (LT_LOWP_F32) */
+  int64_t gemm_line_max_k; /* ... reads inputs by lines of a non-innermost mode up to this k */
+  bool lines_off;          /* the lowering's choice: such inputs are packed instead */
+  /* An integer contraction run as an exact float GEMM: its integer compute, in which alpha,
+   * beta and D's conversion are applied (LT_DTYPE_INVALID otherwise). */
+  lt_dtype int_compute;
   const lt__backend_caps *caps; /* the backend's limits and cost figures (set by lt__lower_pair) */
   /* Set by lt__lower_pair when it emits a GEMM step, for plan descriptions: the engine the
    * backend chose (NULL if it names none) and m, n, k and the batch count. */
@@ -82,6 +85,9 @@ bool lt__mview_has(const lt__mview *v, int32_t mode);
 void lt__pair_operand_over(const lt__mview *v, int rank, const int32_t *modes, lt__operand *op);
 /* Output of the final map: D = in0 [* in1] + beta*C, with C = D itself when there is none. */
 void lt__pair_add_beta_term(const lt__pair *p, lt__step *s, int slot);
+/* The float dtype in which p, an integer contraction over k terms, runs exactly as a GEMM
+ * (every product and partial sum an integer the float holds), or LT_DTYPE_INVALID (pair_int.c). */
+lt_dtype lt__pair_exact_float_compute(const lt__pair *p, int64_t k);
 /* Sums the modes of v that neither `other` nor p's D has into workspace (a reduce step); v
  * becomes that workspace and *unary the identity, which the reduction applied. */
 lt_status lt__pair_reduce_private(lt__program *prog, lt__pair *p, lt__mview *v,
