@@ -3,7 +3,9 @@
 """Low-precision contractions (issue 21): bf16 and f16 2048^3 matmul ("ij,jk->ik") and batched
 matmul ("bij,bjk->bik", 64 x 256^3) in libtensor and PyTorch, in one process, plus both
 libraries' f32 GEMM of the same shapes; then f16 / bf16 elementwise sums and conversions beside
-NumPy and PyTorch, against the two-thread copy measured in the same run. Prints GFLOP/s (median of LT_BENCH_REPS rounds,
+NumPy and PyTorch, against the two-thread copy measured in the same run; then int8 and int16
+1024^3 matmuls (exact, wrapping as NumPy's) beside NumPy's and PyTorch's, over our f32 GEMM of
+the shape. Prints GFLOP/s (median of LT_BENCH_REPS rounds,
 default 5, with the spread min-max), our ratio to PyTorch, our low-precision rate over our own
 f32 rate, and each result's error against a float64 product of the same rounded inputs
 (max |got - ref| / max |ref|). Libraries alternate within each round, with a 0.2 s pause
@@ -121,6 +123,54 @@ def elementwise(torch, limit):
                   f"copy)  {peers}{vs}")
 
 
+INT_N = 1024
+
+
+def integers(torch):
+    """int8 / int16 matmul: libtensor runs them as an exact float GEMM (f32 while every partial
+    sum stays below 2^24, else f64), NumPy and PyTorch in integer loops. Exactness is checked
+    against an int64 product wrapped to the dtype; NumPy is timed once (seconds per call)."""
+    n = INT_N
+    rng = np.random.default_rng(22)
+    fl = 2.0 * n ** 3
+    a32 = rng.standard_normal((n, n), dtype=np.float32)
+    b32 = rng.standard_normal((n, n), dtype=np.float32)
+    t32a, t32b = lt.from_numpy(a32), lt.from_numpy(b32)
+    p32 = lt.plan_einsum("ij,jk->ik", t32a, t32b)
+    o32 = p32(t32a, t32b)
+    f32 = fl / min(timed(lambda: p32(t32a, t32b, out=o32), 1) for _ in range(REPS)) / 1e9
+    print(f"\ninteger matmul {n}^3 (GOP/s, median of {REPS}); our f32 GEMM of the shape "
+          f"{f32:.1f} GFLOP/s")
+    for dt in (np.int8, np.int16):
+        info = np.iinfo(dt)
+        a = rng.integers(info.min, info.max, (n, n), endpoint=True).astype(dt)
+        b = rng.integers(info.min, info.max, (n, n), endpoint=True).astype(dt)
+        ta, tb = lt.from_numpy(a), lt.from_numpy(b)
+        plan = lt.plan_einsum("ij,jk->ik", ta, tb)
+        out = plan(ta, tb)
+        runners = {"lt": lambda: plan(ta, tb, out=out)}
+        if torch is not None:
+            xa, xb = torch.from_numpy(a), torch.from_numpy(b)
+            xc = torch.matmul(xa, xb)
+            runners["torch"] = lambda: torch.matmul(xa, xb, out=xc)
+        rates = {k: [] for k in runners}
+        for _ in range(REPS):
+            for key, fn in runners.items():
+                time.sleep(PAUSE)
+                rates[key].append(fl / timed(fn, 1) / 1e9)
+        time.sleep(PAUSE)
+        t0 = time.perf_counter()
+        got_np = np.matmul(a, b)
+        rates["numpy"] = [fl / (time.perf_counter() - t0) / 1e9]
+        want = (a.astype(np.int64) @ b.astype(np.int64)).astype(dt)
+        exact = np.array_equal(np.asarray(out), want) and np.array_equal(got_np, want)
+        med = {k: statistics.median(v) for k, v in rates.items()}
+        peers = "  ".join(f"{k} {v:7.2f}" for k, v in med.items() if k != "lt")
+        best = max(v for k, v in med.items() if k != "lt")
+        print(f"  {np.dtype(dt).name:6s} lt {med['lt']:7.2f}  {peers}  ({med['lt'] / best:.0f}x "
+              f"the best peer, {med['lt'] / f32:.2f} of our f32 GEMM)  exact {exact}")
+
+
 def main():
     threads = int(os.environ.get("LT_BENCH_THREADS", "0")) or None
     try:
@@ -178,6 +228,7 @@ def main():
         print(f"{name:18s} {dt:9s} lt {med['lt']:7.1f}  {vs_torch}  "
               f"{med['lt'] / ours_f32:.2f}x our f32")
     elementwise(torch, copy_limit(torch))
+    integers(torch)
     print(f"load after: {os.getloadavg()}")
 
 

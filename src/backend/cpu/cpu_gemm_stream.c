@@ -6,7 +6,11 @@
  * and no C block buffer: C's traffic, the bound at small k, is one write per element. A
  * batched step is one parallel region over (batch, chunk) pairs, with B packed once when it is
  * the same in every batch or for all batches up front when the copies are small; a thread
- * prefetches the A rows of its next chunk while it computes the current one. */
+ * prefetches the A rows of its next chunk while it computes the current one. Where A's unit
+ * stride lies on a row mode that is not C's (line mode), a task packs a chunk of rows for a
+ * cache line's worth of that mode at once, one packed chunk per value, through tile transposes,
+ * and stores each value's tiles at its own offset in C: A is read once, in lines, with no
+ * permutation before the GEMM. */
 #include "backend/cpu/cpu_gemm_stream.h"
 #include "backend/cpu/cpu.h"
 #include "backend/cpu/cpu_gemm_pack.h"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The streaming GEMM engine for small k (k <= LT__CAPS_SMALL_K): C is written once, tile by
- * tile, straight into its final layout, with no k blocking. At small k a GEMM is bound by
+/* The streaming GEMM engine for small k (k <= LT__CAPS_SMALL_K, up to 128 where A is read by
+ * lines, cpu_gemm_stream.c): C is written once, tile by tile, straight into its final layout,
+ * with no k blocking. At small k a GEMM is bound by
  * writing C, not by arithmetic, so what matters is that every C vector goes out as one store:
  * the tile kernel takes each column's own offset and each half-tile's own row offset, so a
  * C whose modes interleave (abcdef from A's and B's modes in turn) is still written with
