@@ -129,12 +129,9 @@ bool lt__cpu_gemm_stream_ok(lt_context *ctx, const lt__gemm_step *s) {
   if (lt__gemm_ab_dtype(s) != s->dtype) return false; /* 16-bit A and B: packed engines only */
   const lt__gemm_stream *ks = kernels_of(ctx, s->dtype);
   if (!ks) return false;
-  if (s->k > LT__CAPS_SMALL_K) {
-    int64_t rows;
-    int lines;
-    line_shape(ks, s->k, 0, &rows, &lines);
-    if (step_line_mode(s) < 0 || lines == 0) return false;
-  }
+  if (s->k > LT__CAPS_SMALL_K &&
+      (step_line_mode(s) < 0 || s->k > lt__cpu_gemm_line_max_k(ctx, s->dtype)))
+    return false;
   if (lt__cpu_gemm_batch_count(s) > 1 && s->m * s->n < STREAM_MIN_BATCH_ELEMS) return false;
   /* Threads split C's unit-stride extent into chunks: below two chunks one thread would do
    * all the work (a 1.6M x 20 C, k = 32, ran at half the packed engine's speed). Forced
@@ -252,6 +249,18 @@ static void prefetch_some(prefetch_cursor *pc, int64_t count) {
   }
 }
 
+/* Line mode's split of the rows: A's unit-stride mode u with the row modes that nest onto it in
+ * A (each one's stride the extent of those inside it) form a run, contiguous in A, of `extent`
+ * values; row i of run value x lies at A + ra(i) + x and C + rc(i) + uc(x). The run becomes the
+ * outermost index, so that a chunk of rows holds a few thousand cache lines (pages) of A that
+ * its blocks of the run read in turn, line after line: with u alone (abcde-efbad-cf: d, 29
+ * long, where d, a and b nest into 36163 values) a chunk's pages were left after a line each
+ * and came back through the TLB and DRAM for the next value of a (2.7x slower). */
+typedef struct line_group {
+  lt__gemm_group ra, rc, uc;
+  int64_t extent, m; /* the run's length; rows per run value */
+} line_group;
+
 /* A batch range of one block of C's columns: B packed for it (b_pack + batch * pack_step),
  * with the block's C column offsets (the same in every batch). Tasks are (batch, chunk of
  * rows) pairs, so that a batched step is one parallel region, not one per GEMM. */
@@ -264,7 +273,7 @@ typedef struct stream_job {
   int64_t pack_step; /* bytes between batches' packed B; 0: shared */
   const int64_t *coff;
   bool nt;
-  int line_u; /* line mode: the unit-stride mode's index in A's row group; else -1 */
+  line_group lines;           /* line mode (line_task): A's rows split into runs */
   int64_t line_rows, ublocks; /* line mode: rows per task, blocks of lines per chunk */
   int line_w;                 /* line mode: lines per block */
 } stream_job;
@@ -343,18 +352,6 @@ static void chunk_task(void *arg, int64_t lo, int64_t hi) {
   if (j->nt) ks->fence();
 }
 
-/* Line mode's split of the rows: A's unit-stride mode u with the row modes that nest onto it in
- * A (each one's stride the extent of those inside it) form a run, contiguous in A, of `extent`
- * values; row i of run value x lies at A + ra(i) + x and C + rc(i) + uc(x). The run becomes the
- * outermost index, so that a chunk of rows holds a few thousand cache lines (pages) of A that
- * its blocks of the run read in turn, line after line: with u alone (abcde-efbad-cf: d, 29
- * long, where d, a and b nest into 36163 values) a chunk's pages were left after a line each
- * and came back through the TLB and DRAM for the next value of a (2.7x slower). */
-typedef struct line_group {
-  lt__gemm_group ra, rc, uc;
-  int64_t extent, m; /* the run's length; rows per run value */
-} line_group;
-
 static void line_rows_of(const stream_gemm *g, int u, line_group *lr) {
   const lt__gemm_group *ra = g->ra;
   lt__gemm_group rc = *g->rc;
@@ -401,8 +398,7 @@ static void line_task(void *arg, int64_t lo, int64_t hi) {
   unsigned flags[STREAM_CHUNK / 8];
   int64_t es = (int64_t)ks->esize, held = -1, rows = 0;
   stream_gemm g = gemm_of(j->s, ks, j->simd, j->batch0);
-  line_group lr;
-  line_rows_of(&g, j->line_u, &lr);
+  const line_group *lr = &j->lines;
   lt__gemm_offsets(g.ca, g.cs_a, 0, g.k, koff);
   prefetch_cursor none = {0};
   for (int64_t t = lo; t < hi; t++) {
@@ -411,14 +407,14 @@ static void line_task(void *arg, int64_t lo, int64_t hi) {
       held = t / j->ublocks;
       g = gemm_of(j->s, ks, j->simd, j->batch0 + b);
       int64_t i0 = chunk * j->line_rows;
-      rows = min64(j->line_rows, lr.m - i0);
-      lt__gemm_offsets(&lr.ra, 0, i0, rows, roff_a);
-      lt__gemm_offsets(&lr.rc, 0, i0, rows, roff_c);
+      rows = min64(j->line_rows, lr->m - i0);
+      lt__gemm_offsets(&lr->ra, 0, i0, rows, roff_a);
+      lt__gemm_offsets(&lr->rc, 0, i0, rows, roff_c);
       tile_flags(j, roff_c, rows, flags);
     }
     int64_t x0 = t % j->ublocks * j->line_w;
-    int lines = (int)min64(j->line_w, lr.extent - x0);
-    lt__gemm_offsets(&lr.uc, 0, x0, lines, xoff);
+    int lines = (int)min64(j->line_w, lr->extent - x0);
+    lt__gemm_offsets(&lr->uc, 0, x0, lines, xoff);
     int64_t step = (rows + ks->mr - 1) / ks->mr * ks->mr * g.k;
     lt__gemm_pack_lines(a_pack, step, g.a + x0 * es, roff_a, rows, koff, g.k, lines, ks->mr,
                         ks->esize, g.simd, LINE_AHEAD * j->line_w);
@@ -494,7 +490,17 @@ bool lt__cpu_gemm_stream(lt_context *ctx, const lt__gemm_step *s) {
   if (mem == NULL) return false;
   int64_t *coff = (int64_t *)(mem + packs * pack_bytes), *noff = coff + nc;
   bool nt = s->beta == 0 && (double)s->m * (double)s->n * (double)(es * nb) > STREAM_NT_BYTES;
-  stream_job job = {s, ks, simd, 0, chunks, 0, mem, 0, coff, nt, u, line_rows, ublocks, line_w};
+  stream_job job = {.s = s,
+                    .ks = ks,
+                    .simd = simd,
+                    .chunks = chunks,
+                    .b_pack = mem,
+                    .coff = coff,
+                    .nt = nt,
+                    .line_rows = line_rows,
+                    .ublocks = ublocks,
+                    .line_w = line_w};
+  if (u >= 0) job.lines = lr;
   if (shared || all_packed) {
     if (shared) {
       pack_rows(mem, g0.b, g0.cs_b, g0.cb, g0.rs_b, g0.rb, 0, g0.n, g0.k, ks->nr, ks->esize, simd,
