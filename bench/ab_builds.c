@@ -5,8 +5,11 @@
  * both see the same machine state, and prints the median time of each and B/A speed.
  *
  * For refactors and tuning: "did this change lose speed anywhere?". LT_AB_ONLY=text runs only
- * the cases whose name contains the text. It is not run by
- * `tensor bench` (it needs two libraries); see the README's "Where the numbers stand". */
+ * the cases whose name contains the text. LT_AB_PAUSE_MS=ms sleeps that long before each timed
+ * sample and LT_AB_CALLS=n times n calls per sample (their mean): with both, each sample is the
+ * first n calls after an idle pause, the pattern of issue 25, rather than a call in a loop. It is
+ * not run by `tensor bench` (it needs two libraries); see the README's "Where the numbers stand".
+ */
 #define _GNU_SOURCE
 #include "bench_timing.h"
 
@@ -89,6 +92,7 @@ static const bench_case cases[] = {
     {"sum cols (4096,4096)", "ab->b", 1, {2}, {{4096, 4096}}, {0}, 1},
     {"sum (1048576,64) rows", "ab->a", 1, {2}, {{1048576, 64}}, {0}, 1},
     {"sum (256,512,512) over 0,2", "abc->b", 1, {3}, {{256, 512, 512}}, {0}, 1},
+    {"matmul 512^3", "ij,jk->ik", 2, {2, 2}, {{512, 512}, {512, 512}}, {0}, 1},
     {"matmul 1024^3", "ij,jk->ik", 2, {2, 2}, {{1024, 1024}, {1024, 1024}}, {0}, 1},
     {"matmul A^T 1024^3", "ij,jk->ik", 2, {2, 2}, {{1024, 1024}, {1024, 1024}}, {1, 0}, 1},
     {"batched 64x128^3", "bij,bjk->bik", 2, {3, 3}, {{64, 128, 128}, {64, 128, 128}}, {0}, 1},
@@ -146,15 +150,16 @@ fail:
   exit(1);
 }
 
-static double run(const api *a, const bench_case *c, prepared *p) {
+static double run(const api *a, const bench_case *c, prepared *p, int calls, double pause) {
   const lt_tensor *ins[2] = {p->view ? p->view : p->in[0], p->in[1]};
+  if (pause > 0) bench_sleep(pause);
   double t0 = bench_now();
-  for (int i = 0; i < c->calls; i++)
+  for (int i = 0; i < calls; i++)
     if (a->plan_execute(p->plan, ins, c->n, NULL, 0, p->out)) {
       fprintf(stderr, "ab_builds: %s: %s\n", c->name, a->last_error());
       exit(1);
     }
-  return (bench_now() - t0) / c->calls;
+  return (bench_now() - t0) / calls;
 }
 
 static void release(const api *a, prepared *p) {
@@ -182,6 +187,11 @@ int main(int argc, char **argv) {
   int ran = 0;
   int ncase = (int)(sizeof cases / sizeof cases[0]);
   const char *only = getenv("LT_AB_ONLY"); /* cases whose name holds it, when set */
+  double pause = getenv("LT_AB_PAUSE_MS") ? 1e-3 * atof(getenv("LT_AB_PAUSE_MS")) : 0;
+  int calls = getenv("LT_AB_CALLS") ? atoi(getenv("LT_AB_CALLS")) : 0;
+  if (pause > 0)
+    printf("each sample: the first %d call(s) after a %.0f ms pause\n\n", calls ? calls : 1,
+           pause * 1e3);
   for (int ci = 0; ci < ncase; ci++) {
     const bench_case *c = &cases[ci];
     if (only && !strstr(c->name, only)) continue;
@@ -200,12 +210,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "ab_builds: output: %s\n", lib[l].last_error());
         return 1;
       }
-      run(&lib[l], c, &p[l]); /* warm-up: workspace, threads, pages */
+      run(&lib[l], c, &p[l], c->calls, 0); /* warm-up: workspace, threads, pages */
     }
     for (int r = 0; r < reps; r++) /* A first on even reps, B first on odd ones */
       for (int i = 0; i < 2; i++) {
         int l = r % 2 ? 1 - i : i;
-        t[l][r] = run(&lib[l], c, &p[l]);
+        t[l][r] = run(&lib[l], c, &p[l], calls ? calls : c->calls, pause);
       }
     double ma = bench_median(t[0], reps), mb = bench_median(t[1], reps), speed = ma / mb;
     printf("%-38s %10.3f us %10.3f us %8.3f\n", c->name, ma * 1e6, mb * 1e6, speed);

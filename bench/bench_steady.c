@@ -85,10 +85,7 @@ static lt_tensor *random_tensor(lt_context *ctx, int rank, const int64_t *shape)
   return t;
 }
 
-static void sleep_ms(int ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  nanosleep(&ts, NULL);
-}
+static void sleep_ms(int ms) { bench_sleep(1e-3 * ms); }
 
 static double run_once(const lt_plan *plan, const lt_tensor *const *ins, lt_tensor *c) {
   double t0 = bench_now();

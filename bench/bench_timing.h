@@ -17,6 +17,12 @@ static inline int bench_cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Sleeps `seconds` (an idle pause between calls). */
+static inline void bench_sleep(double seconds) {
+  struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
 /* Median of n values (sorts v in place). */
 static inline double bench_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
