@@ -28,13 +28,18 @@
 #define LT_R_ARGMIN 8
 #define LT_NO_INDEX LONG_MAX
 
-inline real_t lt_red_identity(int op) {
+/* An empty MAXABS is 0; over integers a non-empty one starts at the lowest value, as the
+ * wrapped |INT_MIN| of a narrow input is negative. */
+inline real_t lt_red_identity(int op, long nred) {
   switch (op) {
   case LT_R_PROD: return 1;
   case LT_R_MIN:
   case LT_R_ARGMIN: return LT_REAL_MAX;
   case LT_R_MAX:
   case LT_R_ARGMAX: return LT_REAL_LOWEST;
+#ifdef LT_INT
+  case LT_R_MAXABS: return nred > 0 ? LT_REAL_LOWEST : 0;
+#endif
   default: return 0;
   }
 }
@@ -64,11 +69,29 @@ inline void lt_red_fold(int op, real_t *av, long *ai, real_t bv, long bi) {
   }
 }
 
+/* An integer input narrower than the 64-bit compute: a transformed value (opA, MAXABS's abs)
+ * wraps to the input's width, as NumPy applies the transform in the input's dtype (|-128| is
+ * -128 in int8, so max |x| of int8 [-128, 3] is 3). */
+#ifdef LT_INT
+#define LT_WRAP_i8(x) ((real_t)(char)(x))
+#define LT_WRAP_i16(x) ((real_t)(short)(x))
+#define LT_WRAP_i32(x) ((real_t)(int)(x))
+#define LT_WRAP_u8(x) ((real_t)(uchar)(x))
+#define LT_WRAP_u16(x) ((real_t)(ushort)(x))
+#define LT_WRAP_u32(x) ((real_t)(uint)(x))
+#define LT_WRAP_i64(x) (x)
+#define LT_WRAP_u64(x) (x)
+#define LT_WRAP_b8(x) (x)
+#define LT_WRAP_IN(x) LT_CAT(LT_WRAP_, LT_IN0)(x)
+#else
+#define LT_WRAP_IN(x) (x)
+#endif
+
 /* The element value an input element contributes. */
 inline real_t lt_red_element(int op, int unary, real_t x) {
-  x = lt_unary(unary, x);
+  if (unary != 0) x = LT_WRAP_IN(lt_unary(unary, x)); /* 0: LT_UNARY_IDENTITY */
   if (op == LT_R_SUMSQ) return LT_MUL(x, x);
-  if (op == LT_R_MAXABS) return LT_ABS(x);
+  if (op == LT_R_MAXABS) return LT_WRAP_IN(LT_ABS(x));
   return x;
 }
 
@@ -113,7 +136,7 @@ kernel void lt_reduce_serial(LT_RED_ARGS, long chunks, long chunk_len, global re
   for (long job = get_global_id(0); job < nout * chunks; job += get_global_size(0)) {
     long o = job % nout, ch = job / nout;
     long base = lt_red_base(o, rank, desc, off_in);
-    real_t acc = lt_red_identity(op);
+    real_t acc = lt_red_identity(op, nred);
     long arg = LT_NO_INDEX;
     long r_end = min(nred, (ch + 1) * chunk_len);
     for (long r = ch * chunk_len; r < r_end; r++) {
@@ -141,7 +164,7 @@ lt_reduce_tree(LT_RED_ARGS, long chunks, long chunk_len, global real_t *part_v,
     long o = job / chunks, ch = job % chunks;
     long base = lt_red_base(o, rank, desc, off_in);
     long r_end = min(nred, (ch + 1) * chunk_len);
-    real_t acc = lt_red_identity(op);
+    real_t acc = lt_red_identity(op, nred);
     long arg = LT_NO_INDEX;
     for (long r = ch * chunk_len + lid; r < r_end; r += LT_WG) {
       real_t x = LT_LOAD(LT_IN0, in, base + lt_red_offset(r, rank, red_rank, desc));
@@ -176,7 +199,7 @@ lt_reduce_tree(LT_RED_ARGS, long chunks, long chunk_len, global real_t *part_v,
 kernel void lt_reduce_final(LT_RED_ARGS, long chunks, global const real_t *part_v,
                             global const long *part_i) {
   for (long o = get_global_id(0); o < nout; o += get_global_size(0)) {
-    real_t acc = lt_red_identity(op);
+    real_t acc = lt_red_identity(op, nred);
     long arg = LT_NO_INDEX;
     for (long ch = 0; ch < chunks; ch++)
       lt_red_fold(op, &acc, &arg, part_v[o * chunks + ch], part_i[o * chunks + ch]);

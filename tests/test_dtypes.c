@@ -403,13 +403,14 @@ static void run_exact_examples(lt_context *ctx) {
   lt_tensor_destroy(b);
   /* sums: int32 -> i64 exact, uint -> u64 wrapping, over every layout family and axis */
   int64_t shape[3] = {3, 4, 5};
-  static const lt_dtype ds[] = {LT_I32, LT_U8, LT_U64, LT_I64, LT_I8};
+  static const lt_dtype ds[] = {LT_I32, LT_U8, LT_U64, LT_I64, LT_I8, LT_I16};
   for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++)
     for (int layout = 0; layout < LT_LAYOUT_COUNT; layout++)
       for (int axis = -1; axis < 3; axis++) {
         a = lt_test_bits_tensor(ctx, ds[di], 3, shape, (lt_test_layout)layout, random_bits);
-        for (int op = 0; op < 4; op++) { /* SUM PROD MIN MAX */
-          LT_CHECK(lt_reduce((lt_reduce_op)op, a, axis < 0 ? -1 : 1, &axis, false, &o));
+        for (int op = 0; op < 5; op++) { /* SUM PROD MIN MAX, and MAXABS as op 4 */
+          lt_reduce_op rop = op == 4 ? LT_REDUCE_MAXABS : (lt_reduce_op)op;
+          LT_CHECK(lt_reduce(rop, a, axis < 0 ? -1 : 1, &axis, false, &o));
           bool unsig = ds[di] == LT_U8 || ds[di] == LT_U64;
           lt_dtype rd = op >= 2 ? ds[di] : unsig ? LT_U64 : LT_I64;
           assert_int_equal(lt_tensor_dtype(o), rd);
@@ -433,6 +434,9 @@ static void run_exact_examples(lt_context *ctx) {
                 acc = wrap(rd, (__int128)((unsigned __int128)acc * (unsigned __int128)val));
               if (op == 2) acc = first || val < acc ? val : acc;
               if (op == 3) acc = first || val > acc ? val : acc;
+              /* |x| in the input's dtype (|INT8_MIN| wraps to itself), as NumPy's abs, then max */
+              __int128 mag = wrap(rd, val < 0 ? -val : val);
+              if (op == 4) acc = first || mag > acc ? mag : acc;
               first = false;
             }
             if (ov[k] != acc)

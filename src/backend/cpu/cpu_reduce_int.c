@@ -17,9 +17,33 @@ static uint64_t start_value(const reduce_job *j, bool sgn) {
   switch (j->kind) {
   case LT__CPU_PROD: return 1;
   case LT__CPU_MIN: return sgn ? (uint64_t)INT64_MAX : UINT64_MAX;
-  case LT__CPU_MAX: return j->pre == LT_UNARY_ABS || !sgn ? 0 : (uint64_t)INT64_MIN;
+  /* An empty MAXABS is 0; a non-empty one may be negative (the wrapped |INT_MIN|). */
+  case LT__CPU_MAX:
+    return !sgn || (j->pre == LT_UNARY_ABS && j->n_red == 0) ? 0 : (uint64_t)INT64_MIN;
   default: return 0;
   }
+}
+
+/* Bits of an integer input narrower than the compute's 64: its transformed values (opA, the
+ * abs of MAXABS) wrap to them before they are compared or summed, as NumPy applies the
+ * transform in the input's dtype (|-128| is -128 in int8, so max |x| of int8 [-128, 3] is 3, not
+ * a 128 that wraps to -128 when stored); 0 for 64-bit inputs and bool. */
+static int narrow_bits(lt_dtype dt) {
+  switch (dt) {
+  case LT_I8:
+  case LT_U8: return 8;
+  case LT_I16:
+  case LT_U16: return 16;
+  case LT_I32:
+  case LT_U32: return 32;
+  default: return 0;
+  }
+}
+
+static void wrap_to(uint64_t *v, int64_t n, int bits, bool is_signed) {
+  int sh = 64 - bits;
+  for (int64_t i = 0; i < n; i++)
+    v[i] = is_signed ? (uint64_t)((int64_t)(v[i] << sh) >> sh) : v[i] << sh >> sh;
 }
 
 /* The reduced values of one output, a row of the reduced nest at a time, into acc (and, for
@@ -33,6 +57,8 @@ static uint64_t reduce_one(const reduce_job *j, int64_t base, bool sgn, int64_t 
   int64_t rows = j->n_red / (len ? len : 1), pos = 0;
   uint64_t acc = start_value(j, sgn), buf[LT__CPU_CHUNK];
   bool is_max = s->op == LT_REDUCE_ARGMAX;
+  int bits = narrow_bits(s->in.dtype);
+  bool in_signed = lt_dtype_is_signed(s->in.dtype);
   lt_binary_op step = j->kind == LT__CPU_MIN ? LT_BINARY_MIN : LT_BINARY_MAX;
   lt__cpu_odometer it;
   lt__cpu_odometer_seek(&it, red, r ? r - 1 : 0, 0);
@@ -42,6 +68,8 @@ static uint64_t reduce_one(const reduce_job *j, int64_t base, bool sgn, int64_t 
       k->load(buf, s->in.mem, s->in.dtype, base + it.off[IN] + c0 * stride, stride, n);
       if (s->unary != LT_UNARY_IDENTITY) k->transform(buf, buf, n, s->unary, 1.0);
       if (j->pre != LT_UNARY_IDENTITY) k->transform(buf, buf, n, j->pre, 1.0);
+      if (bits && (s->unary != LT_UNARY_IDENTITY || j->pre != LT_UNARY_IDENTITY))
+        wrap_to(buf, n, bits, in_signed);
       if (j->is_arg) {
         for (int64_t i = 0; i < n; i++, pos++)
           if (pos == 0 ||
