@@ -85,6 +85,43 @@ def test_integer_array_index(device, rng):
     np.testing.assert_array_equal(_on(device, a)[[1, 1, 0]].numpy(), a[[1, 1, 0]])
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "negative", "stepped", "transposed"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8, "bfloat16"])
+def test_setitem_mask_and_indices(device, rng, layout, dtype):
+    # a[mask] = v and a[idx] = v write into a (every layout), as NumPy assigns; they were a
+    # silent no-op (the write went into the copy that a[mask] returns).
+    base = random_array(rng, (4, 3, 2), np.float32 if dtype == "bfloat16" else dtype, layout)
+    want = base.copy()
+    t = lt.tensor(base, device=device, dtype=dtype)
+    want = t.numpy().astype(want.dtype)  # bfloat16 rounded base's values
+    m1 = rng.random(4) < 0.5
+    m1[0], m1[1] = True, False
+    m2 = rng.random((4, 3)) < 0.5
+    k2 = int(m2.sum())
+    row = np.array([3, 4], want.dtype)
+    per_element = (np.arange(k2 * 2).reshape(k2, 2) % 7).astype(want.dtype)
+    idx = np.array([2, -1, 2])  # repeated: the last write wins, as in NumPy
+    steps = [(m1, 5), (m2, row), (m2, per_element), (idx, np.array(6, want.dtype)),
+             (m2 * 0 + 1 == 1, 2)]
+    for key, value in steps:
+        want[key] = value
+        t[key] = value
+        np.testing.assert_array_equal(t.numpy().astype(want.dtype), want)
+    t[lt.tensor(m1, device=device)] = lt.tensor(np.array([1, 0], want.dtype), device=device)
+    want[m1] = np.array([1, 0], want.dtype)
+    np.testing.assert_array_equal(t.numpy().astype(want.dtype), want)
+    z = lt.tensor(np.array(0, np.uint8), device=device)
+    z[np.array(True)] = 1
+    assert z.numpy() == 1
+    with pytest.raises(IndexError, match="mask has extent 2 on axis 0"):
+        t[np.array([True, False])] = 1
+    with pytest.raises(IndexError, match="out of bounds"):
+        t[np.array([7])] = 1
+    with pytest.raises(ValueError, match="assign|broadcast"):
+        t[m1] = np.zeros((int(m1.sum()) + 1, 3, 2), want.dtype)
+    np.testing.assert_array_equal(t.numpy().astype(want.dtype), want)  # failures write nothing
+
+
 def test_index_errors(device, rng):
     a = _on(device, random_array(rng, (3, 4)))
     with pytest.raises(lt.OutOfRangeError, match=r"INDEX, axis 1.*index 4"):
@@ -92,6 +129,8 @@ def test_index_errors(device, rng):
     with pytest.raises(lt.OutOfRangeError, match=r"index -4"):
         a[[-4]]
     with pytest.raises(lt.ShapeMismatchError, match="mask has extent 5 on axis 1"):
+        a[np.ones((3, 5), bool)]
+    with pytest.raises(IndexError, match="mask has extent 5 on axis 1"):  # NumPy's class too
         a[np.ones((3, 5), bool)]
     with pytest.raises(IndexError):
         a[np.array([0.5])]

@@ -4,7 +4,8 @@
 As in ops: Tensors, NumPy arrays or lists in; NumPy arrays out when no Tensor came in, else
 Tensors on the operands' context. Integer index arrays may hold negative indices (counted from
 the end); an index out of range raises OutOfRangeError naming the operand and axis, and is
-never read. Also extends Tensor indexing with integer arrays (a[idx]) and masks (a[m])."""
+never read. Also extends Tensor indexing and assignment with integer arrays (a[idx], a[idx] = v)
+and masks (a[m], a[m] = v)."""
 import ctypes
 import operator
 
@@ -13,8 +14,8 @@ import numpy as np
 from . import _lib, enums
 from .context import context
 from .convert import operands, result
-from .errors import InvalidArgumentError, OutOfRangeError, check
-from .tensor import Tensor, _new, check_writeable, lt_dtype
+from .errors import InvalidArgumentError, OutOfRangeError, ShapeMismatchError, check
+from .tensor import BF16, Tensor, _new, check_writeable, from_numpy, lt_dtype
 
 
 def _axis(axis, what="axis"):
@@ -212,30 +213,99 @@ def argwhere(a):
 
 # a[idx] with an integer array and a[mask] with a boolean array (one index, not in a tuple).
 _basic_getitem = Tensor.__getitem__
+_basic_setitem = Tensor.__setitem__
+
+
+class MaskShapeError(ShapeMismatchError, IndexError):
+    """A boolean mask whose shape is not the indexed array's leading extents: IndexError, as
+    NumPy and the array API standard raise, and ShapeMismatchError, as the library reports it."""
+
+
+def _array_key(key):
+    """(kind, index) for an integer-array or boolean-mask key: kind "b" or "i"/"u"; None for
+    any other key (basic indexing)."""
+    if not isinstance(key, (list, np.ndarray, Tensor)):
+        return None
+    if isinstance(key, Tensor):
+        kind = "b" if key.dtype == np.bool_ else key.dtype.kind
+        idx = key
+    else:
+        arr = np.asarray(key)
+        kind = arr.dtype.kind if arr.size else "i"
+        idx = arr if arr.size else arr.astype(np.int64)
+    if kind not in "biu":
+        raise IndexError(f"libtensor: arrays used as indices must be of integer or boolean "
+                         f"type, not {np.dtype(kind + '8') if kind == 'f' else kind}")
+    return kind, idx
+
+
+def _mask_select(self, idx):
+    ti = operands([self, idx])[0][1]
+    try:
+        return _new("lt_mask_select", self.context, self.handle, ti.handle)
+    except ShapeMismatchError as e:
+        raise MaskShapeError(str(e), e.status) from None
 
 
 def _getitem(self, key):
-    if isinstance(key, (list, np.ndarray, Tensor)):
-        if isinstance(key, Tensor):
-            kind = "b" if key.dtype == np.bool_ else key.dtype.kind
-            idx = key
-        else:
-            arr = np.asarray(key)
-            kind = arr.dtype.kind if arr.size else "i"
-            idx = arr if arr.size else arr.astype(np.int64)
-        if kind == "b":
-            ti = operands([self, idx])[0][1]
-            return _new("lt_mask_select", self.context, self.handle, ti.handle)
-        if kind in "iu":
-            return take(self, idx, 0)
-        raise IndexError(f"libtensor: arrays used as indices must be of integer or boolean "
-                         f"type, not {np.dtype(kind + '8') if kind == 'f' else kind}")
-    return _basic_getitem(self, key)
+    found = _array_key(key)
+    if found is None:
+        return _basic_getitem(self, key)
+    kind, idx = found
+    return _mask_select(self, idx) if kind == "b" else take(self, idx, 0)
+
+
+def _value_tensor(self, value):
+    """value as a Tensor of self's dtype on self's context (NumPy's casting on assignment)."""
+    if isinstance(value, Tensor):
+        if value.dtype == self.dtype and value.context is self.context:
+            return value
+        value = value.numpy()
+    return from_numpy(np.asarray(value, dtype=np.float64 if self.lt_dtype == BF16 else self.dtype),
+                      self.context)
+
+
+def _setitem(self, key, value):
+    """a[mask] = v and a[idx] = v as NumPy assigns them (the last of repeated indices wins);
+    any other key writes through the view a[key]."""
+    found = _array_key(key)
+    if found is None:
+        return _basic_setitem(self, key, value)
+    check_writeable(self)
+    _check_inplace("__setitem__", self)
+    kind, idx = found
+    src = _value_tensor(self, value)
+    if kind == "b":
+        mask = operands([self, idx])[0][1]
+        extra = self.ndim - mask.ndim
+        if (extra >= 0 and tuple(mask.shape) == tuple(self.shape[:mask.ndim])
+                and src.ndim <= extra
+                and all(v in (1, s) for v, s in zip(src.shape[::-1], self.shape[::-1]))):
+            # One value (or row) for every selected element: selected in place, on the device.
+            cond = mask.reshape(tuple(mask.shape) + (1,) * extra)
+            if cond.dtype != np.bool_:
+                cond = cond != 0
+            check(_lib.fn("lt_where_into")(cond.handle, src.handle, self.handle, self.handle))
+            return
+        _mask_select(self, mask)  # the shape checks, with the library's message
+    # Values per selected element, or integer indices: through a host copy, as NumPy assigns.
+    host = self.numpy(copy=True)
+    key_host = idx.numpy() if isinstance(idx, Tensor) else np.asarray(idx)
+    try:
+        host[key_host] = src.numpy()
+    except IndexError as e:
+        raise OutOfRangeError(f"libtensor: {e}", enums.LT_ERR_OUT_OF_RANGE) from None
+    except ValueError as e:
+        raise ShapeMismatchError(f"libtensor: {e}", enums.LT_ERR_SHAPE_MISMATCH) from None
+    back = from_numpy(host, self.context)
+    check(_lib.fn("lt_tensor_copy_into")(self.handle, back.handle))
 
 
 _getitem.__doc__ = (_basic_getitem.__doc__ or "") + (
     " An integer array (take along axis 0) or a boolean mask over the leading axes also work.")
 Tensor.__getitem__ = _getitem
+_setitem.__doc__ = (_basic_setitem.__doc__ or "") + " " + _setitem.__doc__
+Tensor.__setitem__ = _setitem
 
 __all__ = ["take", "take_along_axis", "scatter_add", "concatenate", "stack", "split", "arange",
            "linspace", "eye", "ones", "full_like", "ones_like", "zeros_like", "empty_like",

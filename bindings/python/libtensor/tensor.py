@@ -282,7 +282,7 @@ class Tensor:
     def _host_copy(self):
         """A fresh, writable, C-ordered NumPy copy (bfloat16 as float32)."""
         if self.lt_dtype == BF16:
-            return self.contiguous(F32).numpy()
+            return self.contiguous(F32)._host_copy()
         out = np.empty(self.shape, _LT_TO_NP[self.lt_dtype])
         check(_lib.fn("lt_tensor_to_host")(self._handle, out.ctypes.data_as(ctypes.c_void_p),
                                            out.nbytes))
