@@ -30,7 +30,9 @@ kernel void lt_rows(long nrows, long n, int rank, constant const long *kdesc, in
       real_t m = -INFINITY;
       for (long j = 0; j < n; j++)
         m = lt_max(m, LT_LOAD(LT_IN0, in, ib + lt_row_at(j, row_rank, rdesc, 0)));
-      real_t shift = isinf(m) ? (real_t)0 : m;
+      /* A +inf in the row makes softmax and log_softmax NaN throughout, as PyTorch's
+       * exp(x - max) gives; logsumexp stays +inf, and an all -inf row shifts by 0. */
+      real_t shift = isinf(m) && (m < 0 || op == 2) ? (real_t)0 : m;
       acc_t sum = 0, comp = 0;
       for (long j = 0; j < n; j++) {
         acc_t y = (acc_t)exp(LT_LOAD(LT_IN0, in, ib + lt_row_at(j, row_rank, rdesc, 0)) - shift) - comp;

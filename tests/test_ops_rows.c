@@ -28,7 +28,7 @@ static void ref_row(int op, const double *x, int64_t n, double ddof, double *y) 
     for (int64_t i = 0; i < n; i++)
       m = isnan(x[i]) || x[i] > m ? x[i] : m;
     if (isnan(m)) m = NAN;
-    if (isinf(m)) m = 0;
+    if (isinf(m) && (m < 0 || op == LOGSUMEXP)) m = 0; /* +inf: softmax NaN, as PyTorch */
     for (int64_t i = 0; i < n; i++)
       s += exp(x[i] - m);
     if (op == LOGSUMEXP) y[0] = m + log(s);
@@ -277,6 +277,27 @@ static void special_on(lt_context *ctx) {
     check_vec(o, wi, 1, 0, "logsumexp with +inf");
     lt_tensor_destroy(o);
     lt_tensor_destroy(a);
+    /* +inf anywhere in a row: softmax and log_softmax are NaN throughout (PyTorch), at the
+     * first lane, in the vector body and in the tail; they gave 0 / -inf off the +inf. */
+    const int at_inf[4] = {0, 1, 20, 40};
+    for (int p = 0; p < 4; p++) {
+      double row[41], all_nan[41];
+      for (int i = 0; i < 41; i++)
+        row[i] = 0.1 * i, all_nan[i] = NAN;
+      row[at_inf[p]] = INFINITY;
+      int64_t len = p == 1 ? 2 : 41;
+      a = vec(ctx, t, len, row);
+      LT_CHECK(lt_softmax(a, -1, NULL, &o));
+      check_vec(o, all_nan, len, 0, "softmax with +inf");
+      lt_tensor_destroy(o);
+      LT_CHECK(lt_log_softmax(a, -1, NULL, &o));
+      check_vec(o, all_nan, len, 0, "log_softmax with +inf");
+      lt_tensor_destroy(o);
+      LT_CHECK(lt_logsumexp(a, -1, NULL, false, &o));
+      check_vec(o, wi, 1, 0, "logsumexp with +inf");
+      lt_tensor_destroy(o);
+      lt_tensor_destroy(a);
+    }
     a = vec(ctx, t, 2, nanv);
     LT_CHECK(lt_logsumexp(a, -1, NULL, false, &o));
     check_vec(o, wnan, 1, 0, "logsumexp with NaN");

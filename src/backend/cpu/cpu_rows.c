@@ -100,7 +100,9 @@ static void softmax_row(const row_job *j, int64_t in, int64_t out, void *buf, vo
     double cm = j->rk->max(fits ? src : buf, c);
     m = cm > m || cm != cm ? cm : m;
   }
-  double shift = isinf(m) ? 0.0 : m, sum = 0;
+  /* A +inf in the row makes softmax and log_softmax NaN throughout (exp(x - max) is 0 or NaN),
+   * as in PyTorch; logsumexp stays +inf, and an all -inf row shifts by 0. */
+  double shift = isinf(m) && (m < 0 || op == LT__ROW_LOGSUMEXP) ? 0.0 : m, sum = 0;
   /* A fitting softmax row keeps its exponentials in tmp for the scaling pass. */
   for (int64_t p = 0; p < n; p += ROW_BUF) {
     int64_t c = n - p < ROW_BUF ? n - p : ROW_BUF;
