@@ -157,6 +157,16 @@ def test_statistics(device, rng, layout):
     assert xp.sum(i8).dtype == xp.int64 and xp.sum(i8).item() == 300
     assert xp.sum(xp.asarray(np.array([1], np.uint8))).dtype == xp.uint64
     assert xp.sum(i8, dtype=xp.int8).dtype == xp.int8
+    # an explicit narrow dtype is kept, wrapping as NumPy's cumsum(dtype=int8)
+    for dt in (xp.int8, xp.uint16, xp.int32):
+        c = xp.cumulative_sum(i8, dtype=dt)
+        assert c.dtype == dt
+        np.testing.assert_array_equal(c.numpy(), np.cumsum(np.array([100] * 3, np.int8), dtype=dt))
+        c = xp.cumulative_sum(i8, dtype=dt, include_initial=True)
+        assert c.dtype == dt and c.numpy().tolist() == [0] + np.cumsum([100] * 3, dtype=dt).tolist()
+    c = xp.cumulative_sum(xp.asarray(np.zeros((0, 1), np.int8), device=device), axis=1,
+                          dtype=xp.int16, include_initial=True)
+    assert c.dtype == xp.int16 and c.shape == (0, 2)
     c = xp.cumulative_sum(t, axis=1, include_initial=True).numpy()
     assert_close(c, np.concatenate([np.zeros((3, 1, 5)), np.cumsum(a, axis=1)], axis=1), n=5)
     b = a > 0

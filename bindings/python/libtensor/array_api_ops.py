@@ -125,6 +125,8 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     dt = _sum_dtype(x, dtype)
     x = x if x.dtype == dt else x.contiguous(dt)
     out = _stats.cumsum(x, axis) if x.shape[axis] else x.copy()
+    if out.dtype != dt:  # integer scans run in 64 bits, exact modulo 2^64: narrowing wraps
+        out = out.contiguous(dt)
     if include_initial:
         shape = list(x.shape)
         shape[axis] = 1
