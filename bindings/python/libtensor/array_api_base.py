@@ -121,13 +121,20 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         raise ValueError("libtensor.array_api: asarray(copy=False) needs an array to share")
     if dtype is None:
         dtype = _infer_dtype(obj)
-    if isinstance(obj, int) and not isinstance(obj, builtins.bool) and dtype in _KINDS["integral"]:
-        info = np.iinfo(dtype)
-        if not info.min <= obj <= info.max:
-            raise OverflowError(f"libtensor.array_api: {obj} does not fit in {dtype}")
+    _check_fits(obj, dtype)
     arr = np.asarray(obj, dtype=dtype)
     _dtype(arr.dtype)
     return _tensor(arr, device=device, copy=True)
+
+
+def _check_fits(value, dtype):
+    """A Python int outside an integer dtype's range raises OverflowError, as NumPy 2 does
+    (NumPy 1 wrapped it silently)."""
+    if isinstance(value, int) and not isinstance(value, builtins.bool) and \
+            dtype in _KINDS["integral"]:
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"libtensor.array_api: {value} does not fit in {dtype}")
 
 
 def _shape(shape):
@@ -165,6 +172,7 @@ def full(shape, fill_value, *, dtype=None, device=None):
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = _scalar_dtype(fill_value) if dtype is None else _dtype(dtype)
+    _check_fits(fill_value, dtype)
     return asarray(np.full(_shape(shape), fill_value, dtype=dtype), device=device)
 
 
