@@ -171,7 +171,8 @@ def test_creation(device):
         for endpoint in (True, False):
             np.testing.assert_allclose(lt.linspace(-1, 2.5, num, endpoint, device=device).numpy(),
                                        np.linspace(-1, 2.5, num, endpoint), rtol=1e-15)
-    for n, m, k in [(3, None, 0), (3, 5, 2), (4, 2, -1), (0, 3, 0)]:
+    for n, m, k in [(3, None, 0), (3, 5, 2), (4, 2, -1), (0, 3, 0), (3, 4, 2**70), (0, 0, 2**63),
+                    (2, 3, -2**64), (3, 4, 4), (3, 4, -3)]:
         np.testing.assert_array_equal(lt.eye(n, m, k, "float64", device=device).numpy(),
                                       np.eye(n, m, k))
     t = lt.ones((2, 3), device=device)

@@ -11,6 +11,11 @@ Complex dtypes are not part of the namespace: the C library stores no complex te
 `complex64`/`complex128` are absent (as the standard allows for a library that cannot store
 them, code tests `hasattr(xp, "complex64")`). `missing()` lists the standard's names this
 namespace lacks.
+
+The namespace shares the Tensor class with the NumPy-style API, so where the two differ the
+NumPy behaviour is kept: `.T` reverses every axis (the standard recommends an error unless the
+array is 2-d), and `+=`, `-=`, `*=`, `/=`, `**=` cast the result to the array's dtype as NumPy's
+same_kind casting does (int8 += int16 wraps; the other in-place operators refuse a dtype change).
 """
 import builtins
 import math
@@ -178,12 +183,6 @@ def _bool(self):
 
 def _complex(self):
     return complex(_scalar_of(self, float))
-
-
-def _T(self):
-    if self.ndim != 2:
-        raise ValueError("libtensor.array_api: .T needs a 2-d array (use permute_dims or mT)")
-    return self.swapaxes(0, 1)
 
 
 _ARRAY_METHODS = {

@@ -280,7 +280,9 @@ def _del(self):
                 _forget_fn(tape.handle, h)
         except Exception:  # interpreter shutdown
             pass
-    _plain_del(self)
+    plain = _plain_del
+    if plain is not None:  # None once the module is torn down at interpreter exit
+        plain(self)
 
 
 def _check_inplace(what, *tensors):

@@ -158,7 +158,11 @@ def linspace(start, stop, num=50, endpoint=True, dtype="float64", device=None):
 
 def eye(N, M=None, k=0, dtype="float64", device=None):
     """np.eye; float64 by default as NumPy."""
-    return _created("lt_eye", device, lt_dtype(dtype), N, N if M is None else M, k)
+    M = N if M is None else M
+    k = _lib.as_int(k, 1 << 16, "k")
+    # A diagonal past the matrix is all zeros at any distance (k may exceed int64, as NumPy's).
+    k = max(-_lib.as_int(N, 64, "N") - 1, min(k, _lib.as_int(M, 64, "M") + 1))
+    return _created("lt_eye", device, lt_dtype(dtype), N, M, k)
 
 
 def ones(shape, dtype="float64", device=None):
