@@ -556,6 +556,45 @@ static void create_on(lt_context *ctx) {
   LT_CHECK(lt_arange(ctx, LT_F32, 3, 1, 1, &t));
   assert_int_equal(lt_tensor_numel(t), 0);
   lt_tensor_destroy(t);
+  /* Integer aranges of whole numbers are exact past 2^53 (doubles gave 2^53 twice), and signed
+   * and unsigned 64-bit ends near the top fit. */
+  const struct {
+    lt_dtype dt;
+    double start, stop, step;
+    uint64_t first, delta;
+    int n;
+  } exact[] = {{LT_I64, 9007199254740990.0, 9007199254740998.0, 1, 9007199254740990ull, 1, 8},
+               {LT_U64, 18446744073709549568.0, 0, -4096, 18446744073709549568ull, -4096ull, 5},
+               {LT_I64, -9223372036854775808.0, -9223372036854771712.0, 1024, 0x8000000000000000ull,
+                1024, 4}};
+  for (int c = 0; c < 3; c++) {
+    double stop = exact[c].stop ? exact[c].stop : exact[c].start + exact[c].n * exact[c].step;
+    LT_CHECK(lt_arange(ctx, exact[c].dt, exact[c].start, stop, exact[c].step, &t));
+    assert_int_equal(lt_tensor_numel(t), exact[c].n);
+    for (int64_t i = 0; i < exact[c].n; i++) {
+      uint64_t got;
+      int64_t got_signed;
+      if (exact[c].dt == LT_U64) {
+        LT_CHECK(lt_tensor_get_u64(t, &i, &got));
+      } else {
+        LT_CHECK(lt_tensor_get_i64(t, &i, &got_signed));
+        got = (uint64_t)got_signed;
+      }
+      assert_true(got == exact[c].first + (uint64_t)i * exact[c].delta);
+    }
+    lt_tensor_destroy(t);
+  }
+  /* An integer dtype that cannot hold the sequence refuses it (it wrapped). */
+  LT_CHECK_FAILS(lt_arange(ctx, LT_U8, -3, 3, 1, &t), LT_ERR_OUT_OF_RANGE);
+  assert_non_null(strstr(lt_last_error(), "-3 is outside the range of u8"));
+  LT_CHECK_FAILS(lt_arange(ctx, LT_I8, 120, 135, 1, &t), LT_ERR_OUT_OF_RANGE);
+  assert_non_null(strstr(lt_last_error(), "134 is outside the range of i8"));
+  LT_CHECK_FAILS(lt_linspace(ctx, LT_I8, 0, 1000, 3, true, &t), LT_ERR_OUT_OF_RANGE);
+  assert_null(t);
+  LT_CHECK(lt_linspace(ctx, LT_I8, -128, 127, 2, true, &t));
+  lt_tensor_destroy(t);
+  LT_CHECK(lt_arange(ctx, LT_U8, 300, 300, 1, &t)); /* empty: nothing to hold */
+  lt_tensor_destroy(t);
   for (int ep = 0; ep < 2; ep++) {
     LT_CHECK(lt_linspace(ctx, LT_F64, -1, 2, 7, ep, &t));
     v = lt_test_read_all(t);

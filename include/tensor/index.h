@@ -78,10 +78,13 @@ LT_API lt_status lt_split(const lt_tensor *a, int axis, int n_points, const int6
 /* ---- creation (computed on the host, then placed on the context's device) ---- */
 
 /* np.arange(start, stop, step): ceil((stop - start) / step) elements start + i*step (none when
- * that is <= 0). LT_ERR_INVALID_ARGUMENT for step 0 or non-finite arguments. */
+ * that is <= 0); for an integer dtype with whole start and step, computed in 64-bit integers
+ * (exact above 2^53). LT_ERR_INVALID_ARGUMENT for step 0 or non-finite arguments,
+ * LT_ERR_OUT_OF_RANGE when an integer dtype cannot hold the first or last element. */
 LT_API lt_status lt_arange(lt_context *ctx, lt_dtype dtype, double start, double stop, double step,
                            lt_tensor **out);
-/* np.linspace(start, stop, num, endpoint). num >= 0. */
+/* np.linspace(start, stop, num, endpoint). num >= 0 (else LT_ERR_INVALID_ARGUMENT);
+ * LT_ERR_OUT_OF_RANGE when an integer dtype cannot hold the first or last element. */
 LT_API lt_status lt_linspace(lt_context *ctx, lt_dtype dtype, double start, double stop,
                              int64_t num, bool endpoint, lt_tensor **out);
 /* np.eye(n, m, k): ones on the k-th diagonal of an n x m matrix. */

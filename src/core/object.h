@@ -113,6 +113,9 @@ lt_status lt__tensor_wrap_storage(lt__storage *storage, lt_dtype dtype, int rank
 /* Fresh C-contiguous tensor of the given shape on ctx (checked sizes). */
 lt_status lt__tensor_new(lt_context *ctx, lt_dtype dtype, int rank, const int64_t *shape,
                          lt_tensor **out);
+/* LT_ERR_OUT_OF_RANGE (naming `api`) when an integer dtype cannot hold the truncation of
+ * value, or value is NaN; LT_OK for float dtypes. */
+lt_status lt__check_int_value(const char *api, lt_dtype dtype, double value);
 /* Validates a shape (rank range, non-negative extents, element count and bytes fit). */
 lt_status lt__check_shape(int rank, const int64_t *shape, lt_dtype dtype, int64_t *numel);
 /* C-order strides of shape. */

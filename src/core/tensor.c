@@ -184,7 +184,7 @@ lt_status lt_tensor_empty(lt_context *ctx, lt_dtype dtype, int rank, const int64
 /* A double stored into an integer tensor is checked as lt_tensor_contiguous checks float to
  * integer conversion (issue 18 A): NaN, and values whose truncation the dtype cannot hold, are
  * refused instead of saturated or wrapped (NumPy 2 refuses np.full(3, 300, np.int8) too). */
-static lt_status check_int_value(const char *api, lt_dtype dtype, double value) {
+lt_status lt__check_int_value(const char *api, lt_dtype dtype, double value) {
   if (!lt__dtype_is_int(dtype)) return LT_OK;
   LT_RETURN_IF(value != value, LT_ERR_OUT_OF_RANGE, "%s: cannot store NaN in a tensor of dtype %s",
                api, lt_dtype_name(dtype));
@@ -201,7 +201,7 @@ lt_status lt_tensor_full(lt_context *ctx, lt_dtype dtype, int rank, const int64_
   LT_CHECK_NULL(out, "out");
   *out = NULL;
   LT_TRY(lt__check_context(ctx, "lt_tensor_full", "ctx"));
-  if (lt__dtype_valid(dtype)) LT_TRY(check_int_value("lt_tensor_full", dtype, value));
+  if (lt__dtype_valid(dtype)) LT_TRY(lt__check_int_value("lt_tensor_full", dtype, value));
   LT_TRY_PREFIXED(lt__tensor_new(ctx, dtype, rank, shape, out), "lt_tensor_full");
   lt__map_step step;
   memset(&step, 0, sizeof step);
@@ -337,7 +337,7 @@ lt_status lt_tensor_get(const lt_tensor *t, const int64_t *index, double *value)
 
 lt_status lt_tensor_set(lt_tensor *t, const int64_t *index, double value) {
   LT_TRY(lt__check_tensor(t, "lt_tensor_set: tensor"));
-  LT_TRY(check_int_value("lt_tensor_set", t->dtype, value));
+  LT_TRY(lt__check_int_value("lt_tensor_set", t->dtype, value));
   unsigned char buf[8];
   lt__store_f64(buf, t->dtype, 0, value);
   LT_TRY_PREFIXED(write_element(t, index, buf), "lt_tensor_set");
