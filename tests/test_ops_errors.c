@@ -158,6 +158,22 @@ static void test_outputs_and_names_on_failure(void **state) {
   expect_message("plan pointer (out) is NULL");
   LT_CHECK_FAILS(lt_plan_permutation(NULL, m, a, m, NULL, &plan), LT_ERR_NULL_POINTER);
   assert_null(plan);
+  /* Messages name the function called, not the one it forwards to, and the actual cause. */
+  LT_CHECK_FAILS(lt_context_create("cpu", NULL), LT_ERR_NULL_POINTER);
+  expect_message("lt_context_create: out is NULL");
+  LT_CHECK_FAILS(lt_unary((lt_unary_op)99, a, &t), LT_ERR_INVALID_ARGUMENT);
+  expect_message("lt_unary: unknown unary op code 99");
+  LT_CHECK_FAILS(lt_tensor_reshape(a, 1, NULL, &t), LT_ERR_NULL_POINTER);
+  expect_message("lt_tensor_reshape: shape is NULL");
+  LT_CHECK_FAILS(lt_permute(a, NULL, &t), LT_ERR_NULL_POINTER);
+  expect_message("lt_permute: axes is NULL");
+  LT_CHECK_FAILS(lt_tensor_reshape(a, 2, (int64_t[]){-1, 0}, &t), LT_ERR_SHAPE_MISMATCH);
+  expect_message("the other extents multiply to 0");
+  lt_rng *rng;
+  LT_CHECK(lt_rng_create(1, 0, &rng));
+  LT_CHECK_FAILS(lt_rng_uniform(rng, a, -1.5e308, 1.5e308), LT_ERR_INVALID_ARGUMENT);
+  expect_message("high - low overflows");
+  lt_rng_destroy(rng);
   lt_tensor_destroy(a);
   lt_context_destroy(ctx);
 }

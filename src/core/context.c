@@ -76,6 +76,7 @@ lt_status lt_context_create_with_allocator(const char *device, lt_alloc_fn alloc
 }
 
 lt_status lt_context_create(const char *device, lt_context **out) {
+  LT_CHECK_NULL(out, "out"); /* named as this call, not the one it forwards to */
   return lt_context_create_with_allocator(device, NULL, NULL, NULL, out);
 }
 

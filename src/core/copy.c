@@ -92,6 +92,11 @@ lt_status lt_tensor_contiguous(const lt_tensor *t, lt_dtype dtype, lt_tensor **o
 }
 
 lt_status lt_tensor_reshape(const lt_tensor *t, int rank, const int64_t *shape, lt_tensor **out) {
+  /* The view's own checks would name lt_view_reshape, which the caller never called. */
+  LT_CHECK_NULL(out, "out");
+  *out = NULL;
+  LT_TRY(lt__check_tensor(t, "lt_tensor_reshape: t"));
+  LT_RETURN_IF(rank > 0 && shape == NULL, LT_ERR_NULL_POINTER, "lt_tensor_reshape: shape is NULL");
   lt_status st = lt_view_reshape(t, rank, shape, out);
   if (st != LT_ERR_NOT_VIEWABLE) return st;
   lt_tensor *tmp;

@@ -73,7 +73,11 @@ lt_status lt_view_reshape(const lt_tensor *t, int rank, const int64_t *shape, lt
                  "lt_view_reshape: the requested shape overflows");
   }
   if (infer >= 0) {
-    LT_RETURN_IF(known == 0 || t->numel % known != 0, LT_ERR_SHAPE_MISMATCH,
+    LT_RETURN_IF(known == 0, LT_ERR_SHAPE_MISMATCH,
+                 "lt_view_reshape: cannot infer axis %d: the other extents multiply to 0, so any "
+                 "extent fits",
+                 infer);
+    LT_RETURN_IF(t->numel % known != 0, LT_ERR_SHAPE_MISMATCH,
                  "lt_view_reshape: cannot infer axis %d: %lld elements are not divisible by %lld",
                  infer, (long long)t->numel, (long long)known);
     full[infer] = t->numel / known;

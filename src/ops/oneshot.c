@@ -157,6 +157,8 @@ lt_status lt_unary(lt_unary_op op, const lt_tensor *a, lt_tensor **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
   LT_TRY(lt__check_tensor(a, "lt_unary: a"));
+  LT_RETURN_IF((int)op < LT_UNARY_IDENTITY || (int)op > LT_UNARY_SIGNBIT, LT_ERR_INVALID_ARGUMENT,
+               "lt_unary: unknown unary op code %d", (int)op);
   lt_plan_options opts = *lt__plan_options_default();
   LT_TRY(lt_plan_options_set_unary(&opts, 0, op));
   int32_t modes[LT_MAX_RANK];
@@ -271,6 +273,8 @@ lt_status lt_argmin(const lt_tensor *a, int axis, lt_tensor **out) {
 lt_status lt_permute(const lt_tensor *a, const int *axes, lt_tensor **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
+  LT_TRY(lt__check_tensor(a, "lt_permute: a"));
+  LT_RETURN_IF(a->rank > 0 && axes == NULL, LT_ERR_NULL_POINTER, "lt_permute: axes is NULL");
   lt_tensor *view;
   LT_TRY(lt_view_permute(a, axes, &view));
   lt_status st = lt_tensor_contiguous(view, LT_DTYPE_INVALID, out);

@@ -114,10 +114,11 @@ static lt_status fill(const char *fn, lt_rng *rng, lt_tensor *out, lt__rng_step 
 }
 
 lt_status lt_rng_uniform(lt_rng *rng, lt_tensor *out, double low, double high) {
-  LT_RETURN_IF(!isfinite(low) || !isfinite(high) || !(low <= high) || !isfinite(high - low),
-               LT_ERR_INVALID_ARGUMENT,
+  LT_RETURN_IF(!isfinite(low) || !isfinite(high) || !(low <= high), LT_ERR_INVALID_ARGUMENT,
                "lt_rng_uniform: low and high must be finite with low <= high, not %g and %g", low,
                high);
+  LT_RETURN_IF(!isfinite(high - low), LT_ERR_INVALID_ARGUMENT,
+               "lt_rng_uniform: high - low overflows a double (low %g, high %g)", low, high);
   lt__rng_step s = {.dist = LT__RNG_UNIFORM, .a = low, .b = high};
   return fill("lt_rng_uniform", rng, out, &s);
 }
