@@ -110,6 +110,8 @@ def test_asarray_semantics(device):
     a = np.arange(6.0).reshape(2, 3)
     assert xp.asarray(True).dtype == xp.bool and xp.asarray(2).dtype == xp.int64
     assert xp.asarray([1, 2.5]).dtype == xp.float64
+    assert xp.asarray([]).dtype == xp.float64 and xp.asarray([[], []]).shape == (2, 0)
+    assert xp.asarray([[], []]).dtype == xp.float64  # as NumPy and array_api_strict
     t = xp.asarray(a, device=device)
     assert xp.asarray(t) is t and xp.asarray(t, copy=True) is not t
     with pytest.raises(ValueError):

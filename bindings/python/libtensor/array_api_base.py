@@ -89,7 +89,9 @@ def _infer_dtype(obj):
             stack.extend(o)
         else:
             flat.append(o)
-    if flat and builtins.all(isinstance(v, builtins.bool) for v in flat):
+    if not flat:  # [] or [[], []]: NumPy's and array_api_strict's float64
+        return float64
+    if builtins.all(isinstance(v, builtins.bool) for v in flat):
         return bool
     if builtins.any(isinstance(v, float) for v in flat):
         return float64
