@@ -28,6 +28,14 @@ void lt__error_prefix(const char *prefix) {
   last_error[sizeof last_error - 1] = '\0';
 }
 
+void lt__error_rename(const char *from, const char *to) {
+  size_t n = strlen(from);
+  if (strncmp(last_error, from, n) != 0 || strncmp(last_error + n, ": ", 2) != 0) return;
+  char rest[sizeof last_error];
+  snprintf(rest, sizeof rest, "%s", last_error + n);
+  snprintf(last_error, sizeof last_error, "%s%s", to, rest);
+}
+
 const char *lt_last_error(void) { return last_error; }
 
 void lt_clear_error(void) { last_error[0] = '\0'; }

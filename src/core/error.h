@@ -9,6 +9,9 @@
 lt_status lt__error(lt_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prefixes the current thread's message with "prefix: " (context for a forwarded error). */
 void lt__error_prefix(const char *prefix);
+/* Replaces the message's leading "from: " with "to: ", for a public function whose failure
+ * came from another public function it called (the caller never called that one). */
+void lt__error_rename(const char *from, const char *to);
 
 #define LT_RETURN_IF(cond, status, ...)                                                            \
   do {                                                                                             \

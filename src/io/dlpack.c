@@ -100,6 +100,8 @@ static lt_status import(lt_context *ctx, const DLTensor *dl, bool readonly, uint
                       : lt_tensor_wrap_host(ctx, dtype, dl->ndim, dl->shape, dl->strides, data,
                                             release, managed, out);
   if (st == LT_OK && copy) release(data, managed);
+  if (st != LT_OK)
+    lt__error_rename(copy ? "lt_tensor_from_host" : "lt_tensor_wrap_host", "lt_tensor_from_dlpack");
   return st;
 }
 
