@@ -282,6 +282,11 @@ static const bad_case bad_dicts[] = {
     {"missing colon", 1, "{'descr' '<f4', 'fortran_order': False, 'shape': (2,)}", 8,
      "expected ':'"},
     {"unterminated string", 2, "{'descr': '<f4", 0, "unterminated string"},
+    /* longer than any descr: still unterminated, not "too long" */
+    {"unterminated long string", 2,
+     "{'descr': '<f4xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+     0, "unterminated string"},
     {"escape", 1, "{'descr': '<f\\4', 'fortran_order': False, 'shape': (2,)}", 8, "escape"},
     {"bad bool", 1, "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,)}", 8, "True or False"},
     {"bool prefix", 1, "{'descr': '<f4', 'fortran_order': Trueish, 'shape': (2,)}", 8,

@@ -69,6 +69,8 @@ static lt_status parse_string(cursor *c, char *buf, size_t cap, const char *what
   skip_space(c);
   if (c->p >= c->end || (*c->p != '\'' && *c->p != '"')) return dict_error(c, what);
   char quote = *c->p++;
+  if (memchr(c->p, quote, (size_t)(c->end - c->p)) == NULL)
+    return dict_error(c, "unterminated string");
   size_t n = 0;
   while (c->p < c->end && *c->p != quote) {
     if (*c->p == '\\') return dict_error(c, "escape sequences are not supported in strings");
