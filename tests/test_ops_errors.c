@@ -159,6 +159,10 @@ static void test_outputs_and_names_on_failure(void **state) {
   LT_CHECK_FAILS(lt_plan_permutation(NULL, m, a, m, NULL, &plan), LT_ERR_NULL_POINTER);
   assert_null(plan);
   /* Messages name the function called, not the one it forwards to, and the actual cause. */
+  LT_CHECK_FAILS(lt_plan_permutation(a, m, NULL, m, NULL, &plan), LT_ERR_NULL_POINTER);
+  expect_message("lt_plan_permutation: tensor D is NULL");
+  LT_CHECK_FAILS(lt_plan_variance(a, m, a, NULL, 0, false, NULL, &plan), LT_ERR_NULL_POINTER);
+  expect_message("lt_plan_variance: modes of D are NULL");
   LT_CHECK_FAILS(lt_context_create("cpu", NULL), LT_ERR_NULL_POINTER);
   expect_message("lt_context_create: out is NULL");
   LT_CHECK_FAILS(lt_unary((lt_unary_op)99, a, &t), LT_ERR_INVALID_ARGUMENT);

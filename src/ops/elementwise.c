@@ -120,13 +120,14 @@ static lt_status build_map_plan(lt__plan_kind kind, int n_in, const lt_tensor *c
                                 const lt_plan_options *opts, lt_plan **out) {
   LT_CHECK_ARG_NULL(out, "", "the plan pointer (out)");
   *out = NULL;
+  static const char *const calls[] = {"lt_plan_permutation", "lt_plan_binary", "lt_plan_trinary"};
+  const char *call = calls[n_in - 1];
   for (int k = 0; k < n_in; k++)
-    LT_TRY(lt__modes_check(ins[k], modes[k], operand_names[k]));
-  LT_TRY(lt__modes_check(d, modes_d, "D"));
+    LT_TRY_PREFIXED(lt__modes_check(ins[k], modes[k], operand_names[k]), call);
+  LT_TRY_PREFIXED(lt__modes_check(d, modes_d, "D"), call);
   const lt_tensor *all[4] = {d, ins[0], n_in > 1 ? ins[1] : NULL, n_in > 2 ? ins[2] : NULL};
   const char *names[4] = {"D", "A", "B", "C"};
-  static const char *const calls[] = {"lt_plan_permutation", "lt_plan_binary", "lt_plan_trinary"};
-  LT_TRY(lt__same_context(calls[n_in - 1], 4, all, names));
+  LT_TRY(lt__same_context(call, 4, all, names));
   LT_RETURN_IF(n_in >= 2 && !valid_binary_op(op_ab), LT_ERR_INVALID_ARGUMENT,
                "unknown binary op code %d (op_ab)", (int)op_ab);
   LT_RETURN_IF(n_in >= 3 && !valid_binary_op(op_abc), LT_ERR_INVALID_ARGUMENT,

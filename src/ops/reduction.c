@@ -96,9 +96,9 @@ lt_status lt_plan_reduction(const lt_tensor *a, const int32_t *modes_a, const lt
                             const int32_t *modes_d, const lt_plan_options *opts, lt_plan **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
-  LT_TRY(lt__modes_check(a, modes_a, "A"));
-  if (c) LT_TRY(lt__modes_check(c, modes_c, "C"));
-  LT_TRY(lt__modes_check(d, modes_d, "D"));
+  LT_TRY_PREFIXED(lt__modes_check(a, modes_a, "A"), "lt_plan_reduction");
+  if (c) LT_TRY_PREFIXED(lt__modes_check(c, modes_c, "C"), "lt_plan_reduction");
+  LT_TRY_PREFIXED(lt__modes_check(d, modes_d, "D"), "lt_plan_reduction");
   const lt_tensor *all[3] = {d, a, c};
   const char *names[3] = {"D", "A", "C"};
   LT_TRY(lt__same_context("lt_plan_reduction", 3, all, names));

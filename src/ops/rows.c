@@ -114,8 +114,8 @@ static lt_status lower_reduce(const char *fn, const lt_tensor *a, const int32_t 
 static lt_status build(const char *fn, lt__row_op op, const lt_tensor *a, const int32_t *modes_a,
                        const lt_tensor *d, const int32_t *modes_d, const int *order, int n_row,
                        double ddof, const lt_plan_options *opts, lt_plan **out) {
-  LT_TRY(lt__modes_check(a, modes_a, "A"));
-  LT_TRY(lt__modes_check(d, modes_d, "D"));
+  LT_TRY_PREFIXED(lt__modes_check(a, modes_a, "A"), fn);
+  LT_TRY_PREFIXED(lt__modes_check(d, modes_d, "D"), fn);
   const lt_tensor *all[2] = {d, a};
   const char *names[2] = {"D", "A"};
   LT_TRY(lt__same_context(fn, 2, all, names));
@@ -177,7 +177,7 @@ lt_status lt_plan_softmax(const lt_tensor *a, const int32_t *modes_a, int n_mode
                           const int32_t *modes_d, const lt_plan_options *opts, lt_plan **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
-  LT_TRY(lt__modes_check(a, modes_a, "A"));
+  LT_TRY_PREFIXED(lt__modes_check(a, modes_a, "A"), "lt_plan_softmax");
   LT_RETURN_IF(n_modes < 0 || n_modes > a->rank, LT_ERR_INVALID_ARGUMENT,
                "lt_plan_softmax: %d modes to normalise over, but A has rank %d", n_modes, a->rank);
   LT_RETURN_IF(n_modes > 0 && modes == NULL, LT_ERR_NULL_POINTER, "lt_plan_softmax: modes is NULL");
@@ -218,7 +218,7 @@ lt_status lt_plan_scan(const lt_tensor *a, const int32_t *modes_a, int32_t mode,
                        lt_plan **out) {
   LT_CHECK_NULL(out, "out");
   *out = NULL;
-  LT_TRY(lt__modes_check(a, modes_a, "A"));
+  LT_TRY_PREFIXED(lt__modes_check(a, modes_a, "A"), "lt_plan_scan");
   LT_RETURN_IF((int)op != LT_SCAN_SUM && (int)op != LT_SCAN_PROD, LT_ERR_INVALID_ARGUMENT,
                "lt_plan_scan: unknown scan op code %d", (int)op);
   int axis = lt__modes_find(modes_a, a->rank, mode);
