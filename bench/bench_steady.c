@@ -93,9 +93,17 @@ static double run_once(const lt_plan *plan, const lt_tensor *const *ins, lt_tens
   return bench_now() - t0;
 }
 
+/* A call in a loop is timed after LOOP_WARM_S of calls: the first calls after an idle pause
+ * run slower on a hypervisor (for several calls, not one), and the loop measured as three calls
+ * after one untimed call, 300 ms after the round's OpenBLAS call, was still among them (3.8 ms
+ * for a 512^3 GEMM that runs at 1.6 ms back to back), which hid post-idle costs in the ratios. */
+#define LOOP_WARM_S 0.05
+
 static double loop_time(const lt_plan *plan, const lt_tensor *const *ins, lt_tensor *c, int reps) {
-  double t[64];
-  run_once(plan, ins, c);
+  double t[64], start = bench_now();
+  do
+    run_once(plan, ins, c);
+  while (bench_now() - start < LOOP_WARM_S);
   for (int r = 0; r < reps; r++)
     t[r] = run_once(plan, ins, c);
   return bench_median(t, reps);
@@ -296,8 +304,10 @@ int main(int argc, char **argv) {
         if (r < idle_reps[p]) t_wake[p][r] = wake_after(&probe, pauses[p]);
       /* The peer last: its threads spin for ~0.1 s after a call, so its 10 ms column includes
        * that spin (its own answer to idle pauses), and the next round settles before ours. */
-      double pl[3];
-      peer_once(&pg);
+      double pl[3], start = bench_now();
+      do
+        peer_once(&pg);
+      while (bench_now() - start < LOOP_WARM_S);
       for (int i = 0; i < 3; i++)
         pl[i] = peer_once(&pg);
       t_peer_loop[r] = bench_median(pl, 3);
