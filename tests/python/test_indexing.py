@@ -110,6 +110,12 @@ def test_setitem_mask_and_indices(device, rng, layout, dtype):
     t[lt.tensor(m1, device=device)] = lt.tensor(np.array([1, 0], want.dtype), device=device)
     want[m1] = np.array([1, 0], want.dtype)
     np.testing.assert_array_equal(t.numpy().astype(want.dtype), want)
+    # an empty mask may have 0 where the array has any extent (the array API): nothing selected
+    empty = lt.tensor(np.zeros((0, 1)), device=device)
+    assert empty[np.zeros((0, 0), bool)].shape == (0,)
+    assert t[np.zeros((0, 3), bool)].shape == (0, 2)
+    t[np.zeros((4, 0), bool)] = 9
+    np.testing.assert_array_equal(t.numpy().astype(want.dtype), want)
     z = lt.tensor(np.array(0, np.uint8), device=device)
     z[np.array(True)] = 1
     assert z.numpy() == 1

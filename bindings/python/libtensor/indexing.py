@@ -235,8 +235,9 @@ def _array_key(key):
         idx = key
     else:
         arr = np.asarray(key)
-        kind = arr.dtype.kind if arr.size else "i"
-        idx = arr if arr.size else arr.astype(np.int64)
+        # [] is float64 to NumPy: an empty key is integer unless it is a bool array
+        kind = arr.dtype.kind if arr.size or arr.dtype == np.bool_ else "i"
+        idx = arr if kind != "i" or arr.size else arr.astype(np.int64)
     if kind not in "biu":
         raise IndexError(f"libtensor: arrays used as indices must be of integer or boolean "
                          f"type, not {np.dtype(kind + '8') if kind == 'f' else kind}")
@@ -245,6 +246,14 @@ def _array_key(key):
 
 def _mask_select(self, idx):
     ti = operands([self, idx])[0][1]
+    if ti.size == 0 and ti.ndim <= self.ndim and all(
+            m in (n, 0) for m, n in zip(ti.shape, self.shape)):
+        # The array API lets an empty mask have 0 where the array has any extent: nothing is
+        # selected (NumPy refuses it).
+        shape = (0,) + tuple(self.shape[ti.ndim:])
+        if self.lt_dtype == BF16:
+            return from_numpy(np.empty(shape, np.float32), self.context, dtype="bfloat16")
+        return from_numpy(np.empty(shape, self.dtype), self.context, copy=True)
     try:
         return _new("lt_mask_select", self.context, self.handle, ti.handle)
     except ShapeMismatchError as e:
@@ -291,7 +300,8 @@ def _setitem(self, key, value):
                 cond = cond != 0
             check(_lib.fn("lt_where_into")(cond.handle, src.handle, self.handle, self.handle))
             return
-        _mask_select(self, mask)  # the shape checks, with the library's message
+        if _mask_select(self, mask).size == 0:  # the shape checks, with the library's message
+            return  # nothing selected
     # Values per selected element, or integer indices: through a host copy, as NumPy assigns.
     host = self.numpy(copy=True)
     key_host = idx.numpy() if isinstance(idx, Tensor) else np.asarray(idx)
