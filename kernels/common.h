@@ -111,6 +111,13 @@ inline float lt_half_source(double v) {
   float f = convert_float_rtz(v);
   return ((double)f == v || isnan(v)) ? f : as_float(as_uint(f) | 1u);
 }
+#elif defined(LT_INT)
+/* Integers past 2^24 round to odd too (a plain conversion rounded 2^24 + 2^16 + 1 to the bf16
+ * tie 2^24 + 2^16 and then down to 2^24). rtz is exact back in real_t: |f| <= |v|. */
+inline float lt_half_source(real_t v) {
+  float f = convert_float_rtz(v);
+  return LT_FROM_FLOAT(f) == v ? f : as_float(as_uint(f) | 1u);
+}
 #else
 inline float lt_half_source(real_t v) { return (float)v; }
 #endif

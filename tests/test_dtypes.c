@@ -535,8 +535,39 @@ static void test_mixed(void **state) {
 }
 
 /* Float to integer conversion is checked; integer conversions wrap. */
+/* Integers to bf16 are rounded once, from the exact value: through a float or a double first,
+ * values past 2^24 / 2^53 could land on a bf16 tie and round the wrong way. */
+static void integers_to_bf16(lt_context *ctx) {
+  static const struct {
+    lt_dtype from;
+    uint64_t bits;
+    double want;
+  } cases[] = {
+      {LT_I32, (1u << 24) + (1u << 16) + 1, 16908288.0},
+      {LT_I32, (1u << 24) + (1u << 16), 16777216.0}, /* the exact tie: to even */
+      {LT_I64, (1ull << 62) + (1ull << 54) + 1, 4647714815446351872.0},
+      {LT_I64, (uint64_t) - (int64_t)((1ull << 62) + (1ull << 54) + 1), -4647714815446351872.0},
+      {LT_I64, (1ull << 62) + (1ull << 54), 4611686018427387904.0},
+      {LT_U64, (1ull << 63) + (1ull << 55) + 1, 9295429630892703744.0},
+      {LT_I64, 0x7fffffffffffffffull, 9223372036854775808.0}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    int64_t one = 1;
+    lt_tensor *a, *o;
+    LT_CHECK(lt_tensor_from_host(ctx, cases[k].from, 1, &one, NULL, &cases[k].bits, &a));
+    LT_CHECK(lt_tensor_contiguous(a, LT_BF16, &o));
+    uint16_t h;
+    LT_CHECK(lt_tensor_to_host(o, &h, sizeof h));
+    if (lt_bf16_to_f32(h) != (float)cases[k].want)
+      fail_msg("case %zu: %s %llu -> bf16 %.9g, expected %.9g", k, lt_dtype_name(cases[k].from),
+               (unsigned long long)cases[k].bits, (double)lt_bf16_to_f32(h), cases[k].want);
+    lt_tensor_destroy(o);
+    lt_tensor_destroy(a);
+  }
+}
+
 static void run_conversion(lt_context *ctx) {
   int64_t n = 3;
+  integers_to_bf16(ctx);
   static const struct {
     float v[3];
     lt_dtype to;
