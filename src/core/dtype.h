@@ -73,23 +73,17 @@ uint16_t lt__f64_to_bf16(double v);
 /* 64-bit integers as doubles rounded to odd (the neighbour with an odd last bit when inexact),
  * for conversions on to f16 / bf16: rounding those doubles to nearest even then gives the
  * correctly rounded value, where a double rounded to nearest first can land on a tie and round
- * the wrong way (2^62 + 2^54 + 1 became 2^62 in bf16, not 2^62 + 2^55). Exact below 2^53. */
-static inline double lt__i64_to_f64_odd(int64_t x) {
-  double d = (double)x;
-  if (d < 9.2233720368547758e18 && (int64_t)d == x) return d;
+ * the wrong way (2^62 + 2^54 + 1 became 2^62 in bf16, not 2^62 + 2^55). Exact below 2^53.
+ * x holds the bits of an int64 (sgn) or a uint64. */
+static inline double lt__int_to_f64_odd(uint64_t x, bool sgn) {
+  double d = sgn ? (double)(int64_t)x : (double)x;
+  double top = sgn ? 9.2233720368547758e18 : 1.8446744073709552e19; /* above every value */
+  bool exact = d < top && (sgn ? (int64_t)d == (int64_t)x : (uint64_t)d == x);
+  if (exact) return d;
   uint64_t bits;
   memcpy(&bits, &d, sizeof bits);
   if (bits & 1) return d;
-  bool above = d >= 9.2233720368547758e18 || (int64_t)d > x; /* 2^63 lies above every int64 */
-  return nextafter(d, above ? -INFINITY : INFINITY);
-}
-static inline double lt__u64_to_f64_odd(uint64_t x) {
-  double d = (double)x;
-  if (d < 1.8446744073709552e19 && (uint64_t)d == x) return d;
-  uint64_t bits;
-  memcpy(&bits, &d, sizeof bits);
-  if (bits & 1) return d;
-  bool above = d >= 1.8446744073709552e19 || (uint64_t)d > x;
+  bool above = d >= top || (sgn ? (int64_t)d > (int64_t)x : (uint64_t)d > x);
   return nextafter(d, above ? -INFINITY : INFINITY);
 }
 
