@@ -8,6 +8,7 @@
 
 #include <CL/cl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* One enumerated device: its handles and the properties lt_device_string/int report. */
 typedef struct lt__ocl_device {
@@ -47,6 +48,8 @@ typedef struct lt__ocl_state {
    * aid: any device then refuses integer work as an embedded-profile device without 64-bit
    * integers must). */
   bool int64;
+  /* Bytes of buffers released since the queue last finished (lt__ocl_mem_free). */
+  atomic_size_t released;
 } lt__ocl_state;
 
 /* The enumerated devices (built once per process); NULL with *count 0 if there are none. */
@@ -55,6 +58,10 @@ const lt__ocl_device *lt__ocl_devices(int *count);
 lt_status lt__opencl_device_count(int *count);
 lt_status lt__opencl_device_string(int index, lt_device_prop prop, const char **out);
 lt_status lt__opencl_device_int(int index, lt_device_prop prop, int64_t *out);
+
+/* Releases a buffer of `bytes` (its size, or 0 for a small one); finishes the queue once
+ * enough has been released since it last finished, as some runtimes free nothing before. */
+void lt__ocl_release(lt__ocl_state *st, cl_mem mem, size_t bytes);
 
 /* Name of a CL error code ("CL_OUT_OF_RESOURCES"). */
 const char *lt__cl_error_name(cl_int err);

@@ -117,6 +117,7 @@ static lt_status opencl_open(lt_context *ctx, const char *device) {
   lt__ocl_state *st = lt__host_alloc(ctx, sizeof *st);
   LT_RETURN_IF(st == NULL, LT_ERR_OUT_OF_MEMORY, "out of memory opening '%s'", device);
   memset(st, 0, sizeof *st);
+  atomic_init(&st->released, 0);
   st->dev = dev;
   const char *no_fp64 = getenv("LT_OPENCL_NO_FP64");
   st->fp64 = dev->fp64 && !(no_fp64 && *no_fp64 && strcmp(no_fp64, "0") != 0);

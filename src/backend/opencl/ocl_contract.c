@@ -62,7 +62,7 @@ lt_status lt__ocl_contract(lt_context *ctx, const lt__contract_step *s) {
   if (res == LT_OK) res = set_args(k, s, c, dbuf, nout, nred);
   size_t local = 64, global = (size_t)((nout + 63) / 64) * local;
   if (res == LT_OK) res = lt__ocl_launch(st, k, 1, &global, &local);
-  if (dbuf) clReleaseMemObject(dbuf);
+  if (dbuf) lt__ocl_release(st, dbuf, 0);
   pthread_mutex_unlock(&st->lock);
   return res;
 }

@@ -60,7 +60,7 @@ lt_status lt__ocl_gemm(lt_context *ctx, const lt__gemm_step *s) {
   lt_status r = lt__ocl_kernel(st, "gemm.cl", "lt_gemm", opts, &k);
   if (r == LT_OK) r = lt__ocl_const_buffer(st, desc, 4 * (size_t)br, &dbuf);
   if (r == LT_OK) r = launch(st, k, s, dbuf, nbatch);
-  if (dbuf) clReleaseMemObject(dbuf);
+  if (dbuf) lt__ocl_release(st, dbuf, 0);
   pthread_mutex_unlock(&st->lock);
   return r;
 }

@@ -92,8 +92,8 @@ static lt_status launch_checked(lt__ocl_state *st, const char *name, const char 
   size_t global = (groups < cap ? groups : cap) * local;
   if (r == LT_OK) r = lt__ocl_launch(st, k, 1, &global, &local);
   if (r == LT_OK) r = read_bad(st, bad, pos);
-  if (dbuf) clReleaseMemObject(dbuf);
-  if (bad) clReleaseMemObject(bad);
+  if (dbuf) lt__ocl_release(st, dbuf, 0);
+  if (bad) lt__ocl_release(st, bad, 0);
   pthread_mutex_unlock(&st->lock);
   return r;
 }
@@ -192,7 +192,7 @@ static lt_status sort_batches(lt__ocl_state *st, cl_kernel k, const lt__sort_ste
     size_t local = 64, global = (size_t)((count + 63) / 64) * local;
     if (r == LT_OK) r = lt__ocl_launch(st, k, 1, &global, &local);
   }
-  clReleaseMemObject(scratch);
+  lt__ocl_release(st, scratch, 0);
   return r;
 }
 
@@ -234,7 +234,7 @@ static lt_status sort(lt_context *ctx, const lt__sort_step *s) {
     r = lt__ocl_arg_long(k, 8 + i, longs[i]);
   if (r == LT_OK) r = lt__ocl_arg_int(k, 14, s->descending);
   if (r == LT_OK) r = sort_batches(st, k, s, rows);
-  if (dbuf) clReleaseMemObject(dbuf);
+  if (dbuf) lt__ocl_release(st, dbuf, 0);
   pthread_mutex_unlock(&st->lock);
   return r;
 }

@@ -100,7 +100,7 @@ static lt_status run_strided(lt__ocl_state *st, const lt__map_step *m, const spa
   size_t local = 256, groups = (size_t)((n + 255) / 256), cap = (size_t)1 << 22;
   size_t global = (groups < cap ? groups : cap) * local;
   if (r == LT_OK) r = lt__ocl_launch(st, k, 1, &global, &local);
-  clReleaseMemObject(dbuf);
+  lt__ocl_release(st, dbuf, 0);
   return r;
 }
 
@@ -148,7 +148,7 @@ static lt_status run_tiled(lt__ocl_state *st, const lt__map_step *m, const space
   size_t cap = (size_t)1 << 22;
   size_t global = (ntiles < cap ? ntiles : cap) * local;
   if (r == LT_OK) r = lt__ocl_launch(st, k, 1, &global, &local);
-  clReleaseMemObject(dbuf);
+  lt__ocl_release(st, dbuf, 0);
   return r;
 }
 

@@ -19,9 +19,27 @@ lt_status lt__ocl_mem_alloc(lt_context *ctx, size_t bytes, void **mem) {
   return LT_OK;
 }
 
+/* Released buffers a runtime may keep until the queue next finishes: PoCL held every one while
+ * no call synchronised (a loop of x * x on 2 MB tensors that never read a result grew by 2 MB a
+ * call, to gigabytes), so the queue is finished once this much has been released since. A
+ * small buffer counts as a page. */
+#define RELEASED_SYNC_BYTES ((size_t)64 << 20)
+#define RELEASED_MIN_BYTES ((size_t)4096)
+
+void lt__ocl_release(lt__ocl_state *st, cl_mem mem, size_t bytes) {
+  if (!mem) return;
+  clReleaseMemObject(mem);
+  if (bytes < RELEASED_MIN_BYTES) bytes = RELEASED_MIN_BYTES;
+  size_t before = atomic_fetch_add(&st->released, bytes);
+  if (before < RELEASED_SYNC_BYTES && before + bytes >= RELEASED_SYNC_BYTES) {
+    clFinish(st->queue);
+    atomic_store(&st->released, 0);
+  }
+}
+
 void lt__ocl_mem_free(lt_context *ctx, void *mem, size_t bytes) {
   /* The runtime defers the release until the queued kernels using it are done. */
-  if (mem) clReleaseMemObject((cl_mem)mem);
+  lt__ocl_release(lt__ocl(ctx), (cl_mem)mem, bytes);
 }
 
 lt_status lt__ocl_mem_write(lt_context *ctx, void *mem, size_t offset, const void *src,

@@ -132,7 +132,7 @@ static lt_status run_passes(lt__ocl_state *st, const lt__reduce_step *s, const r
   LT_CL_TRY(err, "clCreateBuffer");
   cl_mem pi = clCreateBuffer(st->context, CL_MEM_READ_WRITE, nparts * 8, NULL, &err);
   if (err != CL_SUCCESS) {
-    clReleaseMemObject(pv);
+    lt__ocl_release(st, pv, 0);
     return lt__cl_error(err, "clCreateBuffer");
   }
   int64_t chunk_len = (sp->nred + chunks - 1) / chunks;
@@ -153,8 +153,8 @@ static lt_status run_passes(lt__ocl_state *st, const lt__reduce_step *s, const r
     size_t flocal = 64, fglobal = capped_groups(st, sp->nout, 64) * flocal;
     if (r == LT_OK) r = lt__ocl_launch(st, fin, 1, &fglobal, &flocal);
   }
-  clReleaseMemObject(pv);
-  clReleaseMemObject(pi);
+  lt__ocl_release(st, pv, 0);
+  lt__ocl_release(st, pi, 0);
   return r;
 }
 
@@ -172,7 +172,7 @@ static lt_status run(lt__ocl_state *st, const lt__reduce_step *s, const red_spac
   cl_mem dbuf;
   LT_TRY(lt__ocl_const_buffer(st, desc, n, &dbuf));
   lt_status r = run_passes(st, s, sp, opts, dbuf, wg, choose(st, sp, wg));
-  clReleaseMemObject(dbuf);
+  lt__ocl_release(st, dbuf, 0);
   return r;
 }
 

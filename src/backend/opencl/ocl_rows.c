@@ -63,8 +63,8 @@ lt_status lt__ocl_rows(lt_context *ctx, const lt__row_step *s) {
   size_t local = 64, global = global_size(nrows);
   if (r == LT_OK) r = lt__ocl_launch(st, k, 1, &global, &local);
   pthread_mutex_unlock(&st->lock);
-  if (kbuf) clReleaseMemObject(kbuf);
-  if (rbuf) clReleaseMemObject(rbuf);
+  if (kbuf) lt__ocl_release(st, kbuf, 0);
+  if (rbuf) lt__ocl_release(st, rbuf, 0);
   return r;
 }
 
@@ -110,6 +110,6 @@ lt_status lt__ocl_rng(lt_context *ctx, const lt__rng_step *s) {
   size_t local = 64, global = global_size((n + group - 1) / group);
   if (r == LT_OK) r = lt__ocl_launch(st, k, 1, &global, &local);
   pthread_mutex_unlock(&st->lock);
-  if (dbuf) clReleaseMemObject(dbuf);
+  if (dbuf) lt__ocl_release(st, dbuf, 0);
   return r;
 }
