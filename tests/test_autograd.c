@@ -448,14 +448,34 @@ static void test_tape_contract_on(lt_context *ctx) {
   lt_tensor_destroy(y);
   lt_tensor_destroy(l);
   LT_CHECK(lt_tape_clear(tape));
-  /* argmax stops gradients: backward through it is an error */
+  /* argmax's integer result is a constant, as in PyTorch: a loss of it alone is not tracked,
+   * and x * argmax gives x the argmax values as its gradient */
   const int ax = 1;
   LT_CHECK(lt_ad_reduce(tape, LT_REDUCE_ARGMAX, x, 1, &ax, false, &y));
-  lt_tensor *yf;
+  tracked = true;
+  LT_CHECK(lt_tape_is_tracked(tape, y, &tracked));
+  assert_false(tracked);
+  lt_tensor *yf, *xy;
   LT_CHECK(lt_ad_contiguous(tape, y, LT_F64, &yf));
   LT_CHECK(lt_ad_reduce(tape, LT_REDUCE_SUM, yf, -1, NULL, false, &l));
   LT_CHECK_FAILS(lt_tape_backward(tape, l, NULL, 0), LT_ERR_INVALID_ARGUMENT);
-  assert_non_null(strstr(lt_last_error(), "not differentiable"));
+  assert_non_null(strstr(lt_last_error(), "not tracked"));
+  lt_tensor_destroy(l);
+  int64_t keep_shape[2] = {lt_tensor_shape(y)[0], 1};
+  lt_tensor *yk;
+  LT_CHECK(lt_view_reshape(yf, 2, keep_shape, &yk));
+  LT_CHECK(lt_ad_binary(tape, LT_BINARY_MUL, x, yk, &xy));
+  LT_CHECK(lt_ad_reduce(tape, LT_REDUCE_SUM, xy, -1, NULL, false, &l));
+  LT_CHECK(lt_tape_backward(tape, l, NULL, 0));
+  LT_CHECK(lt_tape_grad(tape, x, &g));
+  double *ga = lt_test_read_all(g), *hy = lt_test_read_all(y);
+  for (int64_t i = 0; i < lt_tensor_numel(g); i++)
+    assert_true(ga[i] == hy[i / lt_tensor_shape(x)[1]]);
+  free(ga);
+  free(hy);
+  lt_tensor_destroy(g);
+  lt_tensor_destroy(xy);
+  lt_tensor_destroy(yk);
   lt_tensor_destroy(y);
   lt_tensor_destroy(yf);
   lt_tensor_destroy(l);

@@ -82,8 +82,10 @@ struct lt_tape {
 lt__ad_var *lt__ad_leaf_by_serial(lt_tape *tape, uint64_t serial);
 /* Variable index of a tensor, or -1 if the tape does not track it. */
 int lt__ad_lookup(const lt_tape *tape, const lt_tensor *t);
-/* True if recording and any of the inputs is tracked. */
-bool lt__ad_should_record(const lt_tape *tape, int n, const lt_tensor *const *ins);
+/* True if recording, any of the inputs is tracked and the result (out, when given) is of a
+ * float dtype. */
+bool lt__ad_should_record(const lt_tape *tape, int n, const lt_tensor *const *ins,
+                          const lt_tensor *out);
 /* LT_OK for NULL (no tape: the lt_ad_* call only computes) or a live tape; a destroyed tape or
  * another kind of handle is LT_ERR_INVALID_HANDLE naming `fn`, checked before anything runs so
  * that lt__ad_should_record never reads a stale tape's fields. */

@@ -175,7 +175,7 @@ lt_status lt_ad_einsum(lt_tape *tape, const char *expr, int n_inputs,
                        const lt_tensor *const *inputs, lt_tensor **out) {
   LT_TRY(lt__ad_check_tape(tape, "lt_ad_einsum"));
   LT_TRY(lt_einsum(expr, n_inputs, inputs, NULL, out));
-  if (!lt__ad_should_record(tape, n_inputs, inputs)) return LT_OK;
+  if (!lt__ad_should_record(tape, n_inputs, inputs, *out)) return LT_OK;
   einsum_extra *x;
   int *ranks;
   lt_status st = einsum_prepare(n_inputs, inputs, &x, &ranks);
@@ -195,7 +195,7 @@ lt_status lt_ad_einsum_modes(lt_tape *tape, int n_inputs, const lt_tensor *const
                              lt_tensor **out) {
   LT_TRY(lt__ad_check_tape(tape, "lt_ad_einsum_modes"));
   LT_TRY(lt_einsum_modes(n_inputs, inputs, modes, rank_out, modes_out, NULL, out));
-  if (!lt__ad_should_record(tape, n_inputs, inputs)) return LT_OK;
+  if (!lt__ad_should_record(tape, n_inputs, inputs, *out)) return LT_OK;
   einsum_extra *x;
   int *ranks;
   lt_status st = einsum_prepare(n_inputs, inputs, &x, &ranks);

@@ -172,7 +172,7 @@ const lt__ad_rule lt__ad_rule_unary = {"unary", unary_backward};
 lt_status lt_ad_unary(lt_tape *tape, lt_unary_op op, const lt_tensor *a, lt_tensor **out) {
   LT_TRY(lt__ad_check_tape(tape, "lt_ad_unary"));
   LT_TRY(lt_unary(op, a, out));
-  if (unary_stops(op) || !lt__ad_should_record(tape, 1, &a)) return LT_OK;
+  if (unary_stops(op) || !lt__ad_should_record(tape, 1, &a, *out)) return LT_OK;
   lt__ad_node *n;
   lt_status st = lt__ad_record(tape, &lt__ad_rule_unary, 1, &a, *out, &n);
   if (st == LT_OK) {
@@ -377,7 +377,8 @@ lt_status lt_ad_trinary(lt_tape *tape, lt_binary_op op_ab, lt_binary_op op_abc, 
   LT_TRY(lt__ad_ew(op_ab, op_abc, a, ID, b, ID, c, ID, s, out));
   const lt_tensor *ins[3] = {a, b, c};
   int ni = c ? 3 : 2;
-  if ((c ? binary_stops(op_abc) : binary_stops(op_ab)) || !lt__ad_should_record(tape, ni, ins))
+  if ((c ? binary_stops(op_abc) : binary_stops(op_ab)) ||
+      !lt__ad_should_record(tape, ni, ins, *out))
     return LT_OK;
   lt__ad_node *n;
   lt_status st = lt__ad_record(tape, &lt__ad_rule_ew, ni, ins, *out, &n);

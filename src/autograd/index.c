@@ -160,7 +160,7 @@ static const lt__ad_rule rules[] = {
  * On failure destroys *out. */
 static lt_status record(lt_tape *tape, int kind, int n_in, const lt_tensor *const *ins, int axis,
                         unsigned save, void *extra, lt_tensor **out) {
-  if (!lt__ad_should_record(tape, n_in, ins)) {
+  if (!lt__ad_should_record(tape, n_in, ins, *out)) {
     free(extra);
     return LT_OK;
   }
@@ -190,7 +190,7 @@ static lt_status record_indexed(lt_tape *tape, int kind, const lt_tensor *a, con
                                 const lt_tensor *index, int axis, lt_tensor **out) {
   const lt_tensor *ins[2] = {a, b};
   int n_in = b ? 2 : 1;
-  if (!lt__ad_should_record(tape, n_in, ins)) return LT_OK;
+  if (!lt__ad_should_record(tape, n_in, ins, *out)) return LT_OK;
   lt__ad_node *n;
   lt_status st = lt__ad_record(tape, &rules[kind], n_in, ins, *out, &n);
   if (st == LT_OK) {
@@ -262,7 +262,7 @@ lt_status lt_ad_clip(lt_tape *tape, const lt_tensor *a, const lt_tensor *lo, con
 /* The tape records at most LT__AD_MAX_INPUTS inputs per op; on refusal *out is destroyed. */
 static lt_status check_count(lt_tape *tape, int n, const lt_tensor *const *tensors, const char *fn,
                              lt_tensor **out) {
-  if (n <= LT__AD_MAX_INPUTS || !lt__ad_should_record(tape, n, tensors)) return LT_OK;
+  if (n <= LT__AD_MAX_INPUTS || !lt__ad_should_record(tape, n, tensors, *out)) return LT_OK;
   lt_tensor_destroy(*out);
   *out = NULL;
   return lt__error(LT_ERR_UNSUPPORTED, "%s: %d tensors; the tape records up to %d", fn, n,

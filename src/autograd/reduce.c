@@ -110,7 +110,7 @@ lt_status lt_ad_reduce(lt_tape *tape, lt_reduce_op op, const lt_tensor *a, int n
                        const int *axes, bool keepdims, lt_tensor **out) {
   LT_TRY(lt__ad_check_tape(tape, "lt_ad_reduce"));
   LT_TRY(lt_reduce(op, a, n_axes, axes, keepdims, out));
-  if (!lt__ad_should_record(tape, 1, &a)) return LT_OK;
+  if (!lt__ad_should_record(tape, 1, &a, *out)) return LT_OK;
   uint64_t mask = 0;
   if (n_axes < 0) {
     mask = a->rank == 64 ? ~0ull : (1ull << a->rank) - 1;

@@ -152,7 +152,7 @@ static uint64_t mask_of(int rank, int n_axes, const int *axes) {
 /* Records *out = kind(a); saves a (save == 1) or *out (save == 2). On failure destroys *out. */
 static lt_status record(lt_tape *tape, int kind, const lt_tensor *a, uint64_t mask, bool keep,
                         double ddof, int save, lt_tensor **out) {
-  if (!lt__ad_should_record(tape, 1, &a)) return LT_OK;
+  if (!lt__ad_should_record(tape, 1, &a, *out)) return LT_OK;
   lt__ad_node *n;
   lt_status st = lt__ad_record(tape, &rules[kind], 1, &a, *out, &n);
   if (st == LT_OK) {

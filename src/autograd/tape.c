@@ -310,8 +310,12 @@ lt_status lt__ad_check_tape(const lt_tape *tape, const char *fn) {
   return tape == NULL ? LT_OK : check_tape(tape, fn);
 }
 
-bool lt__ad_should_record(const lt_tape *tape, int n, const lt_tensor *const *ins) {
+bool lt__ad_should_record(const lt_tape *tape, int n, const lt_tensor *const *ins,
+                          const lt_tensor *out) {
   if (tape == NULL || !tape->recording) return false;
+  /* Integer and bool results carry no gradient: they are constants to the tape, as in PyTorch
+   * (argmax, comparisons, astype to int), so a loss may use them. */
+  if (out && !lt_dtype_is_float(out->dtype)) return false;
   for (int i = 0; i < n; i++)
     if (ins[i] && lt__ad_lookup(tape, ins[i]) >= 0) return true;
   return false;

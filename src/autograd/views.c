@@ -112,7 +112,7 @@ const lt__ad_rule lt__ad_rule_as_strided = {"as_strided", as_strided_backward};
 /* Records `out` = view/copy of a under rule with params; on failure destroys *out. */
 static lt_status record1(lt_tape *tape, const lt__ad_rule *rule, const lt_tensor *a,
                          lt_tensor **out, const int64_t *params, int n_params, void *extra) {
-  if (!lt__ad_should_record(tape, 1, &a)) {
+  if (!lt__ad_should_record(tape, 1, &a, *out)) {
     free(extra);
     return LT_OK;
   }
@@ -204,7 +204,7 @@ lt_status lt_ad_as_strided(lt_tape *tape, const lt_tensor *a, int rank, const in
                            const int64_t *strides, int64_t offset, lt_tensor **out) {
   LT_TRY(lt__ad_check_tape(tape, "lt_ad_as_strided"));
   LT_TRY(lt_view_as_strided(a, rank, shape, strides, offset, out));
-  if (!lt__ad_should_record(tape, 1, &a)) return LT_OK;
+  if (!lt__ad_should_record(tape, 1, &a, *out)) return LT_OK;
   strided_extra *e = calloc(1, sizeof *e);
   if (e == NULL) {
     lt_tensor_destroy(*out);

@@ -109,8 +109,14 @@ def test_contract():
     z[0, 0] = 5.0  # modified in place after it was saved
     with pytest.raises(lt.InvalidArgumentError, match="modified in place"):
         s.backward()
-    with pytest.raises(lt.InvalidArgumentError, match="not differentiable"):
+    # argmax's integer result is a constant (PyTorch): a loss of it alone is not tracked, and
+    # x * argmax sends the argmax values to x
+    assert not lt.argmax(x, axis=1).requires_grad and not (x > 0).requires_grad
+    with pytest.raises(lt.InvalidArgumentError, match="not tracked"):
         lt.sum(lt.argmax(x, axis=1).astype("float64")).backward()
+    w = lt.tensor(np.array([-1.0, 2.0, 3.0]), requires_grad=True)
+    lt.sum(w * lt.argmax(w).astype("float64") + lt.signbit(w) * w).backward()
+    np.testing.assert_array_equal(np.asarray(w.grad), [3.0, 2.0, 2.0])
 
 
 def test_optimisers_match_formulas():
