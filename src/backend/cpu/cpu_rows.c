@@ -137,6 +137,10 @@ static void moments_row(const row_job *j, int64_t in, int64_t out, void *buf) {
     double cm, cq;
     j->rk->moments(buf, c, &cm, &cq);
     int64_t total = count + c;
+    if (count == 0) { /* the first chunk as it is: delta^2 * 0 was inf * 0 = NaN past 1e154 */
+      mean = cm, m2 = cq, count = c;
+      continue;
+    }
     double delta = cm - mean;
     mean += delta * ((double)c / (double)total);
     m2 += cq + delta * delta * ((double)count * (double)c / (double)total);
