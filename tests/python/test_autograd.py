@@ -143,3 +143,25 @@ def test_optimisers_match_formulas():
                 ref = ref - 0.1 * (m / (1 - 0.9 ** step)) / (
                     np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
         np.testing.assert_allclose(np.asarray(p), ref, rtol=1e-12, err_msg=cls.__name__)
+
+
+def test_selections_and_numpy_operands_keep_the_graph(device):
+    # masks, sort and topk gather what they select, so gradients reach the selected elements
+    # (PyTorch's); a NumPy operand on the left gives a Tensor (Tensor's operators take priority).
+    # All four were silently cut from the tape: x.grad read [1, 1, 1].
+    a = np.array([-1.0, 2.0, 3.0])
+    w = lt.tensor(np.array([1.0, 2.0, 3.0]), device=device)
+    cases = [(lambda x: x[x > 0] ** 2, [1.0, 5.0, 7.0]),
+             (lambda x: lt.sort(x) * w, [2.0, 3.0, 4.0]),
+             (lambda x: lt.sort(x, descending=True) * w, [4.0, 3.0, 2.0]),
+             (lambda x: lt.topk(x, 2)[0] * w[:2], [1.0, 3.0, 2.0]),
+             (lambda x: np.float64(2.0) * x, [3.0, 3.0, 3.0]),
+             (lambda x: a * x, [0.0, 3.0, 4.0])]
+    for f, want in cases:
+        x = lt.tensor(a, requires_grad=True, device=device)
+        (lt.sum(f(x)) + lt.sum(x)).backward()
+        np.testing.assert_allclose(np.asarray(x.grad), want, rtol=0, atol=1e-15)
+    m = lt.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True, device=device)
+    lt.sum(m[np.array([False, True])] * 2).backward()
+    np.testing.assert_array_equal(np.asarray(m.grad), [[0, 0, 0], [2, 2, 2]])
+    assert isinstance(np.ones(3) + lt.tensor(a, device=device), lt.Tensor)

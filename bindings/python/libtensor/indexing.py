@@ -183,10 +183,20 @@ def zeros_like(a, dtype=None): return _like("lt_zeros_like", a, dtype)
 def empty_like(a, dtype=None): return _like("lt_empty_like", a, dtype)
 
 
+def _tracked(t):
+    """Whether t requires a gradient (autograd installs requires_grad): values selected from it
+    are then gathered by take / take_along_axis, which the tape records, as PyTorch
+    differentiates sort, topk and masks."""
+    return getattr(t, "requires_grad", False)
+
+
 def _sorted(fn_name, a, axis, descending):
     (ta,), numpy_out = operands([a])
     if axis is None:
         ta, axis = _flat(ta), 0
+    if fn_name == "lt_sort" and _tracked(ta):
+        order = _new("lt_argsort", ta.context, ta.handle, _axis(axis), bool(descending))
+        return result(take_along_axis(ta, order, axis), numpy_out)
     return result(_new(fn_name, ta.context, ta.handle, _axis(axis), bool(descending)), numpy_out)
 
 
@@ -207,6 +217,8 @@ def topk(a, k, axis=-1, largest=True):
     check(_lib.fn("lt_topk")(ta.handle, _lib.as_int(k, 64, "k"), _axis(axis), bool(largest),
                              ctypes.byref(v), ctypes.byref(i)))
     vt, it = Tensor(v.value, ta.context), Tensor(i.value, ta.context)
+    if _tracked(ta):
+        vt = take_along_axis(ta, it, axis)
     return result(vt, numpy_out), result(it, numpy_out)
 
 
@@ -246,6 +258,12 @@ def _array_key(key):
 
 def _mask_select(self, idx):
     ti = operands([self, idx])[0][1]
+    if _tracked(self) and ti.ndim <= self.ndim and tuple(ti.shape) == tuple(self.shape[:ti.ndim]):
+        # the selected rows gathered from a view with the mask's axes merged: recorded
+        rest = tuple(self.shape[ti.ndim:])
+        flat = self.reshape_or_copy(*((-1,) + rest)) if self.ndim else self.reshape_or_copy(1)
+        picks = np.flatnonzero(np.asarray(ti.numpy(), dtype=bool))
+        return take(flat, picks.astype(np.int64), 0)
     if ti.size == 0 and ti.ndim <= self.ndim and all(
             m in (n, 0) for m, n in zip(ti.shape, self.shape)):
         # The array API lets an empty mask have 0 where the array has any extent: nothing is

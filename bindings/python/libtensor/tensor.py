@@ -128,6 +128,11 @@ fast_wrap = fast_held = fast_cpu = None
 class Tensor:
     """A libtensor tensor: storage shared by views, dtype, shape, element strides, context."""
 
+    # NumPy's operators defer to ours (ndarray * Tensor calls Tensor.__rmul__ and gives a Tensor,
+    # as with PyTorch's tensors), so a NumPy operand on the left keeps the result on the device
+    # and on the tape; np.sin(t) and other ufuncs still convert through __array__.
+    __array_priority__ = 1000
+
     def __init__(self, handle, ctx, readonly=False):
         self._handle = handle
         self.context = ctx
