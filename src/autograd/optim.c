@@ -26,6 +26,9 @@ typedef struct param_state {
   lt_tensor *m, *v;     /* momentum / first and second moments; NULL until the first step */
   lt_plan *plan[P_COUNT];
   bool started;
+  /* Adam's step count for this parameter: steps in which it had a gradient, as torch.optim
+   * counts per parameter (one count for all biased a parameter that joined late). */
+  int64_t steps;
 } param_state;
 
 struct lt_optimizer {
@@ -33,7 +36,6 @@ struct lt_optimizer {
   lt_tape *tape;
   lt_optim_kind kind;
   double hp[8];
-  int64_t steps;
   int n;
   param_state *ps;
 };
@@ -341,7 +343,7 @@ static lt_status step_one(lt_optimizer *o, param_state *s, const lt_tensor *g) {
     LT_TRY(prepare(o, s, g));
     return sgd_step(o, s, g);
   }
-  double t = (double)o->steps;
+  double t = (double)++s->steps;
   double bc1 = 1.0 - pow(o->hp[LT_OPTIM_BETA1], t), bc2 = 1.0 - pow(o->hp[LT_OPTIM_BETA2], t);
   lt_status st;
   if (adam_fused(o, s, g, bc1, bc2, &st)) return st;
@@ -352,7 +354,6 @@ static lt_status step_one(lt_optimizer *o, param_state *s, const lt_tensor *g) {
 lt_status lt_optim_step(lt_optimizer *o) {
   LT_TRY(check_opt(o, "lt_optim_step"));
   LT_TRY(lt__handle_check(o->tape, LT__HANDLE_TAPE, "lt_optim_step", "the optimiser's tape"));
-  o->steps++;
   for (int i = 0; i < o->n; i++) {
     lt__ad_var *var = lt__ad_leaf_by_serial(o->tape, o->ps[i].serial);
     if (var == NULL || var->grad == NULL) continue;

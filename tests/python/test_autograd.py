@@ -165,3 +165,18 @@ def test_selections_and_numpy_operands_keep_the_graph(device):
     lt.sum(m[np.array([False, True])] * 2).backward()
     np.testing.assert_array_equal(np.asarray(m.grad), [[0, 0, 0], [2, 2, 2]])
     assert isinstance(np.ones(3) + lt.tensor(a, device=device), lt.Tensor)
+
+
+def test_adam_counts_steps_per_parameter(device):
+    # a parameter's first gradient at step 3 takes Adam's first step (torch.optim counts per
+    # parameter): b moves by lr, not by the bias-corrected step-3 amount (it read 0.936)
+    for opt_class in (lt.optim.Adam, lt.optim.AdamW):
+        w = lt.tensor(np.array([1.0]), requires_grad=True, device=device)
+        b = lt.tensor(np.array([1.0]), requires_grad=True, device=device)
+        opt = opt_class([w, b], lr=0.1, weight_decay=0.0)
+        for s in range(3):
+            loss = lt.sum(w * w) + lt.sum(b * b) if s == 2 else lt.sum(w * w)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        np.testing.assert_allclose(np.asarray(b), [0.9], rtol=1e-7)
