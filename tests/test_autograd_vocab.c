@@ -29,18 +29,24 @@ static lt_status f_binary(lt_tape *t, lt_tensor *const *in, lt_tensor **o) {
 
 static void test_math_on(lt_context *ctx) {
   static const int64_t s34[2] = {3, 4}, s31[2] = {3, 1}, s0[2] = {0, 3};
-  static const int unary[] = {LT_UNARY_LOG1P, LT_UNARY_EXPM1, LT_UNARY_FLOOR,    LT_UNARY_CEIL,
-                              LT_UNARY_ROUND, LT_UNARY_TRUNC, LT_UNARY_SIGN,     LT_UNARY_ERF,
-                              LT_UNARY_GELU,  LT_UNARY_SILU,  LT_UNARY_SOFTPLUS, LT_UNARY_RSQRT,
-                              LT_UNARY_RELU,  LT_UNARY_ABS};
+  static const int unary[] = {
+      LT_UNARY_LOG1P,    LT_UNARY_EXPM1, LT_UNARY_FLOOR, LT_UNARY_CEIL, LT_UNARY_ROUND,
+      LT_UNARY_TRUNC,    LT_UNARY_SIGN,  LT_UNARY_ERF,   LT_UNARY_GELU, LT_UNARY_SILU,
+      LT_UNARY_SOFTPLUS, LT_UNARY_RSQRT, LT_UNARY_RELU,  LT_UNARY_ABS,  LT_UNARY_TAN,
+      LT_UNARY_ASIN,     LT_UNARY_ACOS,  LT_UNARY_ATAN,  LT_UNARY_SINH, LT_UNARY_COSH,
+      LT_UNARY_ASINH,    LT_UNARY_ACOSH, LT_UNARY_ATANH, LT_UNARY_LOG2, LT_UNARY_LOG10};
   for (size_t u = 0; u < sizeof unary / sizeof unary[0]; u++)
     for (int lay = 0; lay <= LAYOUTS; lay++) {
       g_op = unary[u];
-      bool positive = g_op == LT_UNARY_RSQRT || g_op == LT_UNARY_LOG1P;
+      bool positive = g_op == LT_UNARY_RSQRT || g_op == LT_UNARY_LOG1P || g_op == LT_UNARY_LOG2 ||
+                      g_op == LT_UNARY_LOG10;
+      bool inside_one = g_op == LT_UNARY_ASIN || g_op == LT_UNARY_ACOS || g_op == LT_UNARY_ATANH;
+      double lo = positive ? 0.2 : inside_one ? -0.9 : g_op == LT_UNARY_ACOSH ? 1.2 : -2.2;
+      double hi = inside_one ? 0.9 : g_op == LT_UNARY_TAN ? 1.2 : 2.2;
+      if (g_op == LT_UNARY_TAN) lo = -1.2;
       /* lay == LAYOUTS: rank 0 */
-      lt_tensor *x = lay < LAYOUTS
-                         ? lt_gc_rnd(ctx, 2, s34, (lt_test_layout)lay, positive ? 0.2 : -2.2, 2.2)
-                         : lt_gc_rnd(ctx, 0, NULL, LT_LAYOUT_CONTIGUOUS, 0.3, 1.7);
+      lt_tensor *x = lay < LAYOUTS ? lt_gc_rnd(ctx, 2, s34, (lt_test_layout)lay, lo, hi)
+                                   : lt_gc_rnd(ctx, 0, NULL, LT_LAYOUT_CONTIGUOUS, lo, hi);
       char name[64];
       snprintf(name, sizeof name, "unary %d (%s)", g_op,
                lay < LAYOUTS ? lt_test_layout_name(lay) : "rank 0");

@@ -26,7 +26,8 @@ static int unary_needs(lt_unary_op op) {
   case LT_UNARY_RECIPROCAL:
   case LT_UNARY_RELU:
   case LT_UNARY_EXPM1:
-  case LT_UNARY_RSQRT: return 2;
+  case LT_UNARY_RSQRT:
+  case LT_UNARY_TAN: return 2;
   default: return 1;
   }
 }
@@ -99,6 +100,36 @@ static lt_status multi_pass_grad(lt_unary_op op, const lt_tensor *s, const lt_te
   return st;
 }
 
+/* The inverse trigonometric and hyperbolic functions: g times a function of 1 +- x^2, in two
+ * passes (t, then g with t). */
+static lt_status inverse_grad(lt_unary_op op, const lt_tensor *x, const lt_tensor *g,
+                              lt_tensor **out) {
+  lt_tensor *one = NULL, *t = NULL;
+  double k[3] = {1, 1, 1};
+  lt_status st = lt_tensor_full(x->storage->ctx, x->dtype, 0, NULL, 1.0, &one);
+  if (st != LT_OK) return st;
+  switch (op) {
+  case LT_UNARY_ATAN:  /* g / (1 + x^2) */
+  case LT_UNARY_ASINH: /* g / sqrt(1 + x^2) */
+    st = lt__ad_ew(LT_BINARY_ADD, 0, one, ID, x, LT_UNARY_SQUARE, NULL, ID, k, &t);
+    break;
+  case LT_UNARY_ACOSH: /* g / sqrt(x^2 - 1) */
+    st = lt__ad_ew(LT_BINARY_SUB, 0, x, LT_UNARY_SQUARE, one, ID, NULL, ID, k, &t);
+    break;
+  default: /* ASIN, ACOS: g / +-sqrt(1 - x^2); ATANH: g / (1 - x^2) */
+    st = lt__ad_ew(LT_BINARY_SUB, 0, one, ID, x, LT_UNARY_SQUARE, NULL, ID, k, &t);
+  }
+  if (op == LT_UNARY_ACOS) k[0] = -1;
+  bool root =
+      op == LT_UNARY_ASIN || op == LT_UNARY_ACOS || op == LT_UNARY_ASINH || op == LT_UNARY_ACOSH;
+  if (st == LT_OK)
+    st = root ? lt__ad_ew(LT_BINARY_MUL, 0, g, ID, t, LT_UNARY_RSQRT, NULL, ID, k, out)
+              : lt__ad_ew(LT_BINARY_DIV, 0, g, ID, t, ID, NULL, ID, k, out);
+  lt_tensor_destroy(one);
+  lt_tensor_destroy(t);
+  return st;
+}
+
 /* A zero gradient of g's shape and dtype (the step functions). */
 static lt_status zero_grad_like(const lt_tensor *g, lt_tensor **out) {
   return lt_tensor_zeros(g->storage->ctx, g->dtype, g->rank, g->shape, out);
@@ -162,6 +193,22 @@ static lt_status unary_backward(const lt__ad_node *n, const lt_tensor *g, lt_ten
   case LT_UNARY_SILU:
   case LT_UNARY_ERF:
   case LT_UNARY_GELU: return multi_pass_grad(op, s, g, &grads[0]);
+  case LT_UNARY_TAN: /* g + g y^2 */
+    return lt__ad_ew(LT_BINARY_MUL, LT_BINARY_ADD, g, ID, s, LT_UNARY_SQUARE, g, ID, k, &grads[0]);
+  case LT_UNARY_SINH: /* g cosh(x) */
+    return lt__ad_ew(LT_BINARY_MUL, 0, g, ID, s, LT_UNARY_COSH, NULL, ID, k, &grads[0]);
+  case LT_UNARY_COSH: /* g sinh(x) */
+    return lt__ad_ew(LT_BINARY_MUL, 0, g, ID, s, LT_UNARY_SINH, NULL, ID, k, &grads[0]);
+  case LT_UNARY_LOG2:  /* g / (x ln 2) */
+  case LT_UNARY_LOG10: /* g / (x ln 10) */
+    k[0] = 1.0 / log(op == LT_UNARY_LOG2 ? 2.0 : 10.0);
+    return lt__ad_ew(LT_BINARY_DIV, 0, g, ID, s, ID, NULL, ID, k, &grads[0]);
+  case LT_UNARY_ASIN:
+  case LT_UNARY_ACOS:
+  case LT_UNARY_ATAN:
+  case LT_UNARY_ASINH:
+  case LT_UNARY_ACOSH:
+  case LT_UNARY_ATANH: return inverse_grad(op, s, g, &grads[0]);
   default: break;
   }
   return lt__error(LT_ERR_INTERNAL, "autograd: unary op %d has no backward rule", (int)op);
