@@ -57,8 +57,9 @@ static void test_math_on(lt_context *ctx) {
   lt_tensor *e = lt_gc_rnd(ctx, 2, s0, LT_LAYOUT_CONTIGUOUS, -1, 1);
   lt_gc_check(ctx, "gelu size 0", f_unary, 1, &e);
   lt_tensor_destroy(e);
-  static const int binary[] = {LT_BINARY_ATAN2, LT_BINARY_HYPOT, LT_BINARY_FMOD,
-                               LT_BINARY_REMAINDER, LT_BINARY_FLOOR_DIVIDE};
+  static const int binary[] = {LT_BINARY_ATAN2,       LT_BINARY_HYPOT,    LT_BINARY_FMOD,
+                               LT_BINARY_REMAINDER,   LT_BINARY_COPYSIGN, LT_BINARY_LOGADDEXP,
+                               LT_BINARY_FLOOR_DIVIDE};
   for (size_t b = 0; b < sizeof binary / sizeof binary[0]; b++)
     for (int lay = 0; lay < LAYOUTS; lay++) {
       g_op = binary[b];

@@ -305,6 +305,41 @@ static lt_status angle_grads(lt_binary_op op, const lt_tensor *p, const lt_tenso
   return st;
 }
 
+/* copysign(p, q): g sign(p) copysign(1, q) (0 at p = 0, as PyTorch) and 0; logaddexp(p, q) = z:
+ * g exp(p - z) and g exp(q - z). */
+static lt_status sign_exp_grads(lt_binary_op op, const lt_tensor *p, const lt_tensor *q,
+                                const lt_tensor *z, const lt_tensor *g, bool want_p, bool want_q,
+                                lt_tensor **gp, lt_tensor **gq) {
+  lt_tensor *t = NULL, *zz = NULL;
+  lt_status st = LT_OK;
+  if (op == LT_BINARY_COPYSIGN) {
+    lt_tensor *one = NULL;
+    if (want_p) st = lt_tensor_full(p->storage->ctx, p->dtype, 0, NULL, 1.0, &one);
+    if (st == LT_OK && want_p)
+      st = lt__ad_ew(LT_BINARY_COPYSIGN, 0, one, ID, q, ID, NULL, ID, NULL, &t);
+    if (st == LT_OK && want_p)
+      st = lt__ad_ew(LT_BINARY_MUL, LT_BINARY_MUL, g, ID, p, LT_UNARY_SIGN, t, ID, NULL, gp);
+    if (st == LT_OK && want_q) st = zero_grad_like(g, gq);
+    lt_tensor_destroy(one);
+    lt_tensor_destroy(t);
+    return st;
+  }
+  if (z == NULL) st = lt__ad_ew(LT_BINARY_LOGADDEXP, 0, p, ID, q, ID, NULL, ID, NULL, &zz);
+  const lt_tensor *both[2] = {p, q};
+  lt_tensor **outs[2] = {gp, gq};
+  bool want[2] = {want_p, want_q};
+  for (int i = 0; i < 2 && st == LT_OK; i++) {
+    if (!want[i]) continue;
+    st = lt__ad_ew(LT_BINARY_SUB, 0, both[i], ID, z ? z : zz, ID, NULL, ID, NULL, &t);
+    if (st == LT_OK)
+      st = lt__ad_ew(LT_BINARY_MUL, 0, g, ID, t, LT_UNARY_EXP, NULL, ID, NULL, outs[i]);
+    lt_tensor_destroy(t);
+    t = NULL;
+  }
+  lt_tensor_destroy(zz);
+  return st;
+}
+
 /* Gradients gp, gq of z = p op q from the output gradient g (z given when known, else NULL). */
 static lt_status op_grads(lt_binary_op op, const lt_tensor *p, const lt_tensor *q,
                           const lt_tensor *z, const lt_tensor *g, bool want_p, bool want_q,
@@ -354,6 +389,8 @@ static lt_status op_grads(lt_binary_op op, const lt_tensor *p, const lt_tensor *
   case LT_BINARY_FMOD: return mod_grads(op, p, q, g, want_p, want_q, gp, gq);
   case LT_BINARY_ATAN2:
   case LT_BINARY_HYPOT: return angle_grads(op, p, q, g, want_p, want_q, gp, gq);
+  case LT_BINARY_COPYSIGN:
+  case LT_BINARY_LOGADDEXP: return sign_exp_grads(op, p, q, z, g, want_p, want_q, gp, gq);
   default: break;
   }
   return lt__error(LT_ERR_UNSUPPORTED, "autograd: binary op %d has no backward rule yet", (int)op);
@@ -412,9 +449,9 @@ lt_status lt_ad_trinary(lt_tape *tape, lt_binary_op op_ab, lt_binary_op op_abc, 
   LT_TRY(lt__check_tensor(a, "lt_ad_trinary: a"));
   LT_TRY(lt__check_tensor(b, "lt_ad_trinary: b"));
   if (c) LT_TRY(lt__check_tensor(c, "lt_ad_trinary: c"));
-  LT_RETURN_IF((unsigned)op_ab > LT_BINARY_WHERE || (unsigned)op_abc > LT_BINARY_WHERE,
+  LT_RETURN_IF((unsigned)op_ab > LT_BINARY_LOGADDEXP || (unsigned)op_abc > LT_BINARY_LOGADDEXP,
                LT_ERR_INVALID_ARGUMENT, "lt_ad_trinary: unknown binary op code %d",
-               (unsigned)op_ab > LT_BINARY_WHERE ? (int)op_ab : (int)op_abc);
+               (unsigned)op_ab > LT_BINARY_LOGADDEXP ? (int)op_ab : (int)op_abc);
   double s[3] = {1, 1, 1};
   if (scalars) {
     s[0] = scalars[0];

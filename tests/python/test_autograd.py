@@ -180,3 +180,19 @@ def test_adam_counts_steps_per_parameter(device):
             opt.step()
             opt.zero_grad()
         np.testing.assert_allclose(np.asarray(b), [0.9], rtol=1e-7)
+
+
+def test_copysign_and_logaddexp_differentiate(device):
+    # both refused a tracked operand ("unknown binary op code"); checked by central differences,
+    # with q of both signs
+    p0, q0 = np.array([-1.5, 0.7, 2.0, -0.3]), np.array([0.4, -2.0, 1.0, -0.6])
+    w, h = np.array([1.0, 2.0, 3.0, 4.0]), 1e-6
+    for name in ("copysign", "logaddexp"):
+        f = getattr(np, name)
+        p = lt.tensor(p0, requires_grad=True, device=device)
+        q = lt.tensor(q0, requires_grad=True, device=device)
+        lt.sum(getattr(lt, name)(p, q) * lt.tensor(w, device=device)).backward()
+        dp = w * (f(p0 + h, q0) - f(p0 - h, q0)) / (2 * h)
+        dq = w * (f(p0, q0 + h) - f(p0, q0 - h)) / (2 * h)
+        np.testing.assert_allclose(np.asarray(p.grad), dp, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(q.grad), dq, atol=1e-6)
