@@ -67,6 +67,17 @@ static lt_status reduction_grad(const lt__ad_node *n, const lt_tensor *g, lt_ten
       double h[3] = {0.5, 1, 1};
       st = lt_std(x, na, axes, n->dparam[0], true, &t);
       if (st == LT_OK) st = lt__ad_ew(LT_BINARY_DIV, 0, gk, ID, t, ID, NULL, ID, h, &gs);
+      /* a row of equal values (std 0) gets 0, as PyTorch masks it (g / 0 gave NaN) */
+      lt_tensor *zero = NULL, *flat = NULL, *masked = NULL;
+      if (st == LT_OK) st = lt_tensor_full(x->storage->ctx, t->dtype, 0, NULL, 0.0, &zero);
+      if (st == LT_OK) st = lt_binary(LT_BINARY_EQ, t, zero, &flat);
+      if (st == LT_OK) st = lt_where(flat, zero, gs, &masked);
+      if (st == LT_OK) {
+        lt_tensor_destroy(gs);
+        gs = masked;
+      }
+      lt_tensor_destroy(zero);
+      lt_tensor_destroy(flat);
     }
     double c = 2.0 / ((double)count - n->dparam[0]);
     double k[3] = {c, c, 1};

@@ -196,3 +196,13 @@ def test_copysign_and_logaddexp_differentiate(device):
         dq = w * (f(p0, q0 + h) - f(p0, q0 - h)) / (2 * h)
         np.testing.assert_allclose(np.asarray(p.grad), dp, atol=1e-6)
         np.testing.assert_allclose(np.asarray(q.grad), dq, atol=1e-6)
+
+
+def test_std_of_a_constant_row_has_zero_gradient(device):
+    # PyTorch masks std's g / (2 std) where std is 0 (layer norm of a constant row); it was NaN
+    x = lt.tensor(np.array([[1.0, 1.0, 1.0], [1.0, 2.0, 4.0]]), requires_grad=True, device=device)
+    lt.sum(lt.std(x, axis=1)).backward()
+    g = np.asarray(x.grad)
+    np.testing.assert_array_equal(g[0], [0.0, 0.0, 0.0])
+    row = np.array([1.0, 2.0, 4.0])
+    np.testing.assert_allclose(g[1], (row - row.mean()) / (3 * row.std()), rtol=1e-12)
