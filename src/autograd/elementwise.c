@@ -340,6 +340,37 @@ static lt_status sign_exp_grads(lt_binary_op op, const lt_tensor *p, const lt_te
   return st;
 }
 
+/* pow's gradients at zero as PyTorch defines them: d/dp is 0 where q == 0 (q p^(q-1) read
+ * 0 * inf = NaN at p = 0), d/dq is 0 where p == 0 and q >= 0 (z log p read 0 * -inf). */
+static lt_status pow_zero_masks(const lt_tensor *p, const lt_tensor *q, lt_tensor **gp,
+                                lt_tensor **gq) {
+  lt_tensor *zero = NULL, *cp = NULL, *cq = NULL, *c = NULL, *masked = NULL;
+  lt_status st = lt_tensor_full(p->storage->ctx, p->dtype, 0, NULL, 0.0, &zero);
+  for (int i = 0; i < 2 && st == LT_OK; i++) {
+    lt_tensor **g = i == 0 ? gp : gq;
+    if (g == NULL || *g == NULL) continue;
+    if (i == 0) {
+      st = lt_binary(LT_BINARY_EQ, q, zero, &c);
+    } else {
+      st = lt_binary(LT_BINARY_EQ, p, zero, &cp);
+      if (st == LT_OK) st = lt_binary(LT_BINARY_GE, q, zero, &cq);
+      if (st == LT_OK) st = lt_binary(LT_BINARY_LOGICAL_AND, cp, cq, &c);
+    }
+    if (st == LT_OK) st = lt_where(c, zero, *g, &masked);
+    if (st == LT_OK) {
+      lt_tensor_destroy(*g);
+      *g = masked;
+      masked = NULL;
+    }
+    lt_tensor_destroy(c);
+    c = NULL;
+  }
+  lt_tensor_destroy(zero);
+  lt_tensor_destroy(cp);
+  lt_tensor_destroy(cq);
+  return st;
+}
+
 /* Gradients gp, gq of z = p op q from the output gradient g (z given when known, else NULL). */
 static lt_status op_grads(lt_binary_op op, const lt_tensor *p, const lt_tensor *q,
                           const lt_tensor *z, const lt_tensor *g, bool want_p, bool want_q,
@@ -380,6 +411,7 @@ static lt_status op_grads(lt_binary_op op, const lt_tensor *p, const lt_tensor *
     lt_tensor_destroy(one);
     lt_tensor_destroy(pm);
     lt_tensor_destroy(zz);
+    if (st == LT_OK) st = pow_zero_masks(p, q, want_p ? gp : NULL, want_q ? gq : NULL);
     return st;
   }
   case LT_BINARY_MIN:

@@ -206,3 +206,16 @@ def test_std_of_a_constant_row_has_zero_gradient(device):
     np.testing.assert_array_equal(g[0], [0.0, 0.0, 0.0])
     row = np.array([1.0, 2.0, 4.0])
     np.testing.assert_allclose(g[1], (row - row.mean()) / (3 * row.std()), rtol=1e-12)
+
+
+def test_pow_at_zero_matches_pytorch(device):
+    # 0 ** 2, 0 ** 0, 2 ** 0, 0 ** -1: d/dx 0, 0, 0, -inf and d/dy 0, 0, log 2, -inf (PyTorch's
+    # masks); the zero-base entries were NaN
+    x = lt.tensor(np.array([0.0, 0.0, 2.0, 0.0]), requires_grad=True, device=device)
+    y = lt.tensor(np.array([2.0, 0.0, 0.0, -1.0]), requires_grad=True, device=device)
+    lt.sum(lt.power(x, y)).backward()
+    np.testing.assert_array_equal(np.asarray(x.grad), [0.0, 0.0, 0.0, -np.inf])
+    np.testing.assert_array_equal(np.asarray(y.grad), [0.0, 0.0, np.log(2.0), -np.inf])
+    z = lt.tensor(np.array([0.0, 1.5]), requires_grad=True, device=device)
+    lt.sum(z ** 0).backward()
+    np.testing.assert_array_equal(np.asarray(z.grad), [0.0, 0.0])
