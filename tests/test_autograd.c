@@ -685,6 +685,17 @@ static void test_bad_arguments(void **state) {
   lt_tensor *disjoint[2] = {r0, row}; /* two rows of one storage: fine */
   LT_CHECK(lt_optim_create(tape, LT_OPTIM_ADAM, 2, disjoint, &opt));
   lt_optim_destroy(opt);
+  /* Nesterov without momentum, or with dampening, is refused at the step (PyTorch refuses it) */
+  LT_CHECK(lt_optim_create(tape, LT_OPTIM_SGD, 1, &p, &opt));
+  LT_CHECK(lt_optim_set(opt, LT_OPTIM_NESTEROV, 1));
+  LT_CHECK_FAILS(lt_optim_step(opt), LT_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(lt_last_error(), "Nesterov momentum needs momentum > 0"));
+  LT_CHECK(lt_optim_set(opt, LT_OPTIM_MOMENTUM, 0.9));
+  LT_CHECK(lt_optim_set(opt, LT_OPTIM_DAMPENING, 0.5));
+  LT_CHECK_FAILS(lt_optim_step(opt), LT_ERR_INVALID_ARGUMENT);
+  LT_CHECK(lt_optim_set(opt, LT_OPTIM_DAMPENING, 0));
+  LT_CHECK(lt_optim_step(opt));
+  lt_optim_destroy(opt);
   /* grad_output on another context */
   LT_CHECK(lt_tape_requires_grad(tape, p, true));
   lt_tensor *y = NULL, *g = NULL;

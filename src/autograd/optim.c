@@ -354,6 +354,13 @@ static lt_status step_one(lt_optimizer *o, param_state *s, const lt_tensor *g) {
 lt_status lt_optim_step(lt_optimizer *o) {
   LT_TRY(check_opt(o, "lt_optim_step"));
   LT_TRY(lt__handle_check(o->tape, LT__HANDLE_TAPE, "lt_optim_step", "the optimiser's tape"));
+  /* the hyper-parameters are set one at a time, so their combination is checked here */
+  LT_RETURN_IF(o->kind == LT_OPTIM_SGD && o->hp[LT_OPTIM_NESTEROV] != 0.0 &&
+                   (o->hp[LT_OPTIM_MOMENTUM] <= 0.0 || o->hp[LT_OPTIM_DAMPENING] != 0.0),
+               LT_ERR_INVALID_ARGUMENT,
+               "lt_optim_step: Nesterov momentum needs momentum > 0 and dampening 0 (momentum "
+               "%g, dampening %g), as PyTorch",
+               o->hp[LT_OPTIM_MOMENTUM], o->hp[LT_OPTIM_DAMPENING]);
   for (int i = 0; i < o->n; i++) {
     lt__ad_var *var = lt__ad_leaf_by_serial(o->tape, o->ps[i].serial);
     if (var == NULL || var->grad == NULL) continue;

@@ -219,3 +219,11 @@ def test_pow_at_zero_matches_pytorch(device):
     z = lt.tensor(np.array([0.0, 1.5]), requires_grad=True, device=device)
     lt.sum(z ** 0).backward()
     np.testing.assert_array_equal(np.asarray(z.grad), [0.0, 0.0])
+
+
+def test_sgd_nesterov_needs_momentum_and_no_dampening():
+    w = lt.tensor(np.array([1.0]), requires_grad=True)
+    for kw in (dict(momentum=0.0), dict(momentum=0.9, dampening=0.5)):
+        with pytest.raises(ValueError, match="Nesterov momentum needs momentum > 0"):
+            lt.optim.SGD([w], lr=0.1, nesterov=True, **kw)
+    lt.optim.SGD([w], lr=0.1, momentum=0.9, nesterov=True)

@@ -58,6 +58,9 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False):
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("libtensor: Nesterov momentum needs momentum > 0 and dampening 0 "
+                             f"(got {momentum} and {dampening}), as torch.optim.SGD")
         super().__init__(params, {enums.LT_OPTIM_LR: lr, enums.LT_OPTIM_MOMENTUM: momentum,
                                     enums.LT_OPTIM_DAMPENING: dampening,
                                     enums.LT_OPTIM_WEIGHT_DECAY: weight_decay,
