@@ -227,3 +227,10 @@ def test_sgd_nesterov_needs_momentum_and_no_dampening():
         with pytest.raises(ValueError, match="Nesterov momentum needs momentum > 0"):
             lt.optim.SGD([w], lr=0.1, nesterov=True, **kw)
     lt.optim.SGD([w], lr=0.1, momentum=0.9, nesterov=True)
+
+
+def test_mask_assignment_to_a_tracked_tensor_is_refused_with_a_way_out():
+    y = lt.tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True) * 2
+    with pytest.raises(lt.InvalidArgumentError, match=r"out of place \(lt.where"):
+        y[np.array([True, False, False])] = 7.0
+    np.testing.assert_array_equal(np.asarray(y.detach()), [2.0, 4.0, 6.0])

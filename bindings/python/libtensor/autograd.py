@@ -289,10 +289,11 @@ def _check_inplace(what, *tensors):
     for t in tensors:
         tape = _tapes.get(t.context)
         if tape is not None and _recording and _tracked(tape, t.handle):
+            hint = ("build the result out of place (lt.where, or assign into a copy)"
+                    if what.startswith("__") else f"use the out-of-place Tensor.{what}(...)")
             raise_status("LT_ERR_INVALID_ARGUMENT",
                          f"libtensor: {what} writes in place, which the tape cannot record for "
-                         f"a tensor that requires a gradient; use the out-of-place "
-                         f"Tensor.{what}(...) instead")
+                         f"a tensor that requires a gradient; {hint} instead")
 
 
 def _split_views(ta, axis, points):
