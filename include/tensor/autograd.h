@@ -91,7 +91,16 @@ LT_API lt_status lt_tape_saved_count(const lt_tape *tape, int64_t *count, size_t
 
 /* ---- differentiable operations: the plain call's semantics, recorded on the tape ---- */
 
+/* lt_unary(op, a, out), recorded on `tape` when `a` is tracked (floor, sign and the other
+ * piecewise-constant ops pass a zero gradient, as in PyTorch; logical not, invert, the
+ * isnan/isinf/isfinite tests and any integer or bool result are not recorded). *out is new and
+ * the caller's. Fails as lt_unary does, with
+ * LT_ERR_NULL_POINTER / LT_ERR_INVALID_HANDLE for a NULL or dead tape, or LT_ERR_OUT_OF_MEMORY
+ * while recording (then *out is NULL and nothing is recorded). */
 LT_API lt_status lt_ad_unary(lt_tape *tape, lt_unary_op op, const lt_tensor *a, lt_tensor **out);
+/* lt_binary(op, a, b, out) with NumPy broadcasting and promotion, recorded on `tape` when an
+ * input is tracked; comparisons and other bool results are not recorded. Gradients of
+ * broadcast inputs are summed back to their shapes. Fails as lt_binary and lt_ad_unary do. */
 LT_API lt_status lt_ad_binary(lt_tape *tape, lt_binary_op op, const lt_tensor *a,
                               const lt_tensor *b, lt_tensor **out);
 /* out = (scalars[0]*a op_ab scalars[1]*b) op_abc scalars[2]*c with NumPy broadcasting; c NULL
