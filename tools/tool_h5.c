@@ -5,14 +5,21 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const unsigned char h5_magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
+/* The signature stands at byte 0, or after a user block at 512, 1024, 2048, ... (HDF5's file
+ * format: its superblock is searched at 0 and at every power of two from 512). */
 bool tool_is_h5_file(const char *path) {
   unsigned char head[8];
   FILE *f = fopen(path, "rb");
   if (f == NULL) return false;
-  bool yes = fread(head, 1, 8, f) == 8 && memcmp(head, h5_magic, 8) == 0;
+  bool yes = false;
+  for (long at = 0; !yes && at >= 0 && at < (1L << 40); at = at ? 2 * at : 512) {
+    if (fseek(f, at, SEEK_SET) != 0 || fread(head, 1, 8, f) != 8) break;
+    yes = memcmp(head, h5_magic, 8) == 0;
+  }
   fclose(f);
   return yes;
 }
@@ -58,8 +65,9 @@ lt_status tool_save(const lt_tensor *t, const char *arg) {
   const char *dataset;
   if (!tool_h5_split(arg, file, sizeof file, &dataset)) return lt_npy_save(t, arg);
   lt_h5_file *f = NULL;
-  /* An existing file gains (or replaces) the dataset; a new one is created atomically. */
-  lt_status st = lt_h5_open(file, tool_is_h5_file(file) ? LT_H5_READ_WRITE : LT_H5_CREATE, &f);
+  /* An existing file gains (or replaces) the dataset, and one that is no HDF5 file is refused
+   * by the open (never replaced); a new one is created atomically. */
+  lt_status st = lt_h5_open(file, access(file, F_OK) == 0 ? LT_H5_READ_WRITE : LT_H5_CREATE, &f);
   if (st == LT_OK) st = lt_h5_write(f, dataset, t, NULL, 0, LT_H5_REPLACE);
   lt_status cst = f ? lt_h5_close(f) : LT_OK;
   return st != LT_OK ? st : cst;

@@ -3,6 +3,8 @@
 #include "tool.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct summary {
@@ -31,6 +33,47 @@ static void summarize(const double *v, int64_t n, summary *s) {
   s->mean = counted ? sum / (double)counted : NAN;
 }
 
+/* Integers and bools: min and max exactly (a float64 copy rounds those past 2^53). */
+static int print_exact_range(const lt_tensor *t, const summary *s) {
+  int64_t n = lt_tensor_numel(t);
+  lt_dtype d = lt_tensor_dtype(t);
+  bool is_unsigned = d == LT_U8 || d == LT_U16 || d == LT_U32 || d == LT_U64;
+  lt_tensor *c = NULL;
+  int64_t *v = malloc(sizeof(int64_t) * (size_t)n);
+  lt_status st =
+      v ? lt_tensor_contiguous(t, is_unsigned ? LT_U64 : LT_I64, &c) : LT_ERR_OUT_OF_MEMORY;
+  if (st == LT_OK) st = lt_tensor_to_host(c, v, sizeof(int64_t) * (size_t)n);
+  lt_tensor_destroy(c);
+  if (st != LT_OK) {
+    free(v);
+    return tool_fail("info", "reading the elements", st);
+  }
+  if (is_unsigned) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t x = (uint64_t)v[i];
+      lo = x < lo ? x : lo;
+      hi = x > hi ? x : hi;
+    }
+    printf("min:     %llu\nmax:     %llu\n", (unsigned long long)lo, (unsigned long long)hi);
+  } else {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t i = 0; i < n; i++) {
+      lo = v[i] < lo ? v[i] : lo;
+      hi = v[i] > hi ? v[i] : hi;
+    }
+    printf("min:     %lld\nmax:     %lld\n", (long long)lo, (long long)hi);
+  }
+  char mean[32]; /* the shortest digits that read back as the double, as NumPy prints it */
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(mean, sizeof mean, "%.*g", digits, s->mean);
+    if (strtod(mean, NULL) == s->mean) break;
+  }
+  printf("mean:    %s\n", mean);
+  free(v);
+  return 0;
+}
+
 static int print_statistics(const lt_tensor *t) {
   int64_t n = lt_tensor_numel(t);
   if (n == 0) {
@@ -54,6 +97,8 @@ static int print_statistics(const lt_tensor *t) {
   summary s;
   summarize(v, n, &s);
   free(v);
+  lt_dtype d = lt_tensor_dtype(t);
+  if (d != LT_F16 && d != LT_BF16 && d != LT_F32 && d != LT_F64) return print_exact_range(t, &s);
   if (s.nans == n) {
     printf("min:     nan\nmax:     nan\nmean:    nan\n");
   } else {

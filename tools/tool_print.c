@@ -11,13 +11,17 @@
 
 enum { PRINT_THRESHOLD = 1000, EDGE_ITEMS = 3, LINE_WIDTH = 75, MAX_PRECISION = 8 };
 
+typedef enum value_kind { FLOATING, SIGNED, UNSIGNED, BOOLEAN } value_kind;
+
 typedef struct printer {
   FILE *f;
-  const double *data; /* C-ordered float64 copy of the tensor */
+  const double *data;  /* FLOATING: a C-ordered float64 copy of the tensor */
+  const int64_t *ints; /* else: its exact values as i64 (SIGNED, BOOLEAN) or u64 bits */
+  value_kind kind;
   int rank;
   const int64_t *shape;
   bool summarise;
-  bool integer; /* I64 dtype: no decimal point */
+  bool integer; /* an integer or bool dtype: no decimal point, no scientific notation */
   bool single;  /* stored in 32 bits or fewer: shortest digits that read back as a float */
   bool scientific;
   int precision;           /* scientific: common mantissa digits */
@@ -27,12 +31,12 @@ typedef struct printer {
   bool any_finite;
 } printer;
 
-typedef void (*element_fn)(printer *p, double v);
+typedef void (*element_fn)(printer *p, int64_t i);
 
 /* Calls `fn` for every element that is shown (all, or the edges of each long axis). */
 static void for_shown(printer *p, int axis, int64_t base, element_fn fn) {
   if (axis == p->rank) {
-    fn(p, p->data[base]);
+    fn(p, base);
     return;
   }
   int64_t n = p->shape[axis], stride = 1;
@@ -63,14 +67,24 @@ static void trim_zeros(char *s) {
     s[--n] = '\0';
 }
 
-/* The value's own text, before padding. */
-static void format_raw(const printer *p, double v, char *buf, size_t size) {
+/* Element i's own text, before padding. Integers print exactly (a float64 copy would round
+ * those past 2^53), bools as NumPy's True / False. */
+static void format_raw(const printer *p, int64_t i, char *buf, size_t size) {
+  if (p->integer) {
+    int64_t x = p->ints[i];
+    if (p->kind == BOOLEAN)
+      snprintf(buf, size, "%s", x ? "True" : "False");
+    else if (p->kind == UNSIGNED)
+      snprintf(buf, size, "%llu", (unsigned long long)(uint64_t)x);
+    else
+      snprintf(buf, size, "%lld", (long long)x);
+    return;
+  }
+  double v = p->data[i];
   if (isnan(v))
     snprintf(buf, size, "nan");
   else if (isinf(v))
     snprintf(buf, size, v > 0 ? "inf" : "-inf");
-  else if (p->integer)
-    snprintf(buf, size, "%.0f", v);
   else if (p->scientific && p->precision == 0) {
     char mantissa_exp[64];
     snprintf(mantissa_exp, sizeof mantissa_exp, "%.0e", v); /* "1e+10" -> "1.e+10" */
@@ -85,15 +99,15 @@ static void format_raw(const printer *p, double v, char *buf, size_t size) {
   }
 }
 
-static bool aligned_on_point(const printer *p, double v) {
-  return isfinite(v) && !p->integer && !p->scientific;
+static bool aligned_on_point(const printer *p, int64_t i) {
+  return !p->integer && !p->scientific && isfinite(p->data[i]);
 }
 
-/* The value padded to the common width, decimal points aligned. */
-static void format_cell(const printer *p, double v, char *buf, size_t size) {
+/* Element i padded to the common width, decimal points aligned. */
+static void format_cell(const printer *p, int64_t i, char *buf, size_t size) {
   char raw[400];
-  format_raw(p, v, raw, sizeof raw);
-  if (!aligned_on_point(p, v)) {
+  format_raw(p, i, raw, sizeof raw);
+  if (!aligned_on_point(p, i)) {
     snprintf(buf, size, "%*s", p->pad_left + p->pad_right, raw);
     return;
   }
@@ -102,7 +116,8 @@ static void format_cell(const printer *p, double v, char *buf, size_t size) {
   snprintf(buf, size, "%*s%.*s%-*s", p->pad_left - left, "", left, raw, p->pad_right, point);
 }
 
-static void collect_range(printer *p, double v) {
+static void collect_range(printer *p, int64_t i) {
+  double v = p->data[i];
   if (!isfinite(v)) return;
   double a = fabs(v);
   if (!p->any_finite || a > p->max_abs) p->max_abs = a;
@@ -110,18 +125,19 @@ static void collect_range(printer *p, double v) {
   p->any_finite = true;
 }
 
-static void collect_precision(printer *p, double v) {
+static void collect_precision(printer *p, int64_t i) {
+  double v = p->data[i];
   if (!isfinite(v)) return;
   int d = digits_needed(p, v, true);
   if (d > p->precision) p->precision = d;
 }
 
-static void collect_widths(printer *p, double v) {
-  if (!isfinite(v)) return;
+static void collect_widths(printer *p, int64_t i) {
+  if (!p->integer && !isfinite(p->data[i])) return;
   char raw[400];
-  format_raw(p, v, raw, sizeof raw);
+  format_raw(p, i, raw, sizeof raw);
   int len = (int)strlen(raw), left = len, right = 0;
-  if (aligned_on_point(p, v)) {
+  if (aligned_on_point(p, i)) {
     left = (int)(strchr(raw, '.') - raw);
     right = len - left;
   }
@@ -130,14 +146,15 @@ static void collect_widths(printer *p, double v) {
 }
 
 /* Non-finite values (right-aligned in the whole cell) may be wider than the aligned ones. */
-static void widen_for_specials(printer *p, double v) {
-  if (isfinite(v)) return;
+static void widen_for_specials(printer *p, int64_t i) {
+  if (p->integer || isfinite(p->data[i])) return;
+  double v = p->data[i];
   int len = (int)strlen(isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
   if (len > p->pad_left + p->pad_right) p->pad_left = len - p->pad_right;
 }
 
 static void choose_format(printer *p) {
-  for_shown(p, 0, 0, collect_range);
+  if (!p->integer) for_shown(p, 0, 0, collect_range);
   p->scientific = !p->integer && p->any_finite &&
                   (p->max_abs >= 1e8 || (p->min_abs > 0 && p->min_abs < 1e-4) ||
                    (p->min_abs > 0 && p->max_abs / p->min_abs > 1e3));
@@ -192,7 +209,7 @@ static int print_innermost(printer *p, int axis, int64_t base, int col) {
       i = n - EDGE_ITEMS;
     }
     char cell[512];
-    format_cell(p, p->data[base + i], cell, sizeof cell);
+    format_cell(p, base + i, cell, sizeof cell);
     col = put_word(p, cell, first, axis, col);
   }
   return col;
@@ -224,10 +241,11 @@ static int print_axis(printer *p, int axis, int64_t base, int col) {
 }
 
 /* A 0-d array prints as its scalar does in Python: shortest round-trip digits, "12.0", "1e-05". */
-static void print_scalar(const printer *p, double v) {
+static void print_scalar(const printer *p) {
   char buf[64];
+  double v = p->integer ? 0 : p->data[0];
   if (p->integer || !isfinite(v)) {
-    format_raw(p, v, buf, sizeof buf);
+    format_raw(p, 0, buf, sizeof buf);
   } else {
     int exponent = v == 0 ? 0 : (int)floor(log10(fabs(v)));
     bool scientific = exponent < -4 || exponent >= 16;
@@ -241,8 +259,8 @@ static void print_scalar(const printer *p, double v) {
   fputs(buf, p->f);
 }
 
-/* A C-ordered float64 host copy of any tensor. */
-static lt_status host_copy(const lt_tensor *t, double **out) {
+/* A C-ordered host copy of any tensor in `as` (F64, I64 or U64: 8 bytes an element). */
+static lt_status host_copy(const lt_tensor *t, lt_dtype as, void **out) {
   *out = NULL;
   lt_status st = LT_OK;
   lt_tensor *host = NULL, *f64 = NULL;
@@ -256,9 +274,9 @@ static lt_status host_copy(const lt_tensor *t, double **out) {
     src = host;
   }
   size_t bytes = (size_t)lt_tensor_numel(t) * sizeof(double);
-  double *data = malloc(bytes ? bytes : 1);
+  void *data = malloc(bytes ? bytes : 1);
   if (data == NULL) st = LT_ERR_OUT_OF_MEMORY;
-  if (st == LT_OK) st = lt_tensor_contiguous(src, LT_F64, &f64);
+  if (st == LT_OK) st = lt_tensor_contiguous(src, as, &f64);
   if (st == LT_OK) st = lt_tensor_to_host(f64, data, bytes);
   lt_tensor_destroy(f64);
   lt_tensor_destroy(host);
@@ -269,21 +287,43 @@ static lt_status host_copy(const lt_tensor *t, double **out) {
   return st;
 }
 
+static value_kind kind_of(lt_dtype d) {
+  switch (d) {
+  case LT_BOOL: return BOOLEAN;
+  case LT_U8:
+  case LT_U16:
+  case LT_U32:
+  case LT_U64: return UNSIGNED;
+  case LT_I8:
+  case LT_I16:
+  case LT_I32:
+  case LT_I64: return SIGNED;
+  default: return FLOATING;
+  }
+}
+
 lt_status tool_print_tensor(FILE *f, const lt_tensor *t) {
-  double *data;
-  lt_status st = host_copy(t, &data);
+  void *data;
+  value_kind kind = kind_of(lt_tensor_dtype(t));
+  lt_status st = host_copy(t,
+                           kind == FLOATING   ? LT_F64
+                           : kind == UNSIGNED ? LT_U64
+                                              : LT_I64,
+                           &data);
   if (st != LT_OK) return st;
   printer p = {.f = f,
-               .data = data,
+               .data = kind == FLOATING ? data : NULL,
+               .ints = kind == FLOATING ? NULL : data,
+               .kind = kind,
                .rank = lt_tensor_rank(t),
                .shape = lt_tensor_shape(t),
                .summarise = lt_tensor_numel(t) > PRINT_THRESHOLD,
-               .integer = lt_tensor_dtype(t) == LT_I64,
+               .integer = kind != FLOATING,
                .single = lt_dtype_size(lt_tensor_dtype(t)) <= 4};
   if (lt_tensor_numel(t) == 0) {
     fputs("[]", f); /* NumPy prints every empty array so */
   } else if (p.rank == 0) {
-    print_scalar(&p, data[0]);
+    print_scalar(&p);
   } else {
     choose_format(&p);
     print_axis(&p, 0, 0, 0);

@@ -71,6 +71,11 @@ def print_cases(rng):
         np.array([-0.0, 1.0]), rng.standard_normal((3, 5)).astype(np.float32),
         np.arange(60) * 7.0, np.arange(60).reshape(3, 20) * 100.0,
         np.arange(5000.).reshape(2, 2500) * 1e3, np.arange(-30, 30) * 1.25,
+        # integers print exactly (past 2^53 too) and bools as True/False, in NumPy's widths
+        np.array([2147483647, -5, 123456789], np.int32), np.array([200, 3], np.uint8),
+        np.array([2**53 + 1, 3]), np.array([2**64 - 1, 3], np.uint64),
+        np.array([[True, False], [False, True]]), np.array(True), np.array(-7, np.int8),
+        np.arange(2000, dtype=np.int16).reshape(40, 50), np.array([-(2**63), 2**63 - 1]),
     ]
 
 
@@ -140,9 +145,37 @@ def check_einsum(tmp):
     check(rc == 0 and "[[" in out, f"'--' ends the options: {rc} {err!r}")
 
 
+def check_h5_output(tmp):
+    """-o FILE.h5:/x adds to an existing HDF5 file (also one with a user block, whose signature
+    is at byte 512) and never replaces a file that is no HDF5 file."""
+    src = os.path.join(tmp, "h5src.npy")
+    np.save(src, np.arange(6.).reshape(2, 3))
+    text = os.path.join(tmp, "notes.h5")
+    with open(text, "w") as f:
+        f.write("keep me\n")
+    check_one_line_error(["einsum", "ij->i", src, "-o", text + ":/x"], "not an HDF5 file")
+    with open(text) as f:
+        check(f.read() == "keep me\n", "a file that is no HDF5 file was replaced")
+    try:
+        import h5py
+    except ImportError:
+        return
+    ub = os.path.join(tmp, "ub.h5")
+    with h5py.File(ub, "w", userblock_size=512) as f:
+        f["keep"] = np.arange(5.)
+    rc, _, err = run("einsum", "ij->i", src, "-o", ub + ":/new")
+    check(rc == 0, f"-o into a file with a user block: {rc} {err}")
+    with h5py.File(ub, "r") as f:
+        check(sorted(f) == ["keep", "new"] and list(f["new"][()]) == [3.0, 12.0],
+              f"user-block file after -o: {sorted(f)}")
+    rc, out, err = run("info", ub + ":/keep")
+    check(rc == 0 and "(5,)" in out, f"info on a user-block file: {rc} {out!r} {err!r}")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     check_bench(tmp)
     check_einsum(tmp)
+    check_h5_output(tmp)
 if failures:
     print(f"{len(failures)} check(s) failed", file=sys.stderr)
     sys.exit(1)
