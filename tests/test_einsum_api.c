@@ -314,6 +314,88 @@ static void test_dtypes_and_description(void **state) {
   lt_context_destroy(ctx);
 }
 
+static lt_dtype einsum_dtype(lt_context *ctx, const char *expr, int n, const lt_dtype *dts) {
+  lt_tensor *ins[3], *out;
+  int64_t s[1] = {2};
+  for (int k = 0; k < n; k++)
+    ins[k] = ones(ctx, dts[k], 1, s);
+  LT_CHECK(lt_einsum(expr, n, (const lt_tensor *const *)ins, NULL, &out));
+  lt_dtype d = lt_tensor_dtype(out);
+  lt_tensor_destroy(out);
+  for (int k = 0; k < n; k++)
+    lt_tensor_destroy(ins[k]);
+  return d;
+}
+
+/* Cases found by probing: an implicit output past 64 dimensions (wrote past the label array),
+ * promotion of three or more dtypes (a pairwise fold depended on the order and differed from
+ * NumPy's result_type), zero-size tensors with other strides, and plan-time checks. */
+static void test_probe_regressions(void **state) {
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  int64_t ones20[26];
+  for (int i = 0; i < 26; i++)
+    ones20[i] = 1;
+  lt_tensor *big[3] = {ones(ctx, LT_F32, 20, ones20), ones(ctx, LT_F32, 26, ones20),
+                       ones(ctx, LT_F32, 26, ones20)};
+  lt_tensor *out = (lt_tensor *)&out;
+  LT_CHECK_FAILS(lt_einsum("...,ABCDEFGHIJKLMNOPQRSTUVWXYZ,abcdefghijklmnopqrstuvwxyz", 3,
+                           (const lt_tensor *const *)big, NULL, &out),
+                 LT_ERR_PARSE);
+  assert_non_null(strstr(lt_last_error(), "more than 64 dimensions"));
+  assert_null(out);
+  for (int k = 0; k < 3; k++)
+    lt_tensor_destroy(big[k]);
+
+  /* NumPy's result_type, whatever the order (np.result_type(u16, i16, f32) is f32). */
+  static const lt_dtype orders[][3] = {
+      {LT_U16, LT_I16, LT_F32}, {LT_F32, LT_U16, LT_I16}, {LT_I16, LT_F32, LT_U16}};
+  for (int o = 0; o < 3; o++)
+    assert_int_equal(einsum_dtype(ctx, "i,i,i->i", 3, orders[o]), LT_F32);
+  static const lt_dtype small[][3] = {{LT_I8, LT_U8, LT_F16}, {LT_U8, LT_F16, LT_I8}};
+  for (int o = 0; o < 2; o++)
+    assert_int_equal(einsum_dtype(ctx, "i,i,i->i", 3, small[o]), LT_F16);
+  static const lt_dtype ints[3] = {LT_U8, LT_I8, LT_U16};
+  assert_int_equal(einsum_dtype(ctx, "i,i,i->i", 3, ints), LT_I32);
+
+  /* A zero-size output with strides of its own (NumPy gives empty arrays zero strides). */
+  int64_t sa[2] = {0, 3}, sb[2] = {3, 4}, sc[2] = {4, 0};
+  lt_tensor *a = ones(ctx, LT_F64, 2, sa), *b = ones(ctx, LT_F64, 2, sb),
+            *c = ones(ctx, LT_F64, 2, sc), *ct;
+  LT_CHECK(lt_view_transpose(c, 0, 1, &ct)); /* (0, 4) with strides (1, 0) */
+  const lt_tensor *ab[2] = {a, b};
+  lt_plan *plan;
+  LT_CHECK(lt_plan_einsum("ij,jk->ik", 2, ab, NULL, NULL, &plan));
+  LT_CHECK(lt_plan_execute(plan, ab, 2, NULL, 0, ct));
+  lt_plan_destroy(plan);
+
+  /* A wrong extent is named as such, not as the stride it shifts. */
+  int64_t s45[2] = {4, 5}, s54[2] = {5, 4}, s46[2] = {4, 6}, s44[2] = {4, 4};
+  lt_tensor *p = ones(ctx, LT_F64, 2, s45), *q = ones(ctx, LT_F64, 2, s54),
+            *r = ones(ctx, LT_F64, 2, s46), *d = ones(ctx, LT_F64, 2, s44);
+  const lt_tensor *pq[2] = {p, q}, *rq[2] = {r, q};
+  LT_CHECK(lt_plan_einsum("ij,jk->ik", 2, pq, NULL, NULL, &plan));
+  LT_CHECK_FAILS(lt_plan_execute(plan, rq, 2, NULL, 0, d), LT_ERR_LAYOUT_MISMATCH);
+  assert_non_null(strstr(lt_last_error(), "input 0 axis 1 has extent 6"));
+  lt_plan_destroy(plan);
+
+  /* An explicit path is checked for one operand too (it takes 0 pairs). */
+  lt_plan_options *opts;
+  LT_CHECK(lt_plan_options_create(&opts));
+  int64_t pair[1][2] = {{0, 1}};
+  LT_CHECK(lt_plan_options_set_explicit_path(opts, 1, (const int64_t(*)[2])pair));
+  const lt_tensor *only[1] = {p};
+  plan = (lt_plan *)&plan;
+  LT_CHECK_FAILS(lt_plan_einsum("ab->a", 1, only, NULL, opts, &plan), LT_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(lt_last_error(), "1 operand takes 0"));
+  assert_null(plan);
+  lt_plan_options_destroy(opts);
+  lt_tensor *all[] = {a, b, c, ct, p, q, r, d};
+  for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+    lt_tensor_destroy(all[k]);
+  lt_context_destroy(ctx);
+}
+
 typedef struct thread_arg {
   lt_context *ctx;
   const lt_tensor *in[2];
@@ -370,7 +452,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_invalid_expressions), cmocka_unit_test(test_paths),
       cmocka_unit_test(test_many_labels),         cmocka_unit_test(test_dtypes_and_description),
-      cmocka_unit_test(test_cache_threads),
+      cmocka_unit_test(test_cache_threads),       cmocka_unit_test(test_probe_regressions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

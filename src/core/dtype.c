@@ -85,6 +85,23 @@ lt_dtype lt__dtype_promote(lt_dtype a, lt_dtype b) {
   return u == LT_U64 ? LT_F64 : signed_of_bits(2 * int_bits(u));
 }
 
+/* The floats' common dtype first, then every operand promoted with it: promotion among floats
+ * and among integers is associative, so this is order-free, and it matches NumPy's
+ * PyArray_PromoteDTypeSequence on every sequence of up to 4 of NumPy's dtypes (checked
+ * exhaustively against np.result_type). */
+lt_dtype lt__dtype_promote_many(int n, const lt_dtype *dtypes) {
+  lt_dtype f = LT_DTYPE_INVALID, r = LT_DTYPE_INVALID;
+  for (int i = 0; i < n; i++)
+    if (lt__dtype_is_float(dtypes[i]))
+      f = f == LT_DTYPE_INVALID ? dtypes[i] : lt__dtype_promote(f, dtypes[i]);
+  for (int i = 0; i < n; i++) {
+    if (dtypes[i] == LT_DTYPE_INVALID) continue;
+    lt_dtype x = f == LT_DTYPE_INVALID ? dtypes[i] : lt__dtype_promote(f, dtypes[i]);
+    r = r == LT_DTYPE_INVALID ? x : lt__dtype_promote(r, x);
+  }
+  return r;
+}
+
 lt_status lt_dtype_promote(lt_dtype a, lt_dtype b, lt_dtype *out) {
   LT_CHECK_NULL(out, "out");
   *out = lt__dtype_promote(a, b);

@@ -18,6 +18,10 @@ static inline bool lt__dtype_is_exact(lt_dtype d) { return lt__dtype_is_int(d) |
 
 /* NumPy 2 promotion (lt_dtype_promote); LT_DTYPE_INVALID for an invalid input. */
 lt_dtype lt__dtype_promote(lt_dtype a, lt_dtype b);
+/* NumPy's result_type of n dtypes (n >= 1; LT_DTYPE_INVALID entries are skipped, all of them
+ * give LT_DTYPE_INVALID): the same whatever their order, which a pairwise fold is not (int8,
+ * uint8, f16 folds to f32 through int16; NumPy gives f16). */
+lt_dtype lt__dtype_promote_many(int n, const lt_dtype *dtypes);
 
 /* Reads element `i` of an integer or bool buffer as the two's complement bits of its value
  * (sign-extended for signed dtypes, zero-extended for unsigned ones and bool). */

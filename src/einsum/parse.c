@@ -107,16 +107,23 @@ static void expand_input(const term *t, int rank, int ell_rank, int32_t *labels)
 }
 
 /* Implicit output: ellipsis dims, then the letters seen exactly once, in label order. */
-static void implicit_output(const term *terms, int n, int ell_rank, lt__einsum_expr *e) {
-  int count[52] = {0};
+static lt_status implicit_output(const term *terms, int n, int ell_rank, lt__einsum_expr *e) {
+  int count[52] = {0}, once = 0;
   for (int k = 0; k < n; k++)
     for (int i = 0; i < terms[k].n; i++)
       count[terms[k].label[i]]++;
+  for (int l = 0; l < 52; l++)
+    once += count[l] == 1;
+  LT_RETURN_IF(once + ell_rank > LT_MAX_RANK, LT_ERR_PARSE,
+               "einsum: the output would have more than %d dimensions (%d broadcast ('...') and "
+               "%d labels that appear once)",
+               LT_MAX_RANK, ell_rank, once);
   e->rank_out = 0;
   for (int j = 0; j < ell_rank; j++)
     e->labels_out[e->rank_out++] = LT__ELLIPSIS_LABEL_BASE + j;
   for (int l = 0; l < 52; l++)
     if (count[l] == 1) e->labels_out[e->rank_out++] = l;
+  return LT_OK;
 }
 
 static lt_status check_input_rank(const term *t, int k, int rank) {
@@ -196,10 +203,7 @@ static lt_status parse_terms(const char *text, int n_inputs, const int *ranks, t
     e->rank[k] = ranks[k];
     expand_input(&terms[k], ranks[k], ell_rank, e->labels[k]);
   }
-  if (text[pos] == '\0') {
-    implicit_output(terms, n, ell_rank, e);
-    return LT_OK;
-  }
+  if (text[pos] == '\0') return implicit_output(terms, n, ell_rank, e);
   pos += 2; /* "->" */
   term out;
   LT_TRY(read_term(text, &pos, "the output", 0, &out));

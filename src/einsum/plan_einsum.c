@@ -389,6 +389,9 @@ static lt_status build(lt_plan *plan, einsum_build *b, const char *text,
   say(b, "einsum '%s': %d operand%s, compute %s, output %s\n", text, n, n == 1 ? "" : "s",
       lt_dtype_name(b->compute), lt_dtype_name(b->out_dtype));
   if (n == 1) {
+    LT_RETURN_IF(opts && opts->n_path_pairs > 0, LT_ERR_INVALID_ARGUMENT,
+                 "einsum: the explicit path has %lld pairs, but 1 operand takes 0",
+                 (long long)opts->n_path_pairs);
     LT_TRY(lower_single(b, &impl->prog));
     say(b, "  step 1: %s\n",
         impl->prog.steps[impl->prog.n_steps - 1].kind == LT__STEP_REDUCE ? "reduction"

@@ -129,7 +129,7 @@ lt_status lt_clip(const lt_tensor *a, const lt_tensor *lo, const lt_tensor *hi, 
   *out = NULL;
   LT_TRY(check_clip("lt_clip", a, lo, hi));
   const lt_tensor *x[3] = {a, lo, hi};
-  lt_dtype dtype = lt__dtype_promote(lt__dtype_promote(a->dtype, lo->dtype), hi->dtype);
+  lt_dtype dtype = lt__dtype_promote_many(3, (lt_dtype[3]){a->dtype, lo->dtype, hi->dtype});
   return trinary_once("lt_clip", x, clip_labels, LT_BINARY_MAX, LT_BINARY_MIN, dtype, out);
 }
 

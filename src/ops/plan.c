@@ -144,10 +144,17 @@ lt_status lt__plan_set_description(lt_plan *plan, const char *text) {
 }
 
 lt_dtype lt__plan_promoted(int n, const lt_tensor *const *ts) {
-  lt_dtype p = LT_DTYPE_INVALID;
+  lt_dtype d[16]; /* the distinct dtypes: there are 13 */
+  int m = 0;
   for (int i = 0; i < n; i++)
-    if (ts[i]) p = p == LT_DTYPE_INVALID ? ts[i]->dtype : lt__dtype_promote(p, ts[i]->dtype);
-  return p;
+    if (ts[i]) {
+      lt_dtype t = ts[i]->dtype;
+      bool seen = false;
+      for (int j = 0; j < m; j++)
+        seen |= d[j] == t;
+      if (!seen && m < 16) d[m++] = t;
+    }
+  return m ? lt__dtype_promote_many(m, d) : LT_DTYPE_INVALID;
 }
 
 lt_status lt__plan_check_float_to_int(const char *call, lt_dtype compute, lt_dtype output) {
@@ -265,9 +272,14 @@ const char *lt__binary_name(lt_binary_op op) {
 static bool layout_matches(const lt_tensor *t, const lt__layout *want) {
   if (t == NULL || t->tag != LT__HANDLE_TENSOR || t->dtype != want->dtype || t->rank != want->rank)
     return false;
+  bool empty = false;
+  for (int i = 0; i < t->rank; i++) {
+    if (t->shape[i] != want->shape[i]) return false;
+    empty |= t->shape[i] == 0;
+  }
+  if (empty) return true; /* nothing is read or written: strides do not matter (NumPy's are 0) */
   for (int i = 0; i < t->rank; i++)
-    if (t->shape[i] != want->shape[i] || (t->shape[i] > 1 && t->strides[i] != want->strides[i]))
-      return false;
+    if (t->shape[i] > 1 && t->strides[i] != want->strides[i]) return false;
   return true;
 }
 
@@ -280,14 +292,17 @@ static lt_status check_layout(const lt_tensor *t, const lt__layout *want, const 
   LT_RETURN_IF(t->rank != want->rank, LT_ERR_LAYOUT_MISMATCH,
                "lt_plan_execute: %s has rank %d but the plan was built for rank %d", what, t->rank,
                want->rank);
+  bool empty = false; /* extents first: a wrong extent shifts every stride outside it */
   for (int i = 0; i < t->rank; i++) {
     LT_RETURN_IF(t->shape[i] != want->shape[i], LT_ERR_LAYOUT_MISMATCH,
                  "lt_plan_execute: %s axis %d has extent %lld but the plan was built for %lld",
                  what, i, (long long)t->shape[i], (long long)want->shape[i]);
+    empty |= t->shape[i] == 0;
+  }
+  for (int i = 0; i < t->rank && !empty; i++)
     LT_RETURN_IF(t->shape[i] > 1 && t->strides[i] != want->strides[i], LT_ERR_LAYOUT_MISMATCH,
                  "lt_plan_execute: %s axis %d has stride %lld but the plan was built for %lld",
                  what, i, (long long)t->strides[i], (long long)want->strides[i]);
-  }
   return LT_OK;
 }
 

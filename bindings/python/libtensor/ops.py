@@ -229,10 +229,24 @@ def round(a, decimals=0, out=None):  # noqa: A001 (NumPy's name)
 
 
 def _promoted(tensors):
-    d = ctypes.c_int(tensors[0].lt_dtype)
-    for t in tensors[1:]:
-        check(_lib.fn("lt_dtype_promote")(d.value, t.lt_dtype, ctypes.byref(d)))
-    return d.value
+    """NumPy's result_type of the tensors' dtypes, as the library's ops promote: the floats'
+    common dtype first, then each dtype with it (a pairwise fold is order-dependent: int8,
+    uint8, float16 would give float32 through int16; NumPy gives float16)."""
+    promote = _lib.fn("lt_dtype_promote")
+
+    def pair(a, b):
+        d = ctypes.c_int(0)
+        check(promote(a, b, ctypes.byref(d)))
+        return d.value
+    floats = [t.lt_dtype for t in tensors if enums.LT_F16 <= t.lt_dtype <= enums.LT_F64]
+    common = None
+    for f in floats:
+        common = f if common is None else pair(common, f)
+    out = None
+    for t in tensors:
+        x = t.lt_dtype if common is None else pair(common, t.lt_dtype)
+        out = x if out is None else pair(out, x)
+    return out
 
 
 def _into(name, ts, result_ts, out):
