@@ -234,3 +234,53 @@ def test_mask_assignment_to_a_tracked_tensor_is_refused_with_a_way_out():
     with pytest.raises(lt.InvalidArgumentError, match=r"out of place \(lt.where"):
         y[np.array([True, False, False])] = 7.0
     np.testing.assert_array_equal(np.asarray(y.detach()), [2.0, 4.0, 6.0])
+
+
+def test_numpy_operands_written_after_the_op_do_not_change_gradients():
+    """The tape keeps its own copy of a NumPy operand (the ctypes path wrapped it, so writing the
+    array later changed the gradient: 100 instead of 2)."""
+    w = lt.tensor(np.ones(3), requires_grad=True)
+    n = np.full(3, 2.0)
+    loss = lt.sum(w * n)
+    m = np.full((3, 2), 2.0)
+    loss2 = lt.sum(lt.einsum("i,ij->j", w, m))
+    n[:] = 100.0
+    m[:] = 100.0
+    loss.backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 2.0, 2.0])
+    w.grad = None
+    loss2.backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [4.0, 4.0, 4.0])
+
+
+def test_threads_share_a_context_tape():
+    """Every thread's ops go to the context's one tape (not thread-safe in C): training in four
+    threads at once crashed or doubled gradients; plain ops beside one trainer crashed too."""
+    import threading
+    errors = []
+
+    def trainer():
+        try:
+            w = lt.tensor(np.ones((8, 8)), requires_grad=True)
+            for _ in range(300):
+                lt.sum(w * w).backward()
+                if not np.array_equal(np.asarray(w.grad), np.full((8, 8), 2.0)):
+                    errors.append("gradient")
+                w.grad = None
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(repr(exc))
+
+    def plain():
+        a = lt.tensor(np.ones((8, 8)))
+        for _ in range(600):
+            lt.sum(a * 2 + 1)
+            b = a.T + 1
+            del b
+
+    threads = [threading.Thread(target=trainer) for _ in range(3)] + \
+        [threading.Thread(target=plain) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

@@ -234,22 +234,14 @@ static lt_status run_recorded(lt_tape *tape, const recorded_call *c, lt_tensor *
                       : lt__fast.lt_ad_unary(tape, (lt_unary_op)c->op, in[0], r);
 }
 
-/* Runs `c` on the tape over the set's operands (the GIL released for large work, as the plain
- * calls) and returns the new result's handle for the package to wrap. Consumes the operands. */
+/* Runs `c` on the tape over the set's operands and returns the new result's handle for the
+ * package to wrap. Consumes the operands. The GIL stays held: every thread shares the context's
+ * tape, which is not thread-safe, and the GIL is its lock (the ctypes path holds it too). */
 static PyObject *record(lt_tape *tape, const recorded_call *c, operand_set *s) {
   lt_tensor *in[LT_FAST_MAX_OPERANDS + 1], *r = NULL;
   lt_status st = private_operands(s, in);
-  int64_t work = 0;
-  for (int i = 0; i < s->n; i++)
-    work += lt__fast.lt_tensor_numel(s->t[i]);
   if (st == LT_OK) {
-    if (work >= LT_FAST_GIL_ELEMENTS && !s->any_cached) {
-      Py_BEGIN_ALLOW_THREADS;
-      st = run_recorded(tape, c, in, &r);
-      Py_END_ALLOW_THREADS;
-    } else {
-      st = run_recorded(tape, c, in, &r);
-    }
+    st = run_recorded(tape, c, in, &r);
     for (int i = 0; i < s->n; i++)
       if (in[i] != s->t[i]) lt__fast.lt_tensor_destroy(in[i]);
   }

@@ -81,10 +81,11 @@ static PyObject *axis_entry(PyObject *const *args, Py_ssize_t n, int is_row) {
   }
   lt_tape *tape = lt__fast_recording_tape(ctx, &t, &owned, 1);
   lt_tensor *r = NULL;
-  PyThreadState *unlocked =
-      lt__fast.lt_tensor_numel(t) >= LT_FAST_GIL_ELEMENTS && owned < LT_FAST_OWNED_CACHED
-          ? PyEval_SaveThread()
-          : NULL;
+  /* A recorded call keeps the GIL, the shared tape's lock (fast_calls.c: record). */
+  PyThreadState *unlocked = tape == NULL && lt__fast.lt_tensor_numel(t) >= LT_FAST_GIL_ELEMENTS &&
+                                    owned < LT_FAST_OWNED_CACHED
+                                ? PyEval_SaveThread()
+                                : NULL;
   lt_status st = run_call(tape, &c, t, &r);
   if (unlocked) PyEval_RestoreThread(unlocked);
   lt__fast_release(t, owned);

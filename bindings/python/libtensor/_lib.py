@@ -450,9 +450,14 @@ def _range_checked(name, f, argtypes):
 
 
 lib, path = _load()
+# A tape is not thread-safe in C (one per thread), but every thread of a Python process shares
+# its context's tape: calls that read or write a tape keep the GIL (ctypes.PyDLL), which makes
+# the GIL the tape's lock. Plain calls release it as usual.
+_TAPE_CALLS = ("lt_ad_", "lt_tape_", "lt_optim_")
+_gil_lib = ctypes.PyDLL(path)
 _bound = {}
 for _name, (_res, _args) in _SIGNATURES.items():
-    _f = getattr(lib, _name, None)
+    _f = getattr(_gil_lib if _name.startswith(_TAPE_CALLS) else lib, _name, None)
     if _f is not None:
         _f.restype = _res
         _f.argtypes = _args

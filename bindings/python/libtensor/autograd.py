@@ -30,6 +30,7 @@ from .tensor import Tensor, from_numpy
 from . import ops as _ops_mod  # noqa: F401 (patched below)
 from . import indexing as _indexing_mod
 from .convert import operands
+from . import convert as _convert_mod
 from ._ext import FAST as _FAST
 
 # (the package's names `tensor` and `einsum` are functions: the modules come from sys.modules)
@@ -76,6 +77,14 @@ def _tracked(tape, handle):
     out = ctypes.c_bool()
     check(_lib.fn("lt_tape_is_tracked")(tape.handle, handle, ctypes.byref(out)))
     return out.value
+
+
+def _will_record(tensors):
+    tape = _tapes.get(tensors[0].context) if _recording else None
+    return tape is not None and any(_tracked(tape, t.handle) for t in tensors)
+
+
+_convert_mod.will_record = _will_record
 
 
 # C call -> (differentiable call, positions of tensor handles in the args, args rewrite)

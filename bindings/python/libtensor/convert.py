@@ -115,6 +115,13 @@ def clear_wrap_cache():
         FAST.clear_wraps()
 
 
+# Set by autograd: will_record(tensors) is True when an op over these Tensors is recorded on a
+# tape. The NumPy operands of such an op are copied, not wrapped: the tape may save them for
+# backward, and a NumPy array written later changes under a wrapper without the library seeing
+# it (a silently wrong gradient). The C extension copies them likewise.
+will_record = None
+
+
 def operands(values, device=None, where=None):
     """Tensors for `values` on one context, and whether the caller passed only NumPy data (so
     results go back as NumPy arrays). The context is `device`'s when given (a name or a
@@ -127,6 +134,8 @@ def operands(values, device=None, where=None):
     else:
         ctx = values[tensors[0]].context
         where = f"operand {tensors[0] + 1}"
+    private = bool(tensors) and will_record is not None and len(tensors) < len(values) and \
+        any(isinstance(v, np.ndarray) for v in values) and will_record([values[i] for i in tensors])
     out = []
     for i, v in enumerate(values):
         like = None
@@ -140,6 +149,8 @@ def operands(values, device=None, where=None):
         elif like is not None:
             # NumPy keeps the array's dtype for Python scalars; so do we.
             out.append(from_numpy(np.asarray(v, dtype=like), ctx))
+        elif private and isinstance(v, np.ndarray):
+            out.append(from_numpy(v, ctx, copy=True))
         else:
             out.append(_wrap(v, ctx))
     return out, not tensors
