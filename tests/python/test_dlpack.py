@@ -157,3 +157,24 @@ def test_torch_both_ways():
     del t, x
     gc.collect()
     assert y.sum().item() == 15
+
+
+def test_a_failing_consumer_keeps_its_error():
+    """NumPy refuses bf16: the capsule it drops with its error pending must free the export and
+    leave NumPy's error (the destructor in Python could not run then: the export leaked and the
+    caller got SystemError instead of NumPy's error)."""
+    t = lt.tensor(np.ones(1000, np.float32), dtype="bfloat16")
+    for _ in range(3):
+        with pytest.raises(Exception) as info:
+            np.from_dlpack(t)
+        assert not isinstance(info.value, SystemError), info.value
+
+
+def test_broadcast_views_export_read_only():
+    t = lt.tensor(np.arange(4.0)).broadcast_to((3, 4))
+    cap = t.__dlpack__(max_version=(1, 0))
+    assert type(cap).__name__ == "PyCapsule"
+    with pytest.raises(BufferError, match="broadcast"):
+        t.__dlpack__()
+    if hasattr(np, "__version__") and int(np.__version__.split(".")[0]) >= 2:
+        assert not np.from_dlpack(t).flags.writeable

@@ -161,6 +161,8 @@ lt_tape *lt__fast_recording_tape(const lt_context *ctx, lt_tensor *const *t, con
 void lt__fast_forget_tapes(void);
 PyObject *lt__fast_set_tape(PyObject *self, PyObject *const *args, Py_ssize_t n);
 PyObject *lt__fast_set_recording(PyObject *self, PyObject *flag);
+/* fast_dlpack.c: the address of the C destructor for exported DLPack capsules. */
+PyObject *lt__fast_capsule_destructor(PyObject *self, PyObject *unused);
 PyObject *lt__fast_watch_tapes(PyObject *self, PyObject *tapes);
 
 /* The entry points of fast_calls.c. */

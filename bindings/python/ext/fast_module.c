@@ -292,6 +292,8 @@ static PyMethodDef fast_methods[] = {
      "set_tape(context, tape or None): the gradient tape of a context (autograd)"},
     {"set_recording", lt__fast_set_recording, METH_O,
      "set_recording(bool): no_grad scopes turn recording off"},
+    {"capsule_destructor", lt__fast_capsule_destructor, METH_NOARGS,
+     "the address of the C destructor of exported DLPack capsules"},
     {"clear_plans", fast_clear_plans, METH_NOARGS, "drops the cached einsum plans"},
     {"cached_plans", fast_cached_plans, METH_NOARGS, "number of cached plans"},
     {"clear_wraps", fast_clear_wraps, METH_NOARGS,

@@ -14,6 +14,8 @@ from . import _lib
 from .context import context
 from .errors import check
 from .tensor import Tensor, from_numpy
+from . import _ext as _ext_mod
+from ._ext import FAST as _FAST
 
 K_DL_CPU, K_DL_OPENCL = 1, 4
 _HOST_DEVICES = (1, 3, 11)  # kDLCPU, kDLCUDAHost, kDLROCMHost
@@ -72,6 +74,20 @@ def _capsule_destructor(capsule):
             return
 
 
+def _destructor():
+    """The C extension's destructor, which keeps a failing consumer's pending exception (the one
+    above, in Python, cannot run then: the export leaked and the consumer's error became
+    SystemError). Taken even under LT_PY_NO_EXT (it is no fast path); the ctypes one serves an
+    install without the extension."""
+    module = _FAST if _FAST is not None else _ext_mod._import()
+    if module is not None and hasattr(module, "capsule_destructor"):
+        return ctypes.c_void_p(module.capsule_destructor())
+    return ctypes.cast(_capsule_destructor, ctypes.c_void_p)
+
+
+_DESTRUCTOR = _destructor()
+
+
 def _dlpack_device(self):
     """(device type, device id) as DLPack numbers them: (1, 0) for the CPU, (4, 0) OpenCL."""
     return (K_DL_CPU, 0) if self.context.is_cpu else (K_DL_OPENCL, 0)
@@ -99,10 +115,14 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         raise BufferError(f"libtensor: a tensor on {self.device!r} is exported only as a host "
                           "copy: pass copy=True or dl_device=(1, 0)")
     versioned = max_version is not None and tuple(max_version)[0] >= 1
-    if self.readonly and not flags & COPY:
+    # a broadcast view shows one element at several places: read-only, as its .numpy() view and
+    # NumPy's broadcast_to (a write through one place would change the others)
+    aliased = any(s == 0 and n > 1 for s, n in zip(self.strides, self.shape))
+    if (self.readonly or aliased) and not flags & COPY:
         if not versioned:
-            raise BufferError("libtensor: a read-only tensor cannot be exported as a legacy "
-                              "DLPack capsule (no read-only flag); ask with max_version=(1, 0)")
+            raise BufferError("libtensor: a read-only tensor (or a broadcast view) cannot be "
+                              "exported as a legacy DLPack capsule (no read-only flag); ask "
+                              "with max_version=(1, 0) or copy=True")
         flags |= READ_ONLY
     out = ctypes.c_void_p()
     if versioned:
@@ -112,7 +132,7 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         check(_lib.fn("lt_tensor_to_dlpack_legacy")(self.handle, flags, ctypes.byref(out)))
         name = _LEGACY
     try:
-        return _capsule_new(out.value, name, ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+        return _capsule_new(out.value, name, _DESTRUCTOR)
     except BaseException:
         struct = DLManagedTensorVersioned if versioned else DLManagedTensor
         ctypes.cast(out, ctypes.POINTER(struct)).contents.deleter(out.value)
