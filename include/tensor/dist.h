@@ -69,8 +69,9 @@ LT_API lt_status lt_dist_redistribute(const lt_dist_tensor *t, const int *grid,
 LT_API lt_status lt_dist_permute(const lt_dist_tensor *t, const int *axes, lt_dist_tensor **out);
 /* Reduces t over n_axes axes (n_axes = -1: all) with LT_REDUCE_SUM, PROD, MIN or MAX into a new
  * tensor every rank receives (local reduction, then one MPI_Allreduce). The result dtype is
- * lt_reduce's (sums of integers are i64). LT_ERR_UNSUPPORTED for other operations and LT_ERR_DTYPE
- * for f16/bf16 (no MPI datatype). */
+ * lt_reduce's (sums of integers are i64); MIN and MAX propagate NaN from any rank, as lt_reduce.
+ * LT_ERR_UNSUPPORTED for other operations, for MIN/MAX of integer or bool tensors and for a
+ * result past 2^31 - 1 elements (MPI's count), LT_ERR_DTYPE for f16/bf16 (no MPI datatype). */
 LT_API lt_status lt_dist_reduce(const lt_dist_tensor *t, lt_reduce_op op, int n_axes,
                                 const int *axes, lt_tensor **out);
 

@@ -89,10 +89,13 @@ lt_status lt__dist_layout_init(lt__dist_layout *lay, int rank, const int64_t *sh
     procs *= grid[m];
     int64_t b = block ? block[m] : (shape[m] + grid[m] - 1) / grid[m];
     if (b < 1) b = block ? b : 1;
-    if (b < 1 || (shape[m] + b - 1) / b > grid[m])
+    if (b < 1 || (b < shape[m] && (shape[m] - 1) / b + 1 > grid[m]))
       return lt__dist_fail(LT_ERR_INVALID_ARGUMENT,
                            "%s: mode %d: %d blocks of %lld do not cover extent %lld", fn, m,
                            grid[m], (long long)b, (long long)shape[m]);
+    /* a block past the extent holds the same as one of the extent (and keeps c * block and
+     * block + start within int64 for any block the caller gives) */
+    if (b > shape[m]) b = shape[m] > 0 ? shape[m] : 1;
     lay->shape[m] = shape[m];
     lay->grid[m] = grid[m];
     lay->block[m] = b;

@@ -5,9 +5,30 @@
  * differ only along reduced axes meet in the same place). */
 #include "dist/dist.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* MPI_MIN / MPI_MAX may drop a NaN (which operand wins is the implementation's): these
+ * propagate it, as lt_reduce does on one rank. */
+#define LT_DIST_NAN_EXTREME(name, type, pick)                                                      \
+  static void name(void *in, void *inout, int *len, MPI_Datatype *dt) {                            \
+    (void)dt;                                                                                      \
+    const type *a = in;                                                                            \
+    type *b = inout;                                                                               \
+    for (int i = 0; i < *len; i++)                                                                 \
+      if (!isnan(b[i])) b[i] = isnan(a[i]) || a[i] pick b[i] ? a[i] : b[i];                        \
+  }
+LT_DIST_NAN_EXTREME(nan_min_f32, float, <)
+LT_DIST_NAN_EXTREME(nan_min_f64, double, <)
+LT_DIST_NAN_EXTREME(nan_max_f32, float, >)
+LT_DIST_NAN_EXTREME(nan_max_f64, double, >)
+
+static MPI_User_function *nan_extreme(lt_reduce_op op, lt_dtype d) {
+  if (op == LT_REDUCE_MIN) return d == LT_F32 ? nan_min_f32 : nan_min_f64;
+  return d == LT_F32 ? nan_max_f32 : nan_max_f64;
+}
 
 lt_status lt_dist_reduce(const lt_dist_tensor *t, lt_reduce_op op, int n_axes, const int *axes,
                          lt_tensor **out) {
@@ -56,7 +77,9 @@ lt_status lt_dist_reduce(const lt_dist_tensor *t, lt_reduce_op op, int n_axes, c
     st = lt__dist_fail(LT_ERR_UNSUPPORTED, "%s: MIN/MAX across ranks of %s (float dtypes only)", fn,
                        lt_dtype_name(rd));
   int64_t shape[LT_MAX_RANK], lo[LT_MAX_RANK], hi[LT_MAX_RANK];
-  lt__dist_box(&t->lay, t->me, lo, hi);
+  /* Only a rank that holds elements contributes: a rank-0 tensor's other ranks have a local
+   * tensor of one element that is not theirs (they gave 0 to PROD and MIN). */
+  bool empty = !lt__dist_box(&t->lay, t->me, lo, hi);
   int64_t count = 1;
   for (int m = 0; m < rank; m++) {
     shape[m] = reduced[m] ? 1 : t->lay.shape[m];
@@ -64,9 +87,6 @@ lt_status lt_dist_reduce(const lt_dist_tensor *t, lt_reduce_op op, int n_axes, c
     if (reduced[m]) lo[m] = 0, hi[m] = 1;
   }
   if (st == LT_OK) st = lt_tensor_full(t->ctx, rd, rank, shape, identity, &whole);
-  bool empty = false;
-  for (int m = 0; m < rank; m++)
-    if (hi[m] <= lo[m]) empty = true;
   if (st == LT_OK && !empty) st = lt__dist_box_view(whole, lo, hi, &view);
   if (st == LT_OK && !empty) st = lt_tensor_copy_into(view, part);
   size_t bytes = (size_t)count * lt_dtype_size(rd);
@@ -75,9 +95,15 @@ lt_status lt_dist_reduce(const lt_dist_tensor *t, lt_reduce_op op, int n_axes, c
     st = lt__dist_fail(LT_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
   if (st == LT_OK) st = lt_tensor_to_host(whole, buf, bytes);
   st = lt__dist_agree(t->comm, st);
+  bool own_op = st == LT_OK && (op == LT_REDUCE_MIN || op == LT_REDUCE_MAX);
+  if (own_op) st = lt__dist_mpi(MPI_Op_create(nan_extreme(op, rd), 1, &mop), "MPI_Op_create");
+  if (st == LT_OK && count > INT_MAX)
+    st = lt__dist_fail(LT_ERR_UNSUPPORTED, "%s: a result of %lld elements is past MPI's count", fn,
+                       (long long)count);
   if (st == LT_OK)
     st = lt__dist_mpi(MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, mt, mop, t->comm),
                       "lt_dist_reduce: MPI_Allreduce");
+  if (own_op && mop != MPI_OP_NULL) MPI_Op_free(&mop);
   if (st == LT_OK) {
     lt__dist_count((uint64_t)bytes); /* a reduction receives about the result's size */
     int64_t kept[LT_MAX_RANK];

@@ -395,6 +395,56 @@ static void test_errors(void **state) {
   lt_test_on_each_device(errors_on);
 }
 
+/* Found by probing: a rank-0 result's other ranks gave 0 to PROD and MIN (their local tensor
+ * of one element is not theirs), MPI_MIN/MAX dropped a NaN held by a rank other than 0, and a
+ * block past the extent overflowed int64 arithmetic. */
+static void reduce_edges_on(lt_context *ctx) {
+  int64_t n4[1] = {4};
+  int grid[1] = {np};
+  lt_dist_tensor *v = NULL, *s = NULL;
+  LT_CHECK(lt_dist_tensor_create(MPI_COMM_WORLD, ctx, LT_F64, 1, n4, grid, NULL, &v));
+  lt_tensor *local = lt_dist_tensor_local(v);
+  for (int64_t i = 0; i < lt_tensor_shape(local)[0]; i++)
+    LT_CHECK(lt_tensor_set(local, &i, -1.5));
+  int32_t mi[1] = {'i'};
+  LT_CHECK(lt_dist_contract(v, mi, v, mi, 0, NULL, &s)); /* 4 * 2.25 = 9, held by one rank */
+  static const lt_reduce_op ops[4] = {LT_REDUCE_SUM, LT_REDUCE_PROD, LT_REDUCE_MIN, LT_REDUCE_MAX};
+  for (int o = 0; o < 4; o++) {
+    lt_tensor *r = NULL;
+    LT_CHECK(lt_dist_reduce(s, ops[o], -1, NULL, &r));
+    double got;
+    LT_CHECK(lt_tensor_get(r, NULL, &got));
+    all_ok(got != 9.0, "reduce of a rank-0 tensor");
+    lt_tensor_destroy(r);
+  }
+  /* one NaN on the last rank's block */
+  if (me == np - 1) {
+    int64_t last[1] = {lt_tensor_shape(local)[0] - 1};
+    LT_CHECK(lt_tensor_set(local, last, NAN));
+  }
+  for (int o = 2; o < 4; o++) {
+    lt_tensor *r = NULL;
+    LT_CHECK(lt_dist_reduce(v, ops[o], -1, NULL, &r));
+    double got;
+    LT_CHECK(lt_tensor_get(r, NULL, &got));
+    all_ok(!isnan(got), "MIN/MAX with a NaN on another rank");
+    lt_tensor_destroy(r);
+  }
+  lt_dist_tensor_destroy(s);
+  lt_dist_tensor_destroy(v);
+  int64_t n5[1] = {5}, huge[1] = {INT64_MAX}, start[1], stop[1];
+  lt_dist_tensor *b = NULL;
+  LT_CHECK(lt_dist_tensor_create(MPI_COMM_WORLD, ctx, LT_F64, 1, n5, grid, huge, &b));
+  LT_CHECK(lt_dist_tensor_local_range(b, start, stop));
+  all_ok(me == 0 ? start[0] != 0 || stop[0] != 5 : stop[0] != start[0], "a block past the extent");
+  lt_dist_tensor_destroy(b);
+}
+
+static void test_reduce_edges(void **state) {
+  (void)state;
+  lt_test_on_each_device(reduce_edges_on);
+}
+
 /* A rank that dies mid-computation: the others are inside collectives; OpenMPI's mpirun must
  * notice the exit and end the whole job with a non-zero status (ctest: WILL_FAIL + TIMEOUT). */
 static int die(void) {
@@ -428,10 +478,9 @@ int main(int argc, char **argv) {
     return 77;
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_layouts),
-      cmocka_unit_test(test_contract),
-      cmocka_unit_test(test_einsum),
-      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_layouts),      cmocka_unit_test(test_contract),
+      cmocka_unit_test(test_einsum),       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_reduce_edges),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   MPI_Finalize();
