@@ -256,3 +256,14 @@ def test_lost_key_retried_once(monkeypatch):
         else:
             with pytest.raises(expect):
                 ltd.einsum("ab,bc,cd,da->", *arrays, memory_limit=60 * 8, client=False)
+
+
+def test_empty_results_and_zero_d_operands():
+    """Found by probing: an empty result failed (NumPy's zero strides for empty arrays), and
+    0-d operands and results became 1-d (np.ascontiguousarray)."""
+    got = ltd.einsum("ab,bc->ac", np.zeros((0, 5)), np.ones((5, 7)), client=False)
+    assert got.shape == (0, 7)
+    got = ltd.einsum(",i->i", np.array(2.0), np.ones(3), client=False)
+    np.testing.assert_array_equal(got, [2.0, 2.0, 2.0])
+    got = ltd.einsum("i,i->", lt.from_numpy(np.ones(3)), np.ones(3), client=False)
+    assert isinstance(got, lt.Tensor) and got.shape == () and float(got) == 3.0

@@ -120,7 +120,7 @@ class _ShippedPlan:
 
 def _run_share(plan, first, count, *arrays):
     """Slices [first, first + count) of the shipped plan into a zeroed NumPy array."""
-    tensors = [from_numpy(np.ascontiguousarray(a)) for a in arrays]
+    tensors = [from_numpy(np.asarray(a, order="C")) for a in arrays]
     handle = plan.build(tensors)
     try:
         out = np.zeros(plan.shape, plan.out_dtype)
@@ -184,7 +184,7 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
         raise InvalidArgumentError("libtensor.dask.einsum: split_every must be >= 2", _EINVAL)
     any_tensor = any(isinstance(a, Tensor) for a in arrays)
     # C-ordered, as the tasks receive them: the client plans the very layouts they run
-    hosts = [np.ascontiguousarray(a.numpy() if isinstance(a, Tensor) else a) for a in arrays]
+    hosts = [np.asarray(a.numpy() if isinstance(a, Tensor) else a, order="C") for a in arrays]
     plan = EinsumPlan(expr, *hosts, optimize=optimize, dtype=dtype, memory_limit=memory_limit)
     pairs, labels, n_slices = _pairs_and_slicing(plan.handle)
     code = None if dtype is None else _lt_dtype(dtype)
@@ -217,7 +217,7 @@ def einsum(expr, *arrays, memory_limit=None, client=None, optimize="auto", dtype
                 raise WorkerLostError(f"libtensor.dask.einsum: data of {expr!r} was lost with a "
                                       f"worker twice ({exc}); no partial sum is returned") from exc
     out = np.asarray(out)
-    return from_numpy(np.ascontiguousarray(out)) if any_tensor else out
+    return from_numpy(np.asarray(out, order="C")) if any_tensor else out
 
 
 # ---- Tensors as dask.array chunks: the NumPy protocols Dask dispatches through
