@@ -336,6 +336,84 @@ static void test_attributes(void **state) {
   unlink(path);
 }
 
+/* To and from bool, libtensor converts (nonzero and NaN are true): HDF5 has no path from
+ * numbers to h5py's bool enum, and h5py's registered one kept the byte 2 in a bool. A u64
+ * attribute past INT64_MAX is refused (HDF5 saturated it). */
+static void test_bool_conversions(void **state) {
+  char path[64];
+  lt_test_temp_path(path);
+  hsize_t four[1] = {4};
+  double ints[4] = {0, 2, -1, 1}, floats[4] = {0, NAN, 0.5, -0.0};
+  ref_write(path, "i", H5T_STD_I32LE, 1, four, NULL, 0, ints);
+  ref_write(path, "f", H5T_IEEE_F64LE, 1, four, NULL, 0, floats);
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  lt_h5_file *f = NULL;
+  LT_CHECK(lt_h5_open(path, LT_H5_READ_WRITE, &f));
+  static const char *names[2] = {"/i", "/f"};
+  static const uint8_t want[2][4] = {{0, 1, 1, 1}, {0, 1, 1, 0}};
+  for (int k = 0; k < 2; k++) {
+    lt_tensor *b = NULL;
+    LT_CHECK(lt_h5_read(f, names[k], ctx, LT_BOOL, &b));
+    uint8_t got[4];
+    LT_CHECK(lt_tensor_to_host(b, got, sizeof got));
+    assert_memory_equal(got, want[k], 4);
+    /* into a strided bool destination too */
+    int64_t eight[1] = {8};
+    lt_tensor *wide = NULL, *every2 = NULL;
+    LT_CHECK(lt_tensor_zeros(ctx, LT_BOOL, 1, eight, &wide));
+    LT_CHECK(lt_view_slice(wide, 0, 0, 8, 2, &every2));
+    LT_CHECK(lt_h5_read_into(f, names[k], 0, NULL, NULL, NULL, every2));
+    uint8_t all[8];
+    LT_CHECK(lt_tensor_to_host(wide, all, sizeof all));
+    for (int i = 0; i < 4; i++)
+      assert_true(all[2 * i] == want[k][i] && all[2 * i + 1] == 0);
+    lt_tensor_destroy(every2);
+    lt_tensor_destroy(wide);
+    lt_tensor_destroy(b);
+  }
+  /* bools into the i32 dataset, i64 values into a bool one */
+  lt_tensor *b = NULL, *bools = NULL, *back = NULL;
+  LT_CHECK(lt_h5_read(f, "/f", ctx, LT_BOOL, &bools));
+  LT_CHECK(lt_h5_write(f, "/b", bools, NULL, 0, 0));
+  LT_CHECK(lt_h5_write_slab(f, "/i", 1, NULL, NULL, NULL, bools));
+  int64_t n4[1] = {4};
+  int64_t vals[4] = {7, 0, -3, 256};
+  LT_CHECK(lt_tensor_from_host(ctx, LT_I64, 1, n4, NULL, vals, &b));
+  LT_CHECK(lt_h5_write_slab(f, "/b", 1, NULL, NULL, NULL, b));
+  LT_CHECK(lt_h5_close(f));
+  int64_t n;
+  double *i_back = ref_read(path, "i", &n);
+  for (int i = 0; i < 4; i++)
+    assert_true(i_back[i] == want[1][i]);
+  free(i_back);
+  LT_CHECK(lt_h5_open(path, LT_H5_READ, &f));
+  LT_CHECK(lt_h5_read(f, "/b", ctx, LT_DTYPE_INVALID, &back));
+  uint8_t got[4], want_b[4] = {1, 0, 1, 1};
+  LT_CHECK(lt_tensor_to_host(back, got, sizeof got));
+  assert_memory_equal(got, want_b, 4);
+  LT_CHECK(lt_h5_close(f));
+  /* a u64 attribute */
+  hid_t h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), sp = H5Screate(H5S_SCALAR);
+  uint64_t big = UINT64_MAX, small = 5;
+  hid_t a1 = H5Acreate2(h, "big", H5T_STD_U64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t a2 = H5Acreate2(h, "small", H5T_STD_U64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+  assert_true(H5Awrite(a1, H5T_NATIVE_UINT64, &big) >= 0);
+  assert_true(H5Awrite(a2, H5T_NATIVE_UINT64, &small) >= 0);
+  H5Aclose(a1), H5Aclose(a2), H5Sclose(sp), H5Fclose(h);
+  LT_CHECK(lt_h5_open(path, LT_H5_READ, &f));
+  int64_t v;
+  LT_CHECK_FAILS(lt_h5_attr_get_int64(f, "/", "big", &v), LT_ERR_OUT_OF_RANGE);
+  LT_CHECK(lt_h5_attr_get_int64(f, "/", "small", &v));
+  assert_true(v == 5);
+  LT_CHECK(lt_h5_close(f));
+  lt_tensor_destroy(back);
+  lt_tensor_destroy(bools);
+  lt_tensor_destroy(b);
+  lt_context_destroy(ctx);
+  unlink(path);
+}
+
 /* ---- errors ---- */
 
 static void test_errors(void **state) {
@@ -472,9 +550,10 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_availability),
 #ifdef LT_TEST_HAVE_HDF5
-      cmocka_unit_test(test_roundtrip),    cmocka_unit_test(test_slabs),
-      cmocka_unit_test(test_write_slab),   cmocka_unit_test(test_attributes),
-      cmocka_unit_test(test_errors),       cmocka_unit_test(test_atomic_create),
+      cmocka_unit_test(test_roundtrip),        cmocka_unit_test(test_slabs),
+      cmocka_unit_test(test_write_slab),       cmocka_unit_test(test_attributes),
+      cmocka_unit_test(test_errors),           cmocka_unit_test(test_atomic_create),
+      cmocka_unit_test(test_bool_conversions),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,7 +87,8 @@ LT_API lt_status lt_h5_stat(lt_h5_file *f, const char *path, int *kind, lt_dtype
 
 /* Reads a whole dataset into a new C-contiguous tensor on ctx (any context: OpenCL through a
  * host buffer). `dtype` LT_DTYPE_INVALID reads in the dataset's own dtype; another dtype
- * converts (HDF5's conversion: integers saturate, floats round). LT_ERR_DTYPE for a dataset
+ * converts (HDF5's conversion: integers saturate, floats round; to or from bool libtensor's,
+ * nonzero as true, NaN as true, as NumPy's astype). LT_ERR_DTYPE for a dataset
  * with no tensor dtype (the message names the dataset and its type). */
 LT_API lt_status lt_h5_read(lt_h5_file *f, const char *path, lt_context *ctx, lt_dtype dtype,
                             lt_tensor **out);
@@ -119,7 +120,8 @@ LT_API lt_status lt_h5_read_into(lt_h5_file *f, const char *path, int rank, cons
 LT_API lt_status lt_h5_write(lt_h5_file *f, const char *path, const lt_tensor *t,
                              const int64_t *chunks, int gzip_level, uint32_t flags);
 /* Writes t into the hyperslab start:stop:step (as lt_h5_read_slab; negative steps allowed) of
- * an existing dataset, converting to the dataset's type. t's shape must equal the slab's
+ * an existing dataset, converting to the dataset's type (as lt_h5_read converts). t's shape
+ * must equal the slab's
  * (LT_ERR_SHAPE_MISMATCH). */
 LT_API lt_status lt_h5_write_slab(lt_h5_file *f, const char *path, int rank, const int64_t *start,
                                   const int64_t *stop, const int64_t *step, const lt_tensor *t);
@@ -137,7 +139,8 @@ LT_API lt_status lt_h5_attr_set_string(lt_h5_file *f, const char *path, const ch
  * another non-numeric one; LT_ERR_INVALID_ARGUMENT when there is no such attribute. */
 LT_API lt_status lt_h5_attr_get_double(lt_h5_file *f, const char *path, const char *name,
                                        double *value);
-/* Reads an integer scalar attribute exactly (LT_ERR_DTYPE for floats and strings). */
+/* Reads an integer scalar attribute exactly (LT_ERR_DTYPE for floats and strings,
+ * LT_ERR_OUT_OF_RANGE for an unsigned value past INT64_MAX). */
 LT_API lt_status lt_h5_attr_get_int64(lt_h5_file *f, const char *path, const char *name,
                                       int64_t *value);
 /* Copies a string attribute (fixed or variable length) into buf when cap is large enough;

@@ -55,6 +55,12 @@ hid_t lt__h5_mem_type(lt_dtype dtype);
 /* The tensor dtype a file type reads as (LT_DTYPE_INVALID when none), and a description of the
  * type ("f32 big-endian", "u16 (no such dtype in this build)", "compound") in desc. */
 lt_dtype lt__h5_dtype_of(hid_t type, char *desc, size_t cap);
+/* The dtype to move data in when the file holds `have` and the tensor is `want`: HDF5 converts
+ * numbers itself, but not to or from bool (h5py's enum: core HDF5 has no number-enum path, and
+ * h5py's registered one saturates to the int8 base, so 2 read as bool gave the byte 2). Those
+ * move in the file's own dtype (f64 for one without an lt dtype) and libtensor converts them,
+ * nonzero as true. Else `want`. */
+lt_dtype lt__h5_transfer_dtype(lt_dtype have, lt_dtype want);
 /* True for the type classes a tensor may be converted from/to (integer, float, bool enum). */
 bool lt__h5_is_numeric(hid_t type);
 

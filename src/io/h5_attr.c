@@ -97,7 +97,18 @@ static lt_status get_number(const char *who, lt_h5_file *f, const char *path, co
     if (!ok || H5Sget_simple_extent_npoints(a.space) != 1)
       st = lt__error(LT_ERR_DTYPE, "%s: attribute '%s' of '%s' is not a%s scalar", who, name, path,
                      integers_only ? "n integer" : " numeric");
-    else if (H5Aread(a.attr, memtype, out) < 0)
+    else if (integers_only && H5Tget_sign(a.type) == H5T_SGN_NONE && H5Tget_size(a.type) >= 8) {
+      /* read as u64: HDF5 saturates a u64 past INT64_MAX into int64 without a word */
+      uint64_t u;
+      if (H5Aread(a.attr, H5T_NATIVE_UINT64, &u) < 0)
+        st = lt__h5_fail(LT_ERR_FORMAT, who, "cannot read an attribute of", f, path);
+      else if (u > (uint64_t)INT64_MAX)
+        st = lt__error(LT_ERR_OUT_OF_RANGE,
+                       "%s: attribute '%s' of '%s' is %llu, which an int64 cannot hold", who, name,
+                       path, (unsigned long long)u);
+      else
+        *(int64_t *)out = (int64_t)u;
+    } else if (H5Aread(a.attr, memtype, out) < 0)
       st = lt__h5_fail(LT_ERR_FORMAT, who, "cannot read an attribute of", f, path);
   }
   attr_close(&a);

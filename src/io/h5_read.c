@@ -137,9 +137,10 @@ hid_t lt__h5_mem_space(int rank, const int64_t *shape, const int64_t *strides) {
 /* The dtype to read in: the requested one, else the dataset's (LT_ERR_DTYPE when it has none,
  * naming the dataset and its type). */
 static lt_status read_dtype(const char *who, const lt_h5_file *f, const char *path, hid_t type,
-                            lt_dtype want, lt_dtype *out) {
+                            lt_dtype want, lt_dtype *out, lt_dtype *file_dtype) {
   char desc[160];
   lt_dtype have = lt__h5_dtype_of(type, desc, sizeof desc);
+  *file_dtype = have;
   LT_RETURN_IF(!lt__h5_is_numeric(type), LT_ERR_DTYPE,
                "%s: dataset '%s' in '%s' has type %s, which cannot be read as a tensor", who, path,
                f->path, desc);
@@ -345,12 +346,16 @@ static lt_status read_new(const char *who, lt_h5_file *f, const char *path, bool
   LT_TRY(lt__check_context(ctx, who, "ctx"));
   LT_TRY(lt__h5_enter(who, f));
   slab_read r;
-  lt_tensor *t = NULL;
+  lt_tensor *t = NULL, *flipped = NULL;
+  lt_dtype have = LT_DTYPE_INVALID, moved = LT_DTYPE_INVALID;
   lt_status st = slab_read_open(who, f, path, rank, whole, start, stop, step, &r);
-  if (st == LT_OK) st = read_dtype(who, f, path, r.type, dtype, &dtype);
-  if (st == LT_OK) st = lt_tensor_empty(ctx, dtype, r.slab.rank, r.slab.shape, &t);
+  if (st == LT_OK) st = read_dtype(who, f, path, r.type, dtype, &dtype, &have);
+  if (st == LT_OK) moved = lt__h5_transfer_dtype(have, dtype);
+  if (st == LT_OK) st = lt_tensor_empty(ctx, moved, r.slab.rank, r.slab.shape, &t);
   if (st == LT_OK) st = read_slab_into(who, f, path, &r, t);
-  if (st == LT_OK) st = lt__h5_flipped(&r.slab, t, out);
+  if (st == LT_OK) st = lt__h5_flipped(&r.slab, t, moved == dtype ? out : &flipped);
+  if (st == LT_OK && moved != dtype) st = lt_tensor_contiguous(flipped, dtype, out);
+  lt_tensor_destroy(flipped);
   lt_tensor_destroy(t);
   slab_read_close(&r);
   lt__h5_leave();
@@ -377,10 +382,10 @@ lt_status lt_h5_read_into(lt_h5_file *f, const char *path, int rank, const int64
   LT_TRY(lt__h5_enter(who, f));
   slab_read r;
   bool whole = start == NULL && stop == NULL && step == NULL;
-  lt_tensor *v = NULL;
+  lt_tensor *v = NULL, *moved = NULL;
   lt_status st = slab_read_open(who, f, path, rank, whole, start, stop, step, &r);
-  lt_dtype ignored;
-  if (st == LT_OK) st = read_dtype(who, f, path, r.type, dst->dtype, &ignored);
+  lt_dtype ignored, have = LT_DTYPE_INVALID;
+  if (st == LT_OK) st = read_dtype(who, f, path, r.type, dst->dtype, &ignored, &have);
   if (st == LT_OK && (dst->rank != r.slab.rank ||
                       memcmp(dst->shape, r.slab.shape, sizeof(int64_t) * (size_t)dst->rank) != 0))
     st = lt__error(LT_ERR_SHAPE_MISMATCH,
@@ -388,9 +393,14 @@ lt_status lt_h5_read_into(lt_h5_file *f, const char *path, int rank, const int64
                    "elements (shapes must be equal)",
                    who, dst->rank, (long long)dst->numel, path, r.slab.rank,
                    (long long)r.slab.numel);
-  if (st == LT_OK) st = lt__h5_flipped(&r.slab, dst, &v);
+  lt_dtype via = st == LT_OK ? lt__h5_transfer_dtype(have, dst->dtype) : dst->dtype;
+  if (st == LT_OK && via != dst->dtype) /* read in the file's dtype, then convert into dst */
+    st = lt_tensor_empty(dst->storage->ctx, via, dst->rank, dst->shape, &moved);
+  if (st == LT_OK) st = lt__h5_flipped(&r.slab, moved ? moved : dst, &v);
   if (st == LT_OK) st = read_slab_into(who, f, path, &r, v);
+  if (st == LT_OK && moved) st = lt_tensor_copy_into(dst, moved);
   lt_tensor_destroy(v);
+  lt_tensor_destroy(moved);
   slab_read_close(&r);
   lt__h5_leave();
   return st;

@@ -121,3 +121,8 @@ lt_dtype lt__h5_dtype_of(hid_t type, char *desc, size_t cap) {
   H5Eclear2(H5E_DEFAULT);
   return d;
 }
+
+lt_dtype lt__h5_transfer_dtype(lt_dtype have, lt_dtype want) {
+  if ((have == LT_BOOL) == (want == LT_BOOL)) return want;
+  return have != LT_DTYPE_INVALID ? have : LT_F64;
+}

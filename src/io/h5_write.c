@@ -201,9 +201,14 @@ lt_status lt_h5_write_slab(lt_h5_file *f, const char *path, int rank, const int6
                    who, t->rank, (long long)t->numel, path, s.rank, (long long)s.numel);
   if (st == LT_OK && (sel = lt__h5_slab_select(space, &s)) < 0)
     st = lt__h5_fail(LT_ERR_FORMAT, who, "cannot select in", f, path);
-  if (st == LT_OK) st = lt__h5_flipped(&s, t, &v);
+  lt_tensor *moved = NULL; /* to or from bool: converted by libtensor (lt__h5_transfer_dtype) */
+  lt_dtype via =
+      st == LT_OK ? lt__h5_transfer_dtype(lt__h5_dtype_of(type, NULL, 0), t->dtype) : t->dtype;
+  if (st == LT_OK && via != t->dtype) st = lt_tensor_contiguous(t, via, &moved);
+  if (st == LT_OK) st = lt__h5_flipped(&s, moved ? moved : t, &v);
   if (st == LT_OK) st = write_elements(who, f, path, d, sel, v);
   lt_tensor_destroy(v);
+  lt_tensor_destroy(moved);
   if (sel >= 0) H5Sclose(sel);
   if (type >= 0) H5Tclose(type);
   if (space >= 0) H5Sclose(space);
