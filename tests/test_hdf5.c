@@ -414,6 +414,37 @@ static void test_bool_conversions(void **state) {
   unlink(path);
 }
 
+/* The listing names links: an object under two hard links, soft links (not dangling ones). */
+static void test_list_links(void **state) {
+  char path[64];
+  lt_test_temp_path(path);
+  hsize_t two[1] = {2};
+  double v[2] = {1, 2};
+  ref_write(path, "x", H5T_IEEE_F64LE, 1, two, NULL, 0, v);
+  hid_t h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+  hid_t g = H5Gcreate2(h, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  assert_true(H5Lcreate_hard(h, "x", h, "g/y", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+  assert_true(H5Lcreate_soft("/x", h, "soft", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+  assert_true(H5Lcreate_soft("/g", h, "gsoft", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+  assert_true(H5Lcreate_soft("/nowhere", h, "dangling", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+  H5Gclose(g), H5Fclose(h);
+  lt_h5_file *f = NULL;
+  LT_CHECK(lt_h5_open(path, LT_H5_READ, &f));
+  char buf[256];
+  size_t need;
+  LT_CHECK(lt_h5_list(f, buf, sizeof buf, &need));
+  assert_string_equal(buf, "/g/\n/g/y\n/gsoft/\n/soft\n/x\n");
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  lt_tensor *t = NULL;
+  LT_CHECK(lt_h5_read(f, "/gsoft/y", ctx, LT_DTYPE_INVALID, &t));
+  assert_int_equal(lt_tensor_numel(t), 2);
+  lt_tensor_destroy(t);
+  LT_CHECK(lt_h5_close(f));
+  lt_context_destroy(ctx);
+  unlink(path);
+}
+
 /* ---- errors ---- */
 
 static void test_errors(void **state) {
@@ -553,7 +584,7 @@ int main(void) {
       cmocka_unit_test(test_roundtrip),        cmocka_unit_test(test_slabs),
       cmocka_unit_test(test_write_slab),       cmocka_unit_test(test_attributes),
       cmocka_unit_test(test_errors),           cmocka_unit_test(test_atomic_create),
-      cmocka_unit_test(test_bool_conversions),
+      cmocka_unit_test(test_bool_conversions), cmocka_unit_test(test_list_links),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

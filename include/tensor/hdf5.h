@@ -72,7 +72,10 @@ LT_API lt_status lt_h5_open(const char *path, lt_h5_mode mode, lt_h5_file **out)
  * way. */
 LT_API lt_status lt_h5_close(lt_h5_file *f);
 
-/* Writes the paths of every group and dataset under the root, one per line, in name order,
+/* Writes the paths of every group and dataset under the root, one per line, in name order
+ * (each link: an object under two names, or under a soft link, is listed under each; a link
+ * that leads nowhere in this file is left out; groups reached through soft links are not
+ * entered),
  * groups ending in '/' ("/a/\n/a/x\n"), NUL-terminated, into buf when cap is large enough;
  * *needed (may be NULL) gets the bytes that takes, NUL included. buf may be NULL to ask. */
 LT_API lt_status lt_h5_list(lt_h5_file *f, char *buf, size_t cap, size_t *needed);

@@ -190,10 +190,18 @@ void lt__h5_text_add(lt__h5_text *t, const char *a, const char *b) {
   t->len += la + lb;
 }
 
-static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *data) {
-  if (strcmp(name, ".") == 0) return 0;
+/* Every link, not every object: an object reached by two hard links, or by a soft link, is
+ * listed under each name (H5Ovisit gave each object once, under its first name, and no soft
+ * link). A link that leads nowhere here (dangling, external) is left out. */
+static herr_t visit(hid_t group, const char *name, const H5L_info_t *link, void *data) {
+  (void)link;
+  H5O_info_t info;
+  if (H5Oget_info_by_name(group, name, &info, H5P_DEFAULT) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return 0;
+  }
   lt__h5_text_add(data, "/", name);
-  lt__h5_text_add(data, info->type == H5O_TYPE_GROUP ? "/\n" : "\n", "");
+  lt__h5_text_add(data, info.type == H5O_TYPE_GROUP ? "/\n" : "\n", "");
   return 0;
 }
 
@@ -206,7 +214,7 @@ lt_status lt_h5_list(lt_h5_file *f, char *buf, size_t cap, size_t *needed) {
   LT_TRY(lt__h5_enter("lt_h5_list", f));
   lt__h5_text t = {buf, cap, 0};
   lt_status st = LT_OK;
-  if (H5Ovisit(f->fid, H5_INDEX_NAME, H5_ITER_INC, visit, &t) < 0)
+  if (H5Lvisit(f->fid, H5_INDEX_NAME, H5_ITER_INC, visit, &t) < 0)
     st = lt__h5_fail(LT_ERR_FORMAT, "lt_h5_list", "cannot list", f, NULL);
   else
     lt__h5_text_end(&t, needed);

@@ -263,3 +263,21 @@ def test_read_into_device_tensor(tmp_path, rng):
         t = lt.zeros((8, 6), device="opencl").T  # transposed view on the device
         f["a"].read_into(t)
         np.testing.assert_array_equal(np.asarray(t.to("cpu")), want)
+
+
+def test_links_are_reachable(tmp_path):
+    """Hard-link aliases, soft links and paths through soft-linked groups (the listing gave each
+    object once and no soft link, so lt.h5.File(...)[name] raised KeyError)."""
+    h5py = pytest.importorskip("h5py")
+    p = str(tmp_path / "links.h5")
+    with h5py.File(p, "w") as f:
+        f["data/x"] = np.arange(4.0)
+        f["alias"] = f["data/x"]
+        f["soft"] = h5py.SoftLink("/data/x")
+        f["gsoft"] = h5py.SoftLink("/data")
+        f["dangling"] = h5py.SoftLink("/nowhere")
+    with lt.h5.File(p) as f:
+        for name in ("data/x", "alias", "soft", "gsoft/x"):
+            assert name in f
+            np.testing.assert_array_equal(np.asarray(f[name][:]), np.arange(4.0))
+        assert "dangling" not in f and "nowhere" not in f

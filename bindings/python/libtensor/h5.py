@@ -228,7 +228,12 @@ class Group:
     def _exists(self, path):
         p = path.decode().rstrip("/")
         tree = self._file._tree()
-        return path == b"/" or p in tree or p + "/" in tree
+        if path == b"/" or p in tree or p + "/" in tree:
+            return True
+        # the listing does not enter groups reached through soft links ("/soft_group/x")
+        kind = ctypes.c_int()
+        return _lib.fn("lt_h5_stat")(self._file._h(), path, ctypes.byref(kind), None, None, None,
+                                     None, None, 0) == 0
 
     def __contains__(self, name):
         return self._exists(_abs(self._path, name))
