@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reading datasets and hyperslabs into tensors: straight into CPU memory through an HDF5 memory
  * hyperslab when the tensor's strides allow it, else through one contiguous host buffer. */
+#include "core/checked.h"
 #include "core/error.h"
 #include "core/object.h"
 #include "io/h5.h"
@@ -22,6 +23,8 @@ lt_status lt__h5_slab_parse(const char *who, hid_t space, int rank, const int64_
   s->rank = rank;
   s->numel = 1;
   for (int a = 0; a < rank; a++) {
+    LT_RETURN_IF(dims[a] > (hsize_t)INT64_MAX, LT_ERR_OVERFLOW,
+                 "%s: axis %d has %llu elements, past int64", who, a, (unsigned long long)dims[a]);
     int64_t n = (int64_t)dims[a];
     int64_t b = start ? start[a] : LT_SLICE_DEFAULT, e = stop ? stop[a] : LT_SLICE_DEFAULT;
     int64_t k = step ? step[a] : 1;
@@ -46,7 +49,8 @@ lt_status lt__h5_slab_parse(const char *who, hid_t space, int rank, const int64_
     s->count[a] = (hsize_t)count;
     s->shape[a] = count;
     s->dims[a] = n;
-    s->numel *= count;
+    LT_RETURN_IF(lt__mul_overflow(s->numel, count, &s->numel), LT_ERR_OVERFLOW,
+                 "%s: the slab's element count overflows int64", who);
   }
   return LT_OK;
 }
@@ -249,22 +253,27 @@ static lt_status read_dense_block(const char *who, lt_h5_file *f, const char *pa
  * the dense bounding box in blocks of leading rows of at most `block_bytes` and thinning it in
  * memory is many times faster. Used while the box holds at most 64 times the slab's elements,
  * beyond which the extra bytes outweigh the gain. */
-static bool dense_pays(const lt__h5_slab *s) {
-  double box = 1;
-  bool stepped = false;
-  for (int a = 0; a < s->rank; a++) {
-    box *= s->count[a] > 1 ? (double)s->stride[a] : 1.0;
-    stepped = stepped || (s->count[a] > 1 && s->stride[a] > 1);
-  }
-  return stepped && box <= 64;
-}
-
 /* 16 MiB per block; LT_H5_BLOCK_BYTES overrides it (the tests make blocks tiny to cover the
  * block loop on small data). */
 static size_t block_bytes(void) {
   const char *env = getenv("LT_H5_BLOCK_BYTES");
   long long v = env ? atoll(env) : 0;
   return v > 0 ? (size_t)v : (size_t)16 << 20;
+}
+
+/* Dense blocks pay when the slab is stepped and its bounding box at most 64 times its size, and
+ * hold at least one row of axis 0 each: a slab whose rows are bigger than a block (a short
+ * axis 0) would take a block of the whole box, up to 64 times the slab (148 MB for a 2 MB
+ * read), so it is read directly. */
+static bool dense_pays(const lt__h5_slab *s, size_t esize) {
+  double box = 1, row = (double)esize * (double)s->stride[0];
+  bool stepped = false;
+  for (int a = 0; a < s->rank; a++) {
+    box *= s->count[a] > 1 ? (double)s->stride[a] : 1.0;
+    stepped = stepped || (s->count[a] > 1 && s->stride[a] > 1);
+    if (a > 0) row *= (double)((s->count[a] - 1) * s->stride[a] + 1);
+  }
+  return stepped && box <= 64 && row <= (double)block_bytes();
 }
 
 static lt_status read_dense_blocks(const char *who, lt_h5_file *f, const char *path, slab_read *r,
@@ -298,7 +307,8 @@ static lt_status read_dense_blocks(const char *who, lt_h5_file *f, const char *p
 static lt_status read_slab_into(const char *who, lt_h5_file *f, const char *path, slab_read *r,
                                 lt_tensor *dst) {
   if (r->slab.numel == 0) return LT_OK;
-  if (r->slab.rank > 0 && dense_pays(&r->slab)) return read_dense_blocks(who, f, path, r, dst);
+  if (r->slab.rank > 0 && dense_pays(&r->slab, lt_dtype_size(dst->dtype)))
+    return read_dense_blocks(who, f, path, r, dst);
   void *base = NULL;
   const lt__backend *be = dst->storage->ctx->backend;
   if (be->caps.host_memory && lt_tensor_host_pointer(dst, &base) == LT_OK) {
