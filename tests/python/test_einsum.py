@@ -252,3 +252,20 @@ def test_low_precision_plans(rng, precision):
         assert np.all(np.abs(got - ref) <= tol), (dtype, precision)
     with pytest.raises(ValueError, match="precision"):
         lt.plan_einsum("ij,jk->ik", ta, tb, precision="half")
+
+
+def test_out_casting_and_python_scalars():
+    """out= follows NumPy's same_kind rule also where out= is written in place (an int64 result
+    went into a uint8 out= wrapped, 900 as 132); Python scalars are arrays, as NumPy's einsum
+    takes them (int64, float64), not weak scalars."""
+    a, b = np.full((2, 3), 100), np.full((3, 2), 3)
+    for out in (np.zeros((2, 2), np.uint8), np.zeros((2, 2), bool),
+                lt.tensor(np.zeros((2, 2), np.uint16))):
+        with pytest.raises(lt.DtypeError, match="same_kind"):
+            lt.einsum("ij,jk->ik", a, b, out=out)
+    out = np.zeros((2, 2))
+    assert lt.einsum("ij,jk->ik", a, b, out=out) is out and (out == 900).all()
+    i8 = np.ones(3, np.int8)
+    assert lt.einsum(",i->i", 2, i8).dtype == np.int64
+    assert lt.einsum(",i->i", 300, i8).dtype == np.int64
+    assert lt.einsum(",i->i", 1.5, np.ones(2, np.float16)).dtype == np.float64

@@ -114,6 +114,15 @@ def _options(optimize="auto", dtype=None, memory_limit=None, precision="fast"):
     return opts
 
 
+def _result_dtype(arrays, dtype):
+    """The dtype einsum gives these operands (or `dtype`), for NumPy's out= casting check: the
+    kind is what matters there, so bfloat16 stands in as float16."""
+    if dtype is not None:
+        return "bfloat16" if lt_dtype(dtype) == enums.LT_BF16 else np.dtype(dtype)
+    dts = [a.dtype if isinstance(a, (np.ndarray, Tensor)) else np.asarray(a).dtype for a in arrays]
+    return np.result_type(*[np.float16 if d == "bfloat16" else d for d in dts]) if dts else None
+
+
 def _numpy_result_dtype(arrays, got):
     """NumPy's einsum keeps integer inputs integer; the library computes them in float."""
     want = np.result_type(*[a.dtype if isinstance(a, np.ndarray) else np.asarray(a).dtype
@@ -164,6 +173,10 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
             return _einsum_modes(*parsed[1:], device=device, optimize=optimize, out=out,
                                  dtype=dtype)
         expr, arrays = parsed[0], tuple(parsed[1])
+    # NumPy's einsum takes Python scalars as arrays (int64, float64), not as weak scalars
+    arrays = tuple(np.asarray(a) if type(a) in (int, float, bool) else a for a in arrays)
+    if out is not None and hasattr(out, "dtype"):
+        check_out_cast(_result_dtype(arrays, dtype), out.dtype)
     if _FAST is not None and device is None and dtype is None and type(expr) is str and \
             (optimize == "auto" or isinstance(optimize, (str, bool))):
         # The C extension: a plan cached by layouts, run in one call (NumPy float arrays,
