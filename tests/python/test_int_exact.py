@@ -126,3 +126,19 @@ def test_array_api_linalg_exact(device):
     tm = lt.tensor(m, device=device)
     r = np.asarray(xp.matmul(tm, tm))
     assert r.dtype == np.bool_ and np.array_equal(r, np.matmul(m, m))
+
+
+def test_arange_and_full_like_keep_integers_past_2_53():
+    """lt_arange / lt_full_like take doubles: from Python, integers a double cannot hold go an
+    exact way (arange(2**62, 2**62 + 5) was empty; full_like(t, 2**53 + 1) rounded)."""
+    for args in [(2**62, 2**62 + 5), (2**53 + 1, 2**53 + 7, 2), (1, 2**60, 2**59 + 1),
+                 (2**62, 2**62 - 3, -1)]:
+        np.testing.assert_array_equal(lt.arange(*args).numpy(), np.arange(*args))
+    np.testing.assert_array_equal(lt.arange(2**63, 2**63 + 3, dtype="uint64").numpy(),
+                                  np.arange(2**63, 2**63 + 3, dtype=np.uint64))
+    with pytest.raises(lt.OutOfRangeError):
+        lt.arange(2**62, 2**62 + 5, dtype="int8")
+    t = lt.tensor(np.zeros(2, np.int64))
+    assert lt.full_like(t, 2**53 + 1).numpy().tolist() == [2**53 + 1] * 2
+    assert lt.full_like(t, 2**63 - 1).numpy().tolist() == [2**63 - 1] * 2
+    assert lt.full_like(np.zeros(2, np.uint64), 2**64 - 1).tolist() == [2**64 - 1] * 2

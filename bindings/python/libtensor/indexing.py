@@ -15,7 +15,8 @@ from . import _lib, enums
 from .context import context
 from .convert import operands, result
 from .errors import InvalidArgumentError, OutOfRangeError, ShapeMismatchError, check
-from .tensor import BF16, Tensor, _new, check_writeable, from_numpy, lt_dtype
+from .tensor import (BF16, _EXACT_INTS, _LT_TO_NP, Tensor, _new, check_writeable, from_numpy,
+                     full, lt_dtype, tensor)
 
 
 def _axis(axis, what="axis"):
@@ -146,7 +147,25 @@ def arange(start, stop=None, step=None, dtype=None, device=None):
         ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                    for v in (start, stop, step))
         dtype = "int64" if ints else "float64"
-    return _created("lt_arange", device, lt_dtype(dtype), float(start), float(stop), float(step))
+    code = lt_dtype(dtype)
+    if _big_int(start, stop, step) and code in _EXACT_INTS:
+        # lt_arange takes doubles, which round integers past 2^53 (and got the count wrong):
+        # NumPy's integer arange is exact, and its errors for out-of-range values are NumPy's
+        values = range(operator.index(start), operator.index(stop), operator.index(step))
+        info = np.iinfo(_LT_TO_NP[code])
+        for v in (values[0], values[-1]) if len(values) else ():
+            if not info.min <= v <= info.max:
+                raise OutOfRangeError(f"lt_arange: {v} is outside the range of {info.dtype} "
+                                      f"[{info.min}, {info.max}]", enums.LT_ERR_OUT_OF_RANGE)
+        arr = np.arange(values.start, values.stop, values.step, dtype=info.dtype)
+        return tensor(arr, device=device, copy=True)
+    return _created("lt_arange", device, code, float(start), float(stop), float(step))
+
+
+def _big_int(*values):
+    """Some value is an integer that a double cannot hold exactly."""
+    return any(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and abs(int(v)) > 2**53
+               for v in values)
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype="float64", device=None):
@@ -177,7 +196,14 @@ def _like(fn_name, a, dtype, *value):
     return result(_new(fn_name, ta.context, ta.handle, code, *value), numpy_out)
 
 
-def full_like(a, fill_value, dtype=None): return _like("lt_full_like", a, dtype, float(fill_value))
+def full_like(a, fill_value, dtype=None):
+    if _big_int(fill_value):  # lt_full_like takes a double: lt.full keeps big integers exact
+        (ta,), numpy_out = operands([a])
+        code = ta.lt_dtype if dtype is None else lt_dtype(dtype)
+        if code in _EXACT_INTS:
+            return result(full(ta.shape, fill_value, _LT_TO_NP[code], device=ta.context),
+                          numpy_out)
+    return _like("lt_full_like", a, dtype, float(fill_value))
 def ones_like(a, dtype=None): return _like("lt_ones_like", a, dtype)
 def zeros_like(a, dtype=None): return _like("lt_zeros_like", a, dtype)
 def empty_like(a, dtype=None): return _like("lt_empty_like", a, dtype)
