@@ -696,6 +696,48 @@ static void test_outer_split_many_threads(void **state) {
 }
 
 /* lt_reduce with several axes, negative axes and keepdims. */
+/* Narrow integers: opA and MAXABS's abs wrap to the input's width (NumPy computes them in it),
+ * SUMSQ's square is exact in its i64/u64 result; the CPU squared in int8 (SUMSQ -18 for 45038)
+ * and wrapped MAXABS once after both transforms (50 where NumPy's int8 gives 120). */
+static void narrow_int_on(lt_context *ctx) {
+  int8_t v[6] = {-128, 127, 100, -5, 50, 0};
+  int64_t n[1] = {6};
+  lt_tensor *a = NULL, *d = NULL;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_I8, 1, n, NULL, v, &a));
+  int32_t ma[1] = {'i'};
+  struct {
+    lt_reduce_op op;
+    lt_unary_op unary;
+    lt_dtype out;
+    double want;
+  } cases[] = {
+      {LT_REDUCE_SUMSQ, LT_UNARY_IDENTITY, LT_I64, 45038},
+      /* squares in int8: 0, 1, 16, 25, -60, 0; |.| in int8; max 60 */
+      {LT_REDUCE_MAXABS, LT_UNARY_SQUARE, LT_I8, 60},
+      {LT_REDUCE_SUMSQ, LT_UNARY_NEG, LT_I64, 45038},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    LT_CHECK(lt_tensor_zeros(ctx, cases[c].out, 0, NULL, &d));
+    lt_plan_options *o = NULL;
+    LT_CHECK(lt_plan_options_create(&o));
+    LT_CHECK(lt_plan_options_set_unary(o, 0, cases[c].unary));
+    lt_plan *p = NULL;
+    LT_CHECK(lt_plan_reduction(a, ma, NULL, NULL, cases[c].op, d, NULL, o, &p));
+    const lt_tensor *in[1] = {a};
+    LT_CHECK(lt_plan_execute(p, in, 1, NULL, 0, d));
+    double got;
+    LT_CHECK(lt_tensor_get(d, NULL, &got));
+    if (got != cases[c].want)
+      fail_msg("%s: case %zu gives %g, expected %g", lt_context_device(ctx), c, got, cases[c].want);
+    lt_plan_destroy(p);
+    lt_plan_options_destroy(o);
+    lt_tensor_destroy(d);
+  }
+  lt_tensor_destroy(a);
+}
+
+static void test_narrow_int_transforms(void **state) { lt_test_on_each_device(narrow_int_on); }
+
 static void test_oneshot_axes(void **state) {
   const char *devs[8];
   int ndev = lt_test_devices(devs);
@@ -744,21 +786,14 @@ static void test_oneshot_axes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_reduce_sweep),
-      cmocka_unit_test(test_argmax),
-      cmocka_unit_test(test_nan_everywhere),
-      cmocka_unit_test(test_empty),
-      cmocka_unit_test(test_f32_accuracy),
-      cmocka_unit_test(test_oneshot_axes),
-      cmocka_unit_test(test_outer_split),
-      cmocka_unit_test(test_reduce_wide),
-      cmocka_unit_test(test_argmax_ties),
-      cmocka_unit_test(test_reduce_groups),
-      cmocka_unit_test(test_direct_finish),
-      cmocka_unit_test(test_row_walk),
-      cmocka_unit_test(test_outer_split_many_threads),
-      cmocka_unit_test(test_reduce_lanes),
-      cmocka_unit_test(test_reduce_tiles),
+      cmocka_unit_test(test_reduce_sweep),   cmocka_unit_test(test_argmax),
+      cmocka_unit_test(test_nan_everywhere), cmocka_unit_test(test_empty),
+      cmocka_unit_test(test_f32_accuracy),   cmocka_unit_test(test_narrow_int_transforms),
+      cmocka_unit_test(test_oneshot_axes),   cmocka_unit_test(test_outer_split),
+      cmocka_unit_test(test_reduce_wide),    cmocka_unit_test(test_argmax_ties),
+      cmocka_unit_test(test_reduce_groups),  cmocka_unit_test(test_direct_finish),
+      cmocka_unit_test(test_row_walk),       cmocka_unit_test(test_outer_split_many_threads),
+      cmocka_unit_test(test_reduce_lanes),   cmocka_unit_test(test_reduce_tiles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -242,8 +242,9 @@ LT_API void lt_plan_destroy(lt_plan *plan);
  * float functions the smallest float holding the input (i8/u8/bool -> f16, i16/u16 -> f32,
  * wider -> f64). lt_binary(LT_BINARY_POW) of integers with a negative exponent anywhere in b is
  * LT_ERR_INVALID_ARGUMENT, as NumPy (a plan computes it as described above). Reductions:
- * SUM/PROD/SUMSQ of signed integers and bool give i64, of unsigned u64; MIN/MAX/MAXABS keep the
- * dtype; MEAN of integers f64. */
+ * SUM/PROD/SUMSQ of signed integers and bool give i64, of unsigned u64 (SUMSQ squares in that
+ * 64-bit type; a plan's opA and MAXABS's abs work in the input's width, as NumPy's); MIN/MAX/
+ * MAXABS keep the dtype; MEAN of integers f64. */
 
 /* out = a op b, a new tensor. */
 LT_API lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b,

@@ -24,8 +24,8 @@ static uint64_t start_value(const reduce_job *j, bool sgn) {
   }
 }
 
-/* Bits of an integer input narrower than the compute's 64: its transformed values (opA, the
- * abs of MAXABS) wrap to them before they are compared or summed, as NumPy applies the
+/* Bits of an integer input narrower than the compute's 64: its transformed values (opA, then
+ * the abs of MAXABS) wrap to them before they are compared or summed, as NumPy applies the
  * transform in the input's dtype (|-128| is -128 in int8, so max |x| of int8 [-128, 3] is 3, not
  * a 128 that wraps to -128 when stored); 0 for 64-bit inputs and bool. */
 static int narrow_bits(lt_dtype dt) {
@@ -66,10 +66,16 @@ static uint64_t reduce_one(const reduce_job *j, int64_t base, bool sgn, int64_t 
     for (int64_t c0 = 0; c0 < len; c0 += LT__CPU_CHUNK) {
       int64_t n = len - c0 < LT__CPU_CHUNK ? len - c0 : LT__CPU_CHUNK;
       k->load(buf, s->in.mem, s->in.dtype, base + it.off[IN] + c0 * stride, stride, n);
-      if (s->unary != LT_UNARY_IDENTITY) k->transform(buf, buf, n, s->unary, 1.0);
-      if (j->pre != LT_UNARY_IDENTITY) k->transform(buf, buf, n, j->pre, 1.0);
-      if (bits && (s->unary != LT_UNARY_IDENTITY || j->pre != LT_UNARY_IDENTITY))
-        wrap_to(buf, n, bits, in_signed);
+      /* each transform in the input's width, as the OpenCL kernel (reduce.cl: lt_red_element);
+       * SUMSQ's square is not one: it is exact in the 64-bit compute, as its i64/u64 result */
+      if (s->unary != LT_UNARY_IDENTITY) {
+        k->transform(buf, buf, n, s->unary, 1.0);
+        if (bits) wrap_to(buf, n, bits, in_signed);
+      }
+      if (j->pre != LT_UNARY_IDENTITY) {
+        k->transform(buf, buf, n, j->pre, 1.0);
+        if (bits && j->pre == LT_UNARY_ABS) wrap_to(buf, n, bits, in_signed);
+      }
       if (j->is_arg) {
         for (int64_t i = 0; i < n; i++, pos++)
           if (pos == 0 ||
