@@ -142,3 +142,23 @@ def test_arange_and_full_like_keep_integers_past_2_53():
     assert lt.full_like(t, 2**53 + 1).numpy().tolist() == [2**53 + 1] * 2
     assert lt.full_like(t, 2**63 - 1).numpy().tolist() == [2**63 - 1] * 2
     assert lt.full_like(np.zeros(2, np.uint64), 2**64 - 1).tolist() == [2**64 - 1] * 2
+
+
+def test_python_ints_past_the_dtype_in_comparisons_and_division():
+    """An int past the array's dtype compares as the infinity of its sign (exact: 2**63 beside
+    int64 went through float64, where 2**63 - 1 == 2**63), true division takes it as NumPy 2
+    does (int8 / 300 raised), and ints past int64 beside bool are NumPy's OverflowError."""
+    t = lt.tensor(np.array([2**63 - 1, -5]))
+    assert (t == 2**63).numpy().tolist() == [False, False]
+    assert (t < 2**63).numpy().tolist() == [True, True]
+    assert (t != 2**80).numpy().tolist() == [True, True]
+    assert (t > -2**70).numpy().tolist() == [True, True]
+    u = lt.tensor(np.array([2**64 - 1], np.uint64))
+    assert (u < 2**64).numpy().tolist() == [True] and (u == -1).numpy().tolist() == [False]
+    a = lt.tensor(np.array([1, 2], np.int8))
+    np.testing.assert_allclose((a / 300).numpy(), [1 / 300, 2 / 300])
+    np.testing.assert_allclose((lt.tensor(np.array([1, 2], np.uint8)) / -1).numpy(), [-1, -2])
+    with pytest.raises(OverflowError):
+        lt.tensor(np.array([True])) + 2**63
+    with pytest.raises(OverflowError):
+        a + 300

@@ -12,6 +12,7 @@ moves (see convert). Also installs Tensor's arithmetic operators."""
 
 import builtins
 import ctypes
+import math
 
 import numpy as np
 
@@ -95,10 +96,19 @@ def _scalar_array(v, t, name):
                 info = np.iinfo(dt)
                 lo_hi = _INT_RANGE[dt] = (int(info.min), int(info.max))
             like = dt if lo_hi[0] <= v <= lo_hi[1] else None
-            if like is None and name not in _COMPARISONS:
+            if like is None:
+                if name in _COMPARISONS:
+                    # past every value of the dtype: infinity of its sign compares the same and
+                    # exactly (a u64 2**63 beside int64 compared in float64: 2**63 - 1 == 2**63)
+                    return np.asarray(math.inf if v > 0 else -math.inf)
+                if name == "divide":  # true division takes the int as a float, as NumPy 2
+                    return np.asarray(v if -2**63 <= v < 2**63 else float(v))
                 raise OverflowError(f"libtensor: {name}: Python integer {v} out of bounds for "
                                     f"{dt} (NumPy 2's rule; convert the array or the scalar "
                                     "explicitly to compute in a wider type)")
+        elif not -2**63 <= v < 2**63 and name not in _COMPARISONS and name != "divide":
+            raise OverflowError(f"libtensor: {name}: Python integer {v} does not fit in int64 "
+                                f"(NumPy 2's default integer) beside {dt}")
     return np.asarray(v, dtype=like)
 
 
