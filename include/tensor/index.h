@@ -83,7 +83,8 @@ LT_API lt_status lt_split(const lt_tensor *a, int axis, int n_points, const int6
  * LT_ERR_OUT_OF_RANGE when an integer dtype cannot hold the first or last element. */
 LT_API lt_status lt_arange(lt_context *ctx, lt_dtype dtype, double start, double stop, double step,
                            lt_tensor **out);
-/* np.linspace(start, stop, num, endpoint). num >= 0 (else LT_ERR_INVALID_ARGUMENT);
+/* np.linspace(start, stop, num, endpoint); integer dtypes take the floor of each value, as
+ * NumPy 2. num >= 0 (else LT_ERR_INVALID_ARGUMENT);
  * LT_ERR_OUT_OF_RANGE when an integer dtype cannot hold the first or last element. */
 LT_API lt_status lt_linspace(lt_context *ctx, lt_dtype dtype, double start, double stop,
                              int64_t num, bool endpoint, lt_tensor **out);

@@ -110,6 +110,9 @@ static double linspace_value(const double *p, int64_t i) {
   return (double)i * p[1] + p[0];
 }
 
+/* Integer dtypes take the floor, as NumPy 2's linspace (truncation gave -2 for -2.5). */
+static double linspace_floor(const double *p, int64_t i) { return floor(linspace_value(p, i)); }
+
 lt_status lt_linspace(lt_context *ctx, lt_dtype dtype, double start, double stop, int64_t num,
                       bool endpoint, lt_tensor **out) {
   LT_CHECK_ARG_NULL(out, "lt_linspace", "out");
@@ -119,8 +122,9 @@ lt_status lt_linspace(lt_context *ctx, lt_dtype dtype, double start, double stop
   int64_t div = endpoint ? num - 1 : num;
   double step = div > 0 ? (stop - start) / (double)div : 0.0;
   double params[5] = {start, step, stop, (double)num, endpoint ? 1.0 : 0.0};
-  LT_TRY(check_ends("lt_linspace", dtype, num, start, num ? linspace_value(params, num - 1) : 0));
-  return from_values("lt_linspace", ctx, dtype, 1, &num, linspace_value, params, out);
+  value_fn fn = lt__dtype_is_exact(dtype) && dtype != LT_BOOL ? linspace_floor : linspace_value;
+  LT_TRY(check_ends("lt_linspace", dtype, num, fn(params, 0), num ? fn(params, num - 1) : 0));
+  return from_values("lt_linspace", ctx, dtype, 1, &num, fn, params, out);
 }
 
 /* params: columns, k. */

@@ -177,6 +177,10 @@ def test_creation(device):
         for endpoint in (True, False):
             np.testing.assert_allclose(lt.linspace(-1, 2.5, num, endpoint, device=device).numpy(),
                                        np.linspace(-1, 2.5, num, endpoint), rtol=1e-15)
+            # integer dtypes floor, as NumPy 2 (written out: NumPy 1 truncates)
+            got = lt.linspace(-3.5, 2, num, endpoint, dtype="int16", device=device).numpy()
+            want = np.floor(np.linspace(-3.5, 2, num, endpoint)).astype(np.int16)
+            np.testing.assert_array_equal(got, want)
     for n, m, k in [(3, None, 0), (3, 5, 2), (4, 2, -1), (0, 3, 0), (3, 4, 2**70), (0, 0, 2**63),
                     (2, 3, -2**64), (3, 4, 4), (3, 4, -3)]:
         np.testing.assert_array_equal(lt.eye(n, m, k, "float64", device=device).numpy(),
