@@ -32,7 +32,11 @@ static lt_status binary_result_dtype(const char *api, lt_binary_op op, lt_dtype 
                lt_dtype_name(a), lt_dtype_name(b));
   if (lt__binary_is_float_op(op)) {
     /* NumPy's true division of integers (and bools) is float64 whatever their width. */
-    *out = op == LT_BINARY_DIV && lt__dtype_is_exact(p) ? LT_F64 : float_of(p);
+    /* Else each operand's own float, then promoted: NumPy casts each to float on its own
+     * (arctan2 of int8 and uint8 is f16; through their int16 promotion it was f32). */
+    *out = op == LT_BINARY_DIV && lt__dtype_is_exact(p)
+               ? LT_F64
+               : lt__dtype_promote(float_of(a), float_of(b));
     return LT_OK;
   }
   bool to_i8 = op == LT_BINARY_POW || op == LT_BINARY_FLOOR_DIVIDE || op == LT_BINARY_REMAINDER ||

@@ -352,3 +352,14 @@ def test_python_int_out_of_range_as_numpy2(device, dtype):
     assert got.dtype == np.dtype(dtype)
     np.testing.assert_array_equal(got.numpy(), np.minimum(vals, 1))
     assert (t + 1).dtype == np.dtype(dtype)  # in range: weak, the array's dtype
+
+
+def test_float_functions_of_mixed_integers_take_each_operands_float():
+    """NumPy casts each integer operand of a float function to its own float (arctan2 of int8
+    and uint8 is float16; through their int16 promotion it was float32)."""
+    ints = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64]
+    for name in ("arctan2", "hypot", "copysign", "logaddexp"):
+        for a in ints:
+            for b in ints + [np.float16, np.float32]:
+                want = getattr(np, name)(np.ones(2, a), np.ones(2, b)).dtype
+                assert getattr(lt, name)(np.ones(2, a), np.ones(2, b)).dtype == want, (name, a, b)
