@@ -363,3 +363,13 @@ def test_float_functions_of_mixed_integers_take_each_operands_float():
             for b in ints + [np.float16, np.float32]:
                 want = getattr(np, name)(np.ones(2, a), np.ones(2, b)).dtype
                 assert getattr(lt, name)(np.ones(2, a), np.ones(2, b)).dtype == want, (name, a, b)
+
+
+def test_joins_promote_as_numpy():
+    pieces = [np.array([True, False]), np.array([3, -4], np.int16), np.array([200], np.uint8)]
+    for a, b in [(0, 1), (1, 2), (0, 2)]:
+        want = np.concatenate([pieces[a], pieces[b]])
+        got = lt.concatenate([pieces[a], pieces[b]])
+        assert got.dtype == want.dtype and (got == want).all()
+    got = lt.stack([np.ones(2, np.float32), np.arange(2, dtype=np.int64)])
+    assert got.dtype == np.float64

@@ -14,9 +14,10 @@ import numpy as np
 from . import _lib, enums
 from .context import context
 from .convert import operands, result
+from .ops import _promoted
 from .errors import InvalidArgumentError, OutOfRangeError, ShapeMismatchError, check
-from .tensor import (BF16, _EXACT_INTS, _LT_TO_NP, Tensor, _new, check_writeable, from_numpy,
-                     full, lt_dtype, tensor)
+from .tensor import (BF16, _EXACT_INTS, _LT_TO_NP, Tensor, _dtype_out, _new, check_writeable,
+                     from_numpy, full, lt_dtype, tensor)
 
 
 def _axis(axis, what="axis"):
@@ -88,11 +89,17 @@ def _split_views(ta, axis, points):
 
 
 def _tensors(arrays, what):
+    """The pieces to join, in their promoted dtype (NumPy's concatenate / stack promote; the
+    library joins tensors of one dtype)."""
     arrays = list(arrays)
     if not arrays:
         raise InvalidArgumentError(f"libtensor: {what} needs at least one array",
                                    enums.LT_ERR_INVALID_ARGUMENT)
-    return operands(arrays)
+    ts, numpy_out = operands(arrays)
+    if any(t.lt_dtype != ts[0].lt_dtype for t in ts):
+        code = _promoted(ts)
+        ts = [t if t.lt_dtype == code else t.contiguous(_dtype_out(code)) for t in ts]
+    return ts, numpy_out
 
 
 def concatenate(arrays, axis=0):
