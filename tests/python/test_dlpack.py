@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import libtensor as lt
-from conftest import LAYOUTS, random_array
+from conftest import DEVICES, LAYOUTS, random_array
 
 DTYPES = (np.float16, np.float32, np.float64, np.int64)
 
@@ -178,3 +178,20 @@ def test_broadcast_views_export_read_only():
         t.__dlpack__()
     if hasattr(np, "__version__") and int(np.__version__.split(".")[0]) >= 2:
         assert not np.from_dlpack(t).flags.writeable
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_from_dlpack_of_device_tensors(device):
+    """The array API's from_dlpack: device=None keeps x's device (a view), another device is a
+    copy (copy=False refuses it); OpenCL tensors were refused outright."""
+    x = lt.tensor(np.array([1.0, 2.0]), device=device)
+    same = lt.from_dlpack(x)
+    assert same.device == x.device
+    same[0] = 5.0
+    assert x.numpy()[0] == 5.0
+    host = lt.from_dlpack(x, device="cpu", copy=True)
+    assert host.device == "cpu" and host.numpy().tolist() == [5.0, 2.0]
+    if not x.context.is_cpu:
+        with pytest.raises(BufferError):
+            lt.from_dlpack(x, device="cpu", copy=False)
+        assert lt.from_dlpack(x, device="cpu").numpy().tolist() == [5.0, 2.0]

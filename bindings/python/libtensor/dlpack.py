@@ -143,12 +143,27 @@ Tensor.__dlpack__ = _dlpack
 Tensor.__dlpack_device__ = _dlpack_device
 
 
+def _from_device_tensor(x, device, copy):
+    """from_dlpack of a libtensor tensor on a device (OpenCL): the array API's semantics
+    without a host round trip. The same context (device None: x's own, as the standard asks)
+    shares x's memory unless copy=True; another one is a copy (copy=False: BufferError)."""
+    ctx = x.context if device is None else context(device)
+    if ctx is x.context or ctx.handle == x.context.handle:
+        return x.copy() if copy else x[...]
+    if copy is False:
+        raise BufferError(f"libtensor: moving a tensor from {x.device!r} to {ctx.device!r} needs "
+                          "a copy (copy=False)")
+    return x.to(ctx)
+
+
 def from_dlpack(x, /, *, device=None, copy=None):
     """A Tensor sharing the memory of `x`, any object with __dlpack__ (NumPy >= 1.22, PyTorch,
     JAX, CuPy host arrays, another Tensor) or a DLPack capsule. Zero-copy on a CPU context;
     copy=True copies, copy=False refuses any copy (BufferError); a read-only producer (a
     read-only NumPy array) is copied, since libtensor tensors are writable (copy=False: refused).
     device: the context to import onto (host data onto OpenCL is a copy)."""
+    if isinstance(x, Tensor) and not x.context.is_cpu:
+        return _from_device_tensor(x, device, copy)
     ctx = context(device)
     flags = COPY if copy or not ctx.is_cpu else 0
     if copy is False and not ctx.is_cpu:
@@ -159,13 +174,17 @@ def from_dlpack(x, /, *, device=None, copy=None):
         if not hasattr(x, "__dlpack__"):
             raise TypeError(f"libtensor: from_dlpack needs an object with __dlpack__, not "
                             f"{type(x).__name__}")
+        kwargs = {}
         if hasattr(x, "__dlpack_device__"):
             dev = tuple(x.__dlpack_device__())
             if dev[0] not in _HOST_DEVICES:
-                raise BufferError(f"libtensor: DLPack device {dev} is not host memory; move the "
-                                  "data to the CPU first")
+                if copy is False:
+                    raise BufferError(f"libtensor: DLPack device {dev} is not host memory: "
+                                      "importing it needs a copy (copy=False)")
+                # the array API's way to a host copy of a device array
+                kwargs = {"dl_device": (K_DL_CPU, 0), "copy": True}
         try:
-            capsule = x.__dlpack__(max_version=(1, 1))
+            capsule = x.__dlpack__(max_version=(1, 1), **kwargs)
         except TypeError:  # a producer older than the 2023.12 standard (NumPy < 2)
             try:
                 capsule = x.__dlpack__()
