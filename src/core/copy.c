@@ -68,9 +68,9 @@ static lt_status check_float_to_int(const lt_tensor *t, lt_dtype dtype, const ch
   LT_RETURN_IF(min != min, LT_ERR_OUT_OF_RANGE, "%s: cannot convert NaN in the %s tensor to %s", fn,
                lt_dtype_name(t->dtype), lt_dtype_name(dtype));
   LT_RETURN_IF(trunc(min) < lo || trunc(max) >= hi, LT_ERR_OUT_OF_RANGE,
-               "%s: the %s tensor holds %g, outside the range of %s [%.17g, %.17g]", fn,
-               lt_dtype_name(t->dtype), trunc(min) < lo ? min : max, lt_dtype_name(dtype), lo,
-               hi - 1);
+               /* half-open: hi - 1 rounds back to hi for the 64-bit types */
+               "%s: the %s tensor holds %.17g, outside the range of %s [%.17g, %.17g)", fn,
+               lt_dtype_name(t->dtype), trunc(min) < lo ? min : max, lt_dtype_name(dtype), lo, hi);
   return LT_OK;
 }
 
