@@ -749,6 +749,24 @@ static void test_thousand_operands(void **state) {
   lt_context_destroy(ctx);
 }
 
+/* Extent 1 broadcasts in lt_einsum_find_path as in lt_einsum (it was refused: "label 1 has
+ * extents 1 and 3"); other differing extents are still refused. */
+static void test_find_path_broadcasts_extent_one(void **state) {
+  (void)state;
+  int ranks[2] = {2, 2};
+  int64_t s0[2] = {2, 1}, s1[2] = {3, 4}, bad[2] = {2, 2};
+  int32_t m0[2] = {0, 1}, m1[2] = {1, 2}, mo[2] = {0, 2};
+  const int64_t *shapes[2] = {s0, s1};
+  const int32_t *modes[2] = {m0, m1};
+  int64_t pairs[1][2];
+  double cost;
+  LT_CHECK(lt_einsum_find_path(2, ranks, shapes, modes, 2, mo, NULL, pairs, &cost, NULL));
+  assert_true(pairs[0][0] == 0 && pairs[0][1] == 1);
+  shapes[0] = bad;
+  LT_CHECK_FAILS(lt_einsum_find_path(2, ranks, shapes, modes, 2, mo, NULL, pairs, &cost, NULL),
+                 LT_ERR_SHAPE_MISMATCH);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dp_equals_brute_force),
@@ -760,6 +778,7 @@ int main(void) {
       cmocka_unit_test(test_partition_valid_and_seeded),
       cmocka_unit_test(test_partition_cuts_the_bridge),
       cmocka_unit_test(test_cost_past_double_range),
+      cmocka_unit_test(test_find_path_broadcasts_extent_one),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

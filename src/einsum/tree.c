@@ -85,10 +85,12 @@ static lt_status find_canon(int n, const int64_t *const *shapes, lt__einsum_cano
         LT_RETURN_IF(ext < 0, LT_ERR_INVALID_ARGUMENT,
                      "lt_einsum_find_path: operand %d axis %d has extent %lld", k, a,
                      (long long)ext);
-        if (id >= 0 && c->extent[id] != ext)
+        /* extent 1 broadcasts against any other, as lt_einsum and NumPy take it */
+        if (id >= 0 && c->extent[id] != ext && c->extent[id] != 1 && ext != 1)
           return lt__error(LT_ERR_SHAPE_MISMATCH,
                            "lt_einsum_find_path: label %d has extents %lld and %lld",
                            (int)labels[a], (long long)c->extent[id], (long long)ext);
+        if (id >= 0 && c->extent[id] == 1) c->extent[id] = ext;
       }
       if (id < 0) {
         id = c->n_labels++;
