@@ -850,6 +850,52 @@ static void test_errors(void **state) {
   lt_test_on_each_device(run_errors);
 }
 
+/* u64 against signed integers compares exactly, as NumPy 2 (their promoted f64 compute read
+ * u64 2^53 + 1 == i64 2^53 and 2^63 - 1 == 2^63 - 2), in both orders, broadcast. */
+static void mixed_sign_on(lt_context *ctx) {
+  uint64_t u[5] = {(1ull << 53) + 1, (1ull << 63) - 1, 0, 5, UINT64_MAX};
+  int64_t s[5] = {1ll << 53, INT64_MAX - 1, -1, 5, -1};
+  int64_t n5[1] = {5}, col[2] = {5, 1};
+  lt_tensor *tu = NULL, *ts = NULL, *tc = NULL;
+  LT_CHECK(lt_tensor_from_host(ctx, LT_U64, 1, n5, NULL, u, &tu));
+  LT_CHECK(lt_tensor_from_host(ctx, LT_I64, 1, n5, NULL, s, &ts));
+  LT_CHECK(lt_tensor_from_host(ctx, LT_I64, 2, col, NULL, s, &tc));
+  for (int op = LT_BINARY_EQ; op <= LT_BINARY_GE; op++)
+    for (int order = 0; order < 3; order++) {
+      const lt_tensor *a = order == 1 ? ts : tu, *b = order == 0 ? ts : order == 1 ? tu : tc;
+      lt_tensor *r = NULL;
+      LT_CHECK(lt_binary((lt_binary_op)op, a, b, &r));
+      assert_int_equal(lt_tensor_dtype(r), LT_BOOL);
+      int64_t n = lt_tensor_numel(r);
+      uint8_t got[25];
+      LT_CHECK(lt_tensor_to_host(r, got, (size_t)n));
+      for (int64_t i = 0; i < n; i++) {
+        int iu = order == 2 ? (int)(i % 5) : (int)i, is = order == 2 ? (int)(i / 5) : (int)i;
+        /* -1: u below s, 0 equal, 1 above */
+        int c = s[is] < 0 ? 1 : u[iu] < (uint64_t)s[is] ? -1 : u[iu] > (uint64_t)s[is];
+        if (order == 1) c = -c; /* a is the signed one */
+        bool want = op == LT_BINARY_EQ   ? c == 0
+                    : op == LT_BINARY_NE ? c != 0
+                    : op == LT_BINARY_LT ? c < 0
+                    : op == LT_BINARY_LE ? c <= 0
+                    : op == LT_BINARY_GT ? c > 0
+                                         : c >= 0;
+        if (got[i] != want)
+          fail_msg("%s: op %d order %d element %lld: %d, expected %d", lt_context_device(ctx), op,
+                   order, (long long)i, got[i], want);
+      }
+      lt_tensor_destroy(r);
+    }
+  lt_tensor_destroy(tc);
+  lt_tensor_destroy(ts);
+  lt_tensor_destroy(tu);
+}
+
+static void test_mixed_sign_compare(void **state) {
+  (void)state;
+  lt_test_on_each_device(mixed_sign_on);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_promotion),
@@ -862,6 +908,7 @@ int main(void) {
       cmocka_unit_test(test_float_ops),
       cmocka_unit_test(test_npy),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_mixed_sign_compare),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

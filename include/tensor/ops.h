@@ -237,7 +237,9 @@ LT_API void lt_plan_destroy(lt_plan *plan);
 /* One-shot versions with NumPy-style positional semantics (broadcast by trailing alignment).
  * Result dtypes as NumPy 2: lt_dtype_promote of the inputs for arithmetic (bool - bool and
  * -bool refused with LT_ERR_DTYPE; POW, FLOOR_DIVIDE, REMAINDER, FMOD and shifts of bools give
- * i8; SQUARE of bool gives i8; SIGN of bool is refused), LT_BOOL for comparisons, logical ops,
+ * i8; SQUARE of bool gives i8; SIGN of bool is refused), LT_BOOL for comparisons (exact also
+ * for u64 against signed integers, whose plans compare in f64: lt_binary takes three exact
+ * passes for them), logical ops,
  * NOT and ISNAN/ISINF/ISFINITE, f64 for DIV of integers or bools, and for ATAN2, HYPOT and the
  * float functions the smallest float holding the input (i8/u8/bool -> f16, i16/u16 -> f32,
  * wider -> f64). lt_binary(LT_BINARY_POW) of integers with a negative exponent anywhere in b is

@@ -3,6 +3,7 @@
  * output tensor. Each builds a mode-label plan, runs it once and destroys it. */
 #include "core/dtype.h"
 #include "core/error.h"
+#include "ops/compare_mixed.h"
 #include "ops/plan.h"
 
 #include <stdio.h>
@@ -106,6 +107,8 @@ lt_status lt_binary(lt_binary_op op, const lt_tensor *a, const lt_tensor *b, lt_
     return lt__context_mismatch("lt_binary", "a", a->storage->ctx, "b", b->storage->ctx);
   lt_dtype dtype = LT_DTYPE_INVALID;
   LT_TRY(binary_result_dtype("lt_binary", op, a->dtype, b->dtype, &dtype));
+  if (lt__compare_is_mixed_sign(op, a->dtype, b->dtype))
+    return lt__compare_mixed_sign(op, a, b, out);
   LT_TRY(lt__tensor_new(a->storage->ctx, dtype, rank, shape, &o));
   lt_plan *plan;
   lt_status st = lt_plan_binary(a, ma, b, mb, op, o, md, NULL, &plan);

@@ -201,6 +201,13 @@ static int any_float(const operand_set *s) {
   return 0;
 }
 
+static int mixed_sign(const operand_set *s) {
+  lt_dtype a = lt__fast.lt_tensor_dtype(s->t[0]), b = lt__fast.lt_tensor_dtype(s->t[1]);
+  int sa = a == LT_I8 || a == LT_I16 || a == LT_I32 || a == LT_I64;
+  int sb = b == LT_I8 || b == LT_I16 || b == LT_I32 || b == LT_I64;
+  return (a == LT_U64 && sb) || (b == LT_U64 && sa);
+}
+
 /* ---- calls recorded on a gradient tape (fast_tape.c) */
 
 /* The operands as the tape takes them: Tensors as they are, NumPy operands as private copies
@@ -293,8 +300,11 @@ static PyObject *elementwise(PyObject *const *args, Py_ssize_t n, int n_in) {
   PyObject *key = plan_key(what, sizeof what - 1, NULL, ctx, &s, target);
   PyObject *empty_args = NULL;
   /* Integer power depends on the values (a negative exponent is refused, as NumPy): lt_binary
-   * checks them on every call, so it is never run through a cached plan. */
-  int by_value = n_in == 2 && op == LT_BINARY_POW && !any_float(&s);
+   * checks them on every call, so it is never run through a cached plan. Nor is a comparison
+   * of u64 with a signed integer, which lt_binary computes exactly in three passes (a plan
+   * compares them in f64). */
+  int by_value = n_in == 2 && ((op == LT_BINARY_POW && !any_float(&s)) ||
+                               (op >= LT_BINARY_EQ && op <= LT_BINARY_GE && mixed_sign(&s)));
   lt_plan *plan = key && !by_value ? find_plan(key, &empty_args) : NULL;
   PyObject *made = NULL; /* a NumPy result allocated by NumPy, and its tensor */
   lt_tensor *made_t = NULL;
