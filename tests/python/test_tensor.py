@@ -292,3 +292,30 @@ def test_read_only_arrays_stay_unwritten(rng):
         t[0] = 1.0
     assert not t.numpy().flags.writeable
     assert lt.tensor(a, copy=True).numpy().flags.writeable
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_array_methods(device):
+    """t.sum(), t.max(axis=0), t.tolist(), ... as ndarray's, on a transposed view."""
+    a = np.arange(12, dtype=np.float64).reshape(3, 4) - 5
+    t = lt.tensor(a, device=device).T
+    a = a.T
+    for name, kwargs in [("sum", {}), ("sum", {"axis": 0}), ("sum", {"axis": 1, "keepdims": True}),
+                         ("prod", {"axis": 1}), ("mean", {}), ("max", {"axis": 1}), ("min", {}),
+                         ("argmax", {"axis": 0}), ("argmin", {}), ("all", {"axis": 0}),
+                         ("any", {}), ("round", {}), ("argsort", {"axis": 0})]:
+        got = getattr(t, name)(**kwargs)
+        want = getattr(a, name)(**kwargs)
+        np.testing.assert_array_equal(np.asarray(got.numpy() if isinstance(got, lt.Tensor)
+                                                 else got), want, err_msg=name)
+    np.testing.assert_array_equal(t.sum(dtype="int64").numpy(), a.sum(dtype=np.int64))
+    np.testing.assert_array_equal(t.clip(-2, 3).numpy(), a.clip(-2, 3))
+    np.testing.assert_array_equal(t.clip(max=1).numpy(), a.clip(max=1))
+    np.testing.assert_array_equal(t.dot(t.T).numpy(), a.dot(a.T))
+    assert t.tolist() == a.tolist() and t.flatten().tolist() == a.flatten().tolist()
+    assert t.ravel().tolist() == a.ravel().tolist()
+    f = lt.tensor(np.zeros(3), device=device)
+    f.fill(2.5)
+    assert f.tolist() == [2.5] * 3
+    assert bool(lt.all(np.array([1, 2]))) and not bool(lt.any(np.zeros(3)))
+    assert bool(lt.all(np.zeros(0)))

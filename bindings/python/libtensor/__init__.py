@@ -8,8 +8,8 @@
 
 The modules import one another in one direction only (no cycles, no imports inside
 functions): _lib (loading, ctypes signatures) -> enums (the header's values) -> errors ->
-context -> tensor -> convert (operands in, results out) -> ops, einsum, indexing -> this
-package.
+context -> tensor -> convert (operands in, results out) -> ops, einsum, indexing -> (stats,
+array_api, autograd, methods) -> this package.
 """
 from . import _lib, enums
 from . import errors as _errors
@@ -41,6 +41,8 @@ from . import optim
 from . import _ext
 from . import autograd as _autograd
 _ext.watch_tapes(getattr(_autograd, "_tapes", None))
+from . import methods as _methods  # NumPy's array methods on Tensor, lt.all / lt.any
+from .methods import all, any  # noqa: A004 (NumPy's names)
 
 __version__ = _lib.fn("lt_version")().decode()
 library_path = _lib.path
@@ -57,4 +59,5 @@ __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_
             "plan_einsum", "matmul", "has", "library_path", "from_dlpack", "array_api", "h5", "no_grad",
             "is_grad_enabled", "optim"]
            + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__)
-           + list(_indexing.__all__) + list(_stats.__all__) + ["random"])
+           + list(_indexing.__all__) + list(_stats.__all__) + list(_methods.__all__)
+           + ["random"])

@@ -15,7 +15,7 @@ import ctypes
 
 import numpy as np
 
-from . import _lib
+from . import _lib, enums
 from ._ext import FAST
 from .context import context
 from .errors import DtypeError, check, raise_status
@@ -199,6 +199,27 @@ def out_tensor(out, ctx):
 
 def _np_kind(dtype):
     return np.dtype(np.float32) if isinstance(dtype, str) else dtype  # "bfloat16": a float
+
+
+def promoted_dtype(tensors):
+    """NumPy's result_type of the tensors' dtypes, as the library's ops promote: the floats'
+    common dtype first, then each dtype with it (a pairwise fold is order-dependent: int8,
+    uint8, float16 would give float32 through int16; NumPy gives float16)."""
+    promote = _lib.fn("lt_dtype_promote")
+
+    def pair(a, b):
+        d = ctypes.c_int(0)
+        check(promote(a, b, ctypes.byref(d)))
+        return d.value
+    floats = [t.lt_dtype for t in tensors if enums.LT_F16 <= t.lt_dtype <= enums.LT_F64]
+    common = None
+    for f in floats:
+        common = f if common is None else pair(common, f)
+    out = None
+    for t in tensors:
+        x = t.lt_dtype if common is None else pair(common, t.lt_dtype)
+        out = x if out is None else pair(out, x)
+    return out
 
 
 def check_out_cast(result_dtype, out_dtype):

@@ -13,8 +13,7 @@ import numpy as np
 
 from . import _lib, enums
 from .context import context
-from .convert import operands, result
-from .ops import _promoted
+from .convert import operands, promoted_dtype, result
 from .errors import InvalidArgumentError, OutOfRangeError, ShapeMismatchError, check
 from .tensor import (BF16, _EXACT_INTS, _LT_TO_NP, Tensor, _dtype_out, _new, check_writeable,
                      from_numpy, full, lt_dtype, tensor)
@@ -97,7 +96,7 @@ def _tensors(arrays, what):
                                    enums.LT_ERR_INVALID_ARGUMENT)
     ts, numpy_out = operands(arrays)
     if any(t.lt_dtype != ts[0].lt_dtype for t in ts):
-        code = _promoted(ts)
+        code = promoted_dtype(ts)
         ts = [t if t.lt_dtype == code else t.contiguous(_dtype_out(code)) for t in ts]
     return ts, numpy_out
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _lib, enums
 from ._ext import FAST as _FAST
-from .convert import deliver, operands, out_tensor, result, weak_scalar_bf16
+from .convert import deliver, operands, out_tensor, promoted_dtype, result, weak_scalar_bf16
 from .errors import InvalidArgumentError, OutOfRangeError, check
 from .tensor import Tensor, _new, check_writeable
 
@@ -238,27 +238,6 @@ def round(a, decimals=0, out=None):  # noqa: A001 (NumPy's name)
     return rint(a, out)
 
 
-def _promoted(tensors):
-    """NumPy's result_type of the tensors' dtypes, as the library's ops promote: the floats'
-    common dtype first, then each dtype with it (a pairwise fold is order-dependent: int8,
-    uint8, float16 would give float32 through int16; NumPy gives float16)."""
-    promote = _lib.fn("lt_dtype_promote")
-
-    def pair(a, b):
-        d = ctypes.c_int(0)
-        check(promote(a, b, ctypes.byref(d)))
-        return d.value
-    floats = [t.lt_dtype for t in tensors if enums.LT_F16 <= t.lt_dtype <= enums.LT_F64]
-    common = None
-    for f in floats:
-        common = f if common is None else pair(common, f)
-    out = None
-    for t in tensors:
-        x = t.lt_dtype if common is None else pair(common, t.lt_dtype)
-        out = x if out is None else pair(out, x)
-    return out
-
-
 def _into(name, ts, result_ts, out):
     """Runs lt_<name>_into straight into out= (one pass, no temporary result to copy) when out
     is a Tensor or a NumPy array the library wraps in place, of the result's dtype (other
@@ -267,7 +246,7 @@ def _into(name, ts, result_ts, out):
     if out is None:
         return False
     target = out_tensor(out, ts[0].context)
-    if target is None or target.lt_dtype != _promoted(result_ts):
+    if target is None or target.lt_dtype != promoted_dtype(result_ts):
         return False
     status = _lib.fn(f"lt_{name}_into")(*[t.handle for t in ts], target.handle)
     if status == enums.STATUS["LT_ERR_ALIASING"]:

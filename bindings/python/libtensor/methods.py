@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: MIT
+"""NumPy's array methods on Tensor (t.sum(), t.max(axis=0), t.tolist(), ...) and the module
+functions lt.all / lt.any, over the package's functions (so autograd records them as it records
+those). Sits above ops, indexing, stats and array_api; imported last by the package.
+
+Methods take NumPy's keyword arguments; as in NumPy, `dtype` converts before reducing and
+`out` receives the result. Sorting in place (ndarray.sort) is left out: a Tensor may view a
+read-only array, and lt.sort returns a sorted copy."""
+from . import array_api_ops as _xp_ops
+from . import ops as _ops
+from .convert import operands, result
+from .einsum import matmul
+from .indexing import argsort
+from .tensor import Tensor
+
+
+def all(a, axis=None, keepdims=False):  # noqa: A001 (NumPy's name)
+    """np.all: whether every element (along `axis`, an int or a tuple) is nonzero; True for an
+    empty reduction."""
+    (ta,), numpy_out = operands([a])
+    return result(_xp_ops.all(ta, axis=axis, keepdims=keepdims), numpy_out)
+
+
+def any(a, axis=None, keepdims=False):  # noqa: A001 (NumPy's name)
+    """np.any: whether some element (along `axis`) is nonzero; False for an empty reduction."""
+    (ta,), numpy_out = operands([a])
+    return result(_xp_ops.any(ta, axis=axis, keepdims=keepdims), numpy_out)
+
+
+def _reduction(fn):
+    def method(self, axis=None, dtype=None, out=None, keepdims=False):
+        return fn(self if dtype is None else self.astype(dtype), axis=axis, keepdims=keepdims,
+                  out=out)
+    return method
+
+
+def _extremum(fn):
+    def method(self, axis=None, out=None, keepdims=False):
+        return fn(self, axis=axis, keepdims=keepdims, out=out)
+    return method
+
+
+def _flatten(self):
+    """A C-ordered 1-d copy (ndarray.flatten)."""
+    return self.contiguous().reshape(-1)
+
+
+def _ravel(self):
+    """1-d: a view when the layout allows, else a copy (ndarray.ravel)."""
+    return self.reshape_or_copy(-1)
+
+
+def _tolist(self):
+    """Nested Python lists of Python scalars (ndarray.tolist)."""
+    return self.numpy().tolist()
+
+
+def _clip(self, min=None, max=None, out=None):  # noqa: A002 (NumPy's names)
+    """ndarray.clip: one bound may be None (then it is np.minimum / np.maximum)."""
+    if min is None and max is None:
+        raise ValueError("libtensor: clip needs min or max")
+    if min is None:
+        return _ops.minimum(self, max, out)
+    if max is None:
+        return _ops.maximum(self, min, out)
+    return _ops.clip(self, min, max, out)
+
+
+def _fill(self, value):
+    """Sets every element to `value` in place (ndarray.fill)."""
+    self[...] = value
+
+
+_METHODS = {
+    "sum": _reduction(_ops.sum),
+    "prod": _reduction(_ops.prod),
+    "mean": _reduction(_ops.mean),
+    "max": _extremum(_ops.max),
+    "min": _extremum(_ops.min),
+    "argmax": _extremum(_ops.argmax),
+    "argmin": _extremum(_ops.argmin),
+    "all": lambda self, axis=None, keepdims=False: all(self, axis, keepdims),
+    "any": lambda self, axis=None, keepdims=False: any(self, axis, keepdims),
+    "clip": _clip,
+    "round": lambda self, decimals=0, out=None: _ops.round(self, decimals, out),
+    "argsort": lambda self, axis=-1, kind=None: argsort(self, axis, kind),
+    "dot": lambda self, b, out=None: matmul(self, b, out=out),
+    "flatten": _flatten,
+    "ravel": _ravel,
+    "tolist": _tolist,
+    "fill": _fill,
+}
+for _name, _method in _METHODS.items():
+    if not hasattr(Tensor, _name):
+        _method.__name__, _method.__qualname__ = _name, f"Tensor.{_name}"
+        setattr(Tensor, _name, _method)
+del _name, _method
+
+__all__ = ["all", "any"]
