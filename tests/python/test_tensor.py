@@ -319,3 +319,46 @@ def test_numpy_array_methods(device):
     assert f.tolist() == [2.5] * 3
     assert bool(lt.all(np.array([1, 2]))) and not bool(lt.any(np.zeros(3)))
     assert bool(lt.all(np.zeros(0)))
+
+
+def test_python_protocols_as_numpy():
+    """== None / != 'x' are elementwise (NumPy 2), `in`, divmod, format of 0-d tensors, bool()
+    messages, lt.tensor of an int past 64 bits, pickles keep requires_grad."""
+    import pickle
+    t = lt.tensor(np.arange(4.0).reshape(2, 2))
+    assert (t == None).tolist() == [[False, False], [False, False]]  # noqa: E711
+    assert (t != "x").tolist() == [[True, True], [True, True]]
+    assert 3.0 in t and 7 not in t
+    q, r = divmod(t, 3)
+    assert q.tolist() == [[0, 0], [0, 1]] and r.tolist() == [[0, 1], [2, 0]]
+    q, r = divmod(7, lt.tensor(np.array([2, 3])))
+    assert q.tolist() == [3, 2] and r.tolist() == [1, 1]
+    assert f"{t[1, 1]:.2f}" == "3.00" and format(t) == str(t)
+    with pytest.raises(TypeError):
+        f"{t:.2f}"
+    with pytest.raises(ValueError, match="empty"):
+        bool(lt.tensor(np.zeros(0)))
+    with pytest.raises(ValueError, match="more than one"):
+        bool(t)
+    with pytest.raises(OverflowError):
+        lt.tensor(2**70)
+    x = lt.tensor(np.ones(2), requires_grad=True)
+    assert pickle.loads(pickle.dumps(x)).requires_grad
+    assert not pickle.loads(pickle.dumps(lt.tensor(np.ones(2)))).requires_grad
+    with pytest.raises(BufferError):
+        lt.tensor(np.ones(2)).__dlpack__(dl_device=(1, 1))
+
+
+def test_stats_take_out():
+    a = np.arange(6.0).reshape(2, 3)
+    for fn, kwargs, want in [(lt.cumsum, {"axis": 1}, np.cumsum(a, axis=1)),
+                             (lt.cumprod, {}, np.cumprod(a)),
+                             (lt.var, {"axis": 0}, np.var(a, axis=0)),
+                             (lt.std, {}, np.std(a)),
+                             (lt.logsumexp, {"axis": 1}, np.log(np.exp(a).sum(1))),
+                             (lt.softmax, {"axis": 1},
+                              np.exp(a) / np.exp(a).sum(1, keepdims=True))]:
+        out = np.zeros(np.shape(want))
+        assert fn(a, **kwargs, out=out) is out
+        np.testing.assert_allclose(out, want, rtol=1e-12)
+    assert lt.cumsum(np.array([100, 100], np.int8), dtype="int64").tolist() == [100, 200]

@@ -106,7 +106,7 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     if dl_device is not None:
         dl_device = tuple(dl_device)
         if dl_device != _dlpack_device(self):
-            if dl_device[0] != K_DL_CPU or copy is False:
+            if dl_device[0] != K_DL_CPU or dl_device[1] != 0 or copy is False:
                 raise BufferError(f"libtensor: cannot export a tensor on {self.device!r} to "
                                   f"DLPack device {dl_device}" +
                                   (" without a copy (copy=False)" if copy is False else ""))

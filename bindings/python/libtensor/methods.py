@@ -10,7 +10,7 @@ from . import array_api_ops as _xp_ops
 from . import ops as _ops
 from .convert import operands, result
 from .einsum import matmul
-from .indexing import argsort
+from .indexing import argsort, ones_like, zeros_like
 from .tensor import Tensor
 
 
@@ -71,6 +71,46 @@ def _fill(self, value):
     self[...] = value
 
 
+def _bool(self):
+    """bool() of a one-element tensor; others are ambiguous, as NumPy says."""
+    if self.size != 1:
+        raise ValueError("libtensor: the truth value of an empty array is ambiguous" if
+                         self.size == 0 else "libtensor: the truth value of an array with more "
+                         "than one element is ambiguous (use a.any() or a.all())")
+    return bool(self.item())
+
+
+def _not_a_number(other):
+    return other is None or isinstance(other, (str, bytes))
+
+
+def _eq(self, other):
+    """Elementwise ==; None and strings are unequal to every element (NumPy 2)."""
+    if _not_a_number(other):
+        return zeros_like(self, dtype="bool")
+    return _ops.equal(self, other)
+
+
+def _ne(self, other):
+    if _not_a_number(other):
+        return ones_like(self, dtype="bool")
+    return _ops.not_equal(self, other)
+
+
+def _contains(self, value):
+    """`value in t`: some element equals it (ndarray.__contains__)."""
+    return bool(any(_eq(self, value)))
+
+
+def _format(self, spec):
+    """format(t, spec): a 0-d tensor formats as its scalar; others only with an empty spec."""
+    if self.ndim == 0:
+        return format(self.item(), spec)
+    if spec:
+        raise TypeError("libtensor: unsupported format string passed to Tensor.__format__")
+    return str(self)
+
+
 _METHODS = {
     "sum": _reduction(_ops.sum),
     "prod": _reduction(_ops.prod),
@@ -89,9 +129,18 @@ _METHODS = {
     "ravel": _ravel,
     "tolist": _tolist,
     "fill": _fill,
+    "__divmod__": lambda self, other: (_ops.floor_divide(self, other), _ops.remainder(self, other)),
+    "__rdivmod__": lambda self, other: (_ops.floor_divide(other, self),
+                                        _ops.remainder(other, self)),
+    "__contains__": _contains,
+    "__format__": _format,
 }
+_REPLACED = {"__bool__": _bool, "__eq__": _eq, "__ne__": _ne}  # refine the operators' versions
+for _name, _method in _REPLACED.items():
+    _method.__name__, _method.__qualname__ = _name, f"Tensor.{_name}"
+    setattr(Tensor, _name, _method)
 for _name, _method in _METHODS.items():
-    if not hasattr(Tensor, _name):
+    if _name.startswith("__") or not hasattr(Tensor, _name):
         _method.__name__, _method.__qualname__ = _name, f"Tensor.{_name}"
         setattr(Tensor, _name, _method)
 del _name, _method

@@ -7,7 +7,7 @@ which keep int64 as NumPy does). Also installs the matching Tensor methods."""
 
 from . import _lib
 from ._ext import FAST as _FAST
-from .convert import operands, result
+from .convert import deliver, operands
 from .ops import _axes
 from .tensor import Tensor, _new
 
@@ -28,67 +28,71 @@ def _fast_rows(name, x, axis, keepdims=False):
     return r if type(r) is not int else Tensor(r, x.context)
 
 
-def softmax(x, axis=None):
+def softmax(x, axis=None, out=None):
     """exp(x) / sum(exp(x)) over `axis` (None: all axes, as scipy.special.softmax), fused and
-    stable; rows that are all -inf give NaN (as PyTorch)."""
-    r = _fast_rows("softmax", x, axis)
+    stable; rows that are all -inf give NaN (as PyTorch). out= receives the result."""
+    r = _fast_rows("softmax", x, axis) if out is None else NotImplemented
     if r is not NotImplemented:
         return r
     (t,), numpy_out = operands([x])
-    return result(_new("lt_softmax", t.context, t.handle, *_axis_args(axis, t.ndim)), numpy_out)
+    return deliver(_new("lt_softmax", t.context, t.handle, *_axis_args(axis, t.ndim)), out,
+                   numpy_out)
 
 
-def log_softmax(x, axis=None):
+def log_softmax(x, axis=None, out=None):
     """x - logsumexp(x) over `axis` (None: all axes), fused and stable."""
-    r = _fast_rows("log_softmax", x, axis)
+    r = _fast_rows("log_softmax", x, axis) if out is None else NotImplemented
     if r is not NotImplemented:
         return r
     (t,), numpy_out = operands([x])
-    return result(_new("lt_log_softmax", t.context, t.handle, *_axis_args(axis, t.ndim)),
-                  numpy_out)
+    return deliver(_new("lt_log_softmax", t.context, t.handle, *_axis_args(axis, t.ndim)), out,
+                   numpy_out)
 
 
-def logsumexp(a, axis=None, keepdims=False):
+def logsumexp(a, axis=None, keepdims=False, out=None):
     """log(sum(exp(a))) over `axis`, shifted by the max (scipy.special.logsumexp without b)."""
-    r = _fast_rows("logsumexp", a, axis, keepdims)
+    r = _fast_rows("logsumexp", a, axis, keepdims) if out is None else NotImplemented
     if r is not NotImplemented:
         return r
     (t,), numpy_out = operands([a])
-    return result(_new("lt_logsumexp", t.context, t.handle, *_axis_args(axis, t.ndim),
-                       bool(keepdims)), numpy_out)
+    return deliver(_new("lt_logsumexp", t.context, t.handle, *_axis_args(axis, t.ndim),
+                        bool(keepdims)), out, numpy_out)
 
 
-def var(a, axis=None, ddof=0, keepdims=False):
+def var(a, axis=None, ddof=0, keepdims=False, out=None):
     """Variance over `axis` with `ddof` delta degrees of freedom (numpy.var)."""
     (t,), numpy_out = operands([a])
-    return result(_new("lt_var", t.context, t.handle, *_axis_args(axis, t.ndim), float(ddof),
-                       bool(keepdims)), numpy_out)
+    return deliver(_new("lt_var", t.context, t.handle, *_axis_args(axis, t.ndim), float(ddof),
+                        bool(keepdims)), out, numpy_out)
 
 
-def std(a, axis=None, ddof=0, keepdims=False):
+def std(a, axis=None, ddof=0, keepdims=False, out=None):
     """Standard deviation over `axis` (numpy.std)."""
     (t,), numpy_out = operands([a])
-    return result(_new("lt_std", t.context, t.handle, *_axis_args(axis, t.ndim), float(ddof),
-                       bool(keepdims)), numpy_out)
+    return deliver(_new("lt_std", t.context, t.handle, *_axis_args(axis, t.ndim), float(ddof),
+                        bool(keepdims)), out, numpy_out)
 
 
-def _scan(fn_name, a, axis):
+def _scan(fn_name, a, axis, dtype, out):
     (t,), numpy_out = operands([a])
+    if dtype is not None:
+        t = t.astype(dtype)
     if axis is None:  # NumPy flattens
         t, axis = t.reshape_or_copy(-1), 0
     else:
         axis = _lib.as_int(axis, 32, "axis")
-    return result(_new(fn_name, t.context, t.handle, axis), numpy_out)
+    return deliver(_new(fn_name, t.context, t.handle, axis), out, numpy_out)
 
 
-def cumsum(a, axis=None):
-    """Inclusive cumulative sum along `axis` (None: of the flattened array), as numpy.cumsum."""
-    return _scan("lt_cumsum", a, axis)
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Inclusive cumulative sum along `axis` (None: of the flattened array), as numpy.cumsum;
+    `dtype` converts first."""
+    return _scan("lt_cumsum", a, axis, dtype, out)
 
 
-def cumprod(a, axis=None):
+def cumprod(a, axis=None, dtype=None, out=None):
     """Inclusive cumulative product along `axis` (None: flattened), as numpy.cumprod."""
-    return _scan("lt_cumprod", a, axis)
+    return _scan("lt_cumprod", a, axis, dtype, out)
 
 
 for _fn in (softmax, log_softmax, logsumexp, var, std, cumsum, cumprod):

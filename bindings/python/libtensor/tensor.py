@@ -524,6 +524,8 @@ def tensor(data, dtype=None, device=None, copy=False):
         if dtype is not None and lt_dtype(dtype) != t.lt_dtype:
             t = t.contiguous(dtype)
         return t.copy() if copy and t is data else t
+    if type(data) is int and not -2**63 <= data < 2**64:  # NumPy: OverflowError, not object
+        raise OverflowError(f"libtensor: Python integer {data} does not fit in 64 bits")
     return from_numpy(data, device, dtype, copy)
 
 
@@ -584,18 +586,21 @@ __all__ = ["Tensor", "Context", "from_numpy", "tensor", "empty", "zeros", "full"
 
 
 # ---- issue 24 A: pickling, so Tensors travel to other processes (Dask workers) ----
-def _unpickle(arr, device, dtype_name, readonly):
+def _unpickle(arr, device, dtype_name, readonly, requires_grad=False):
     """The Tensor a pickle describes: its elements (a fresh array, wrapped without a copy on
     the CPU) on the device of that id, as the library dtype of that name."""
     t = from_numpy(arr, device, None if dtype_name == arr.dtype.name else dtype_name)
     if readonly:
         t.readonly = True
+    if requires_grad:
+        t.requires_grad_(True)
     return t
 
 
 def _reduce(self):
+    # requires_grad (autograd's) travels too, as torch's pickles keep it
     return _unpickle, (self.numpy(copy=True), self.device, _dtype_name(self.lt_dtype),
-                       bool(self.readonly))
+                       bool(self.readonly), bool(getattr(self, "requires_grad", False)))
 
 
 def _dtype_name(code):
