@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import libtensor as lt
-from conftest import LAYOUTS, random_array
+from conftest import DEVICES, LAYOUTS, SEED, random_array
 
 DTYPES = [np.float32, np.float64, np.int64, np.int32, np.uint8, np.float16]
 INDEX_DTYPES = [np.int64, np.int32, np.int16, np.int8]
@@ -236,3 +236,40 @@ def test_views_of_read_only_stay_read_only():
     assert joined.shares_storage(t) and joined.readonly
     with pytest.raises(ValueError):
         joined[0, 0] = 5.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_advanced_indexing_with_several_arrays(device):
+    """Tuples with several index arrays, mixed with ints, slices, None and ..., as NumPy: the
+    broadcast dims where the first array stood when the arrays are adjacent, else in front."""
+    rng = np.random.default_rng(SEED)
+    a = rng.standard_normal((4, 5, 6))
+    t = lt.tensor(a, device=device)
+    keys = [([0, 1], [1, 2]), (slice(1, None), [0, 2, 3]), ([0, 3], slice(None), [1, 5]),
+            (Ellipsis, [0, -1]), (np.array([[0], [2]]), np.array([1, 3])), (1, [0, 4]),
+            ([1, 2], 0, slice(None, None, -1)), (a[:, :, 0] > 0, 2), (None, [0, 1], [2, 3]),
+            ([], []), (slice(None), np.array([True, False, True, False, True])),
+            ([-1, -4], Ellipsis), (slice(None), [[0, 1], [2, 3]], slice(2, 4))]
+    for k in keys:
+        np.testing.assert_array_equal(t[k].numpy(), a[k], err_msg=str(k))
+    np.testing.assert_array_equal(t[lt.tensor(np.array([3, 0])), [1, 1], [5, 0]].numpy(),
+                                  a[[3, 0], [1, 1], [5, 0]])
+    with pytest.raises(IndexError):
+        t[[0, 9], [0, 0]]
+    with pytest.raises(IndexError):
+        t[[0, 1], [0, 1, 2]]
+    b = a.copy()
+    t[[0, 1], [2, 3]] = -1.0
+    b[[0, 1], [2, 3]] = -1.0
+    t[1:, [0, 4]] = 7.0
+    b[1:, [0, 4]] = 7.0
+    np.testing.assert_array_equal(t.numpy(), b)
+
+
+def test_advanced_indexing_differentiates():
+    a = np.arange(12.0).reshape(3, 4)
+    x = lt.tensor(a, requires_grad=True)
+    lt.sum(x[[0, 2, 2], [1, 3, 3]] * 2).backward()
+    want = np.zeros_like(a)
+    np.add.at(want, ([0, 2, 2], [1, 3, 3]), 2.0)
+    np.testing.assert_array_equal(x.grad.numpy(), want)

@@ -310,7 +310,78 @@ def _mask_select(self, idx):
         raise MaskShapeError(str(e), e.status) from None
 
 
+def _is_array_index(k):
+    return isinstance(k, (list, np.ndarray, Tensor))
+
+
+def _host_index(k):
+    """An array index as a NumPy array (integer or bool), IndexError for other dtypes."""
+    kind, idx = _array_key(k)
+    return idx.numpy() if isinstance(idx, Tensor) else np.asarray(idx)
+
+
+def _advanced_getitem(self, key):
+    """NumPy's advanced indexing with several index arrays in a tuple (t[i, j], t[1:, idx],
+    t[mask, 0]): the slices and None first, as a view; then the index arrays, broadcast
+    together, become one flat index into those axes merged (their result dims where the first
+    of them stood when they are adjacent, else in front, as NumPy places them), taken with
+    lt.take, which autograd records."""
+    key = list(key)
+    if any(k is Ellipsis for k in key):
+        at = key.index(Ellipsis)
+        key = [_host_index(k) if _is_array_index(k) else k for k in key]
+        used = sum(0 if k is None or k is Ellipsis else
+                   k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1 for k in key)
+        key[at:at + 1] = [slice(None)] * max(self.ndim - used, 0)
+    basic, arrays, axes, axis = [], [], [], 0
+    for k in key:
+        if k is None:
+            basic.append(None)
+            axis += 1
+        elif _is_array_index(k) or isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            arr = np.asarray(k) if not _is_array_index(k) else _host_index(k)
+            parts = np.nonzero(arr) if arr.dtype == np.bool_ else (arr,)
+            for part in parts:  # a mask of d dims indexes d axes
+                basic.append(slice(None))
+                arrays.append(part)
+                axes.append(axis)
+                axis += 1
+        else:
+            basic.append(k)
+            axis += 0 if isinstance(k, (int, np.integer)) else 1
+    view = _basic_getitem(self, tuple(basic))
+    try:
+        index = np.broadcast_arrays(*arrays)
+    except ValueError as e:
+        raise IndexError(f"libtensor: shape mismatch: indexing arrays could not be broadcast "
+                         f"together ({e})") from None
+    extents = [view.shape[a] for a in axes]
+    flat_shape = index[0].shape
+    for i, (arr, n) in enumerate(zip(index, extents)):
+        if arr.size and (arr.min() < -n or arr.max() >= n):
+            bad = arr[(arr < -n) | (arr >= n)].flat[0]
+            raise OutOfRangeError(f"libtensor: index {bad} is out of bounds for axis "
+                                  f"{axes[i]} with size {n}", enums.LT_ERR_OUT_OF_RANGE)
+    adjacent = axes == list(range(axes[0], axes[0] + len(axes)))
+    if not adjacent:  # NumPy puts the broadcast dims first
+        order = axes + [a for a in range(view.ndim) if a not in axes]
+        view = view.permute(*order)
+        axes = list(range(len(axes)))
+    p = axes[0]
+    flat = np.ravel_multi_index([np.where(a < 0, a + n, a).astype(np.int64).ravel()
+                                 for a, n in zip(index, extents)], extents) if index[0].size \
+        else np.zeros(0, np.int64)
+    merged = view.reshape_or_copy(*(tuple(view.shape[:p]) + (-1,) +
+                                    tuple(view.shape[p + len(axes):]))) if all(extents) else \
+        view.reshape_or_copy(*(tuple(view.shape[:p]) + (0,) + tuple(view.shape[p + len(axes):])))
+    got = take(merged, flat.astype(np.int64), p)
+    return got.reshape(tuple(view.shape[:p]) + tuple(flat_shape) +
+                       tuple(view.shape[p + len(axes):]))
+
+
 def _getitem(self, key):
+    if isinstance(key, tuple) and any(_is_array_index(k) for k in key):
+        return _advanced_getitem(self, key)
     found = _array_key(key)
     if found is None:
         return _basic_getitem(self, key)
@@ -331,6 +402,11 @@ def _value_tensor(self, value):
 def _setitem(self, key, value):
     """a[mask] = v and a[idx] = v as NumPy assigns them (the last of repeated indices wins);
     any other key writes through the view a[key]."""
+    if isinstance(key, tuple) and any(_is_array_index(k) for k in key):
+        check_writeable(self)
+        _check_inplace("__setitem__", self)
+        return _assign_on_host(self, tuple(_host_index(k) if _is_array_index(k) else k
+                                           for k in key), _value_tensor(self, value))
     found = _array_key(key)
     if found is None:
         return _basic_setitem(self, key, value)
@@ -353,8 +429,13 @@ def _setitem(self, key, value):
         if _mask_select(self, mask).size == 0:  # the shape checks, with the library's message
             return  # nothing selected
     # Values per selected element, or integer indices: through a host copy, as NumPy assigns.
+    _assign_on_host(self, idx.numpy() if isinstance(idx, Tensor) else np.asarray(idx), src)
+
+
+def _assign_on_host(self, key_host, src):
+    """self[key_host] = src as NumPy assigns it (the last of repeated indices wins), through
+    a host copy written back whole."""
     host = self.numpy(copy=True)
-    key_host = idx.numpy() if isinstance(idx, Tensor) else np.asarray(idx)
     try:
         host[key_host] = src.numpy()
     except IndexError as e:
@@ -366,7 +447,9 @@ def _setitem(self, key, value):
 
 
 _getitem.__doc__ = (_basic_getitem.__doc__ or "") + (
-    " An integer array (take along axis 0) or a boolean mask over the leading axes also work.")
+    " An integer array (take along axis 0) or a boolean mask over the leading axes also work,"
+    " and tuples mixing index arrays with ints, slices, None and ... (NumPy's advanced"
+    " indexing).")
 Tensor.__getitem__ = _getitem
 _setitem.__doc__ = (_basic_setitem.__doc__ or "") + " " + _setitem.__doc__
 Tensor.__setitem__ = _setitem
