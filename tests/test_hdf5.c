@@ -446,6 +446,35 @@ static void test_list_links(void **state) {
   unlink(path);
 }
 
+/* lt_h5_discard drops a file being created: the target keeps its old contents. */
+static void test_discard(void **state) {
+  char path[64];
+  lt_test_temp_path(path);
+  hsize_t two[1] = {2};
+  double v[2] = {1, 2};
+  ref_write(path, "old", H5T_IEEE_F64LE, 1, two, NULL, 0, v);
+  lt_context *ctx;
+  LT_CHECK(lt_context_create("cpu", &ctx));
+  lt_tensor *t = NULL;
+  int64_t n3[1] = {3};
+  LT_CHECK(lt_tensor_zeros(ctx, LT_F32, 1, n3, &t));
+  lt_h5_file *f = NULL;
+  LT_CHECK(lt_h5_open(path, LT_H5_CREATE, &f));
+  LT_CHECK(lt_h5_write(f, "/new", t, NULL, 0, 0));
+  LT_CHECK(lt_h5_discard(f));
+  LT_CHECK(lt_h5_discard(NULL));
+  LT_CHECK(lt_h5_open(path, LT_H5_READ, &f));
+  char buf[64];
+  size_t need;
+  LT_CHECK(lt_h5_list(f, buf, sizeof buf, &need));
+  assert_string_equal(buf, "/old\n");
+  LT_CHECK_FAILS(lt_h5_discard((lt_h5_file *)t), LT_ERR_INVALID_HANDLE);
+  LT_CHECK(lt_h5_close(f));
+  lt_tensor_destroy(t);
+  lt_context_destroy(ctx);
+  unlink(path);
+}
+
 /* ---- errors ---- */
 
 static void test_errors(void **state) {
@@ -586,6 +615,7 @@ int main(void) {
       cmocka_unit_test(test_write_slab),       cmocka_unit_test(test_attributes),
       cmocka_unit_test(test_errors),           cmocka_unit_test(test_atomic_create),
       cmocka_unit_test(test_bool_conversions), cmocka_unit_test(test_list_links),
+      cmocka_unit_test(test_discard),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,6 +71,11 @@ LT_API lt_status lt_h5_open(const char *path, lt_h5_mode mode, lt_h5_file **out)
  * target here; a failure (LT_ERR_IO) leaves the old target untouched. The handle is gone either
  * way. */
 LT_API lt_status lt_h5_close(lt_h5_file *f);
+/* Closes the file without committing it (NULL: LT_OK): a file opened with LT_H5_CREATE is
+ * deleted and its target left as it was (for an error part-way through writing it); a file
+ * opened LT_H5_READ_WRITE keeps the writes already made (HDF5 writes in place) but is not
+ * flushed. The handle is gone either way; LT_ERR_IO if HDF5 fails to close it. */
+LT_API lt_status lt_h5_discard(lt_h5_file *f);
 
 /* Writes the paths of every group and dataset under the root, one per line, in name order
  * (each link: an object under two names, or under a soft link, is listed under each; a link

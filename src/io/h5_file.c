@@ -158,19 +158,20 @@ lt_status lt_h5_open(const char *path, lt_h5_mode mode, lt_h5_file **out) {
   return LT_OK;
 }
 
-lt_status lt_h5_close(lt_h5_file *f) {
+/* Closes f; `keep` commits a created file over its target, else the new file is dropped. */
+static lt_status close_file(lt_h5_file *f, bool keep, const char *who) {
   if (f == NULL) return LT_OK;
-  LT_TRY(lt__h5_enter("lt_h5_close", f));
+  LT_TRY(lt__h5_enter(who, f));
   lt__handle_kill(f, LT__HANDLE_H5_FILE);
   lt_status st = LT_OK;
-  if (f->mode != LT_H5_READ && H5Fflush(f->fid, H5F_SCOPE_LOCAL) < 0)
-    st = lt__h5_fail(LT_ERR_IO, "lt_h5_close", "cannot flush", f, NULL);
+  if (keep && f->mode != LT_H5_READ && H5Fflush(f->fid, H5F_SCOPE_LOCAL) < 0)
+    st = lt__h5_fail(LT_ERR_IO, who, "cannot flush", f, NULL);
   if (H5Fclose(f->fid) < 0 && st == LT_OK)
-    st = lt__h5_fail(LT_ERR_IO, "lt_h5_close", "cannot close", f, NULL);
+    st = lt__h5_fail(LT_ERR_IO, who, "cannot close", f, NULL);
   lt__h5_leave();
   if (f->mode == LT_H5_CREATE) {
-    if (st == LT_OK)
-      st = lt__atomic_commit(&f->atomic, "lt_h5_close", LT_SAVE_DEFAULT);
+    if (st == LT_OK && keep)
+      st = lt__atomic_commit(&f->atomic, who, LT_SAVE_DEFAULT);
     else
       lt__atomic_abort(&f->atomic);
   }
@@ -180,6 +181,10 @@ lt_status lt_h5_close(lt_h5_file *f) {
   lt__handle_retire(f);
   return st;
 }
+
+lt_status lt_h5_close(lt_h5_file *f) { return close_file(f, true, "lt_h5_close"); }
+
+lt_status lt_h5_discard(lt_h5_file *f) { return close_file(f, false, "lt_h5_discard"); }
 
 void lt__h5_text_add(lt__h5_text *t, const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);

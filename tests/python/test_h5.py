@@ -281,3 +281,17 @@ def test_links_are_reachable(tmp_path):
             assert name in f
             np.testing.assert_array_equal(np.asarray(f[name][:]), np.arange(4.0))
         assert "dangling" not in f and "nowhere" not in f
+
+
+def test_an_exception_in_a_write_block_keeps_the_old_file(tmp_path):
+    """with lt.h5.File(p, "w") that raises: the new file is dropped, the old one stays."""
+    p = str(tmp_path / "keep.h5")
+    with lt.h5.File(p, "w") as f:
+        f.create_dataset("old", data=np.arange(3.0))
+    with pytest.raises(RuntimeError):
+        with lt.h5.File(p, "w") as f:
+            f.create_dataset("partial", data=np.zeros(2))
+            raise RuntimeError("stop")
+    with lt.h5.File(p) as f:
+        assert "old" in f and "partial" not in f
+    assert sorted(os.listdir(tmp_path)) == ["keep.h5"]

@@ -104,6 +104,7 @@ _SIGNATURES = {
     "lt_h5_available": (ctypes.c_bool, []),
     "lt_h5_open": (status, [ctypes.c_char_p, ctypes.c_int, handle_p]),
     "lt_h5_close": (status, [handle]),
+    "lt_h5_discard": (status, [handle]),
     "lt_h5_list": (status, [handle, ctypes.c_char_p, ctypes.c_size_t, c_size_t_p]),
     "lt_h5_stat": (status, [handle, ctypes.c_char_p, c_int_p, c_int_p, c_int_p, c_int64_p,
                             c_int64_p, ctypes.c_char_p, ctypes.c_size_t]),

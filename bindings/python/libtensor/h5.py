@@ -320,8 +320,15 @@ class File(Group):
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, exc, tb):
+        """Closes the file; after an exception a new file ("w") is dropped and the target
+        left as it was (its old contents stay until a close succeeds)."""
+        if exc_type is None:
+            self.close()
+            return
+        h, self._handle = self._handle, None
+        if h is not None:
+            _lib.fn("lt_h5_discard")(h)
 
     def __del__(self):
         h, self._handle = getattr(self, "_handle", None), None
