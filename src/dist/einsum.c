@@ -5,6 +5,7 @@
  * pairwise step. */
 #include "dist/dist.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,12 +256,15 @@ lt_status lt_dist_einsum_sliced(MPI_Comm comm, const char *expr, int n_inputs,
   void *buf = st == LT_OK ? malloc(bytes + 1) : NULL;
   if (st == LT_OK && buf == NULL) st = lt__dist_fail(LT_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
   if (st == LT_OK) st = lt_tensor_to_host(d, buf, bytes);
+  if (st == LT_OK && lt_tensor_numel(d) > INT_MAX)
+    st = lt__dist_fail(LT_ERR_UNSUPPORTED, "%s: a result of %lld elements is past MPI's count", fn,
+                       (long long)lt_tensor_numel(d));
   st = lt__dist_agree(comm, st);
   if (st == LT_OK)
     st = lt__dist_mpi(MPI_Allreduce(MPI_IN_PLACE, buf, (int)lt_tensor_numel(d), mt, MPI_SUM, comm),
                       "lt_dist_einsum_sliced: MPI_Allreduce");
   if (st == LT_OK) {
-    lt__dist_count(bytes);
+    if (nproc > 1) lt__dist_count(bytes); /* alone, a rank receives nothing */
     st = lt_tensor_from_host(lt_tensor_context(d), lt_tensor_dtype(d), lt_tensor_rank(d),
                              lt_tensor_shape(d), NULL, buf, out);
   }

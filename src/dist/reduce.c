@@ -105,7 +105,9 @@ lt_status lt_dist_reduce(const lt_dist_tensor *t, lt_reduce_op op, int n_axes, c
                       "lt_dist_reduce: MPI_Allreduce");
   if (own_op && mop != MPI_OP_NULL) MPI_Op_free(&mop);
   if (st == LT_OK) {
-    lt__dist_count((uint64_t)bytes); /* a reduction receives about the result's size */
+    int nproc = 1;
+    MPI_Comm_size(t->comm, &nproc);
+    if (nproc > 1) lt__dist_count((uint64_t)bytes); /* about the result's size; alone, nothing */
     int64_t kept[LT_MAX_RANK];
     int nk = 0;
     for (int m = 0; m < rank; m++)
