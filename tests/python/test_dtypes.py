@@ -373,3 +373,17 @@ def test_joins_promote_as_numpy():
         assert got.dtype == want.dtype and (got == want).all()
     got = lt.stack([np.ones(2, np.float32), np.arange(2, dtype=np.int64)])
     assert got.dtype == np.float64
+
+
+def test_rounding_functions_of_integers_as_numpy_2():
+    """rint of integers and bools is NumPy 2's float for them; round keeps integers (bool ->
+    float16); floor/ceil/trunc keep integers and bools."""
+    want = {("rint", np.int8): np.float16, ("rint", np.uint16): np.float32,
+            ("rint", np.int64): np.float64, ("rint", np.bool_): np.float16,
+            ("round", np.int8): np.int8, ("round", np.bool_): np.float16,
+            ("floor", np.int8): np.int8, ("trunc", np.bool_): np.bool_}
+    for (name, dt), res in want.items():
+        for x in (np.array([1, 0], dt), lt.tensor(np.array([1, 0], dt))):
+            got = getattr(lt, name)(x)
+            assert got.dtype == res, (name, dt, got.dtype)
+            assert np.asarray(got.numpy() if isinstance(got, lt.Tensor) else got).tolist() == [1, 0]

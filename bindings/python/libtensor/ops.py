@@ -188,7 +188,13 @@ def log1p(a, out=None): return _unary("log1p", a, out)
 def expm1(a, out=None): return _unary("expm1", a, out)
 def floor(a, out=None): return _unary("floor", a, out)
 def ceil(a, out=None): return _unary("ceil", a, out)
-def rint(a, out=None): return _unary("rint", a, out)
+def rint(a, out=None):
+    """Half to even; integers and bools give NumPy 2's float for them (int8 -> float16), the
+    C op keeping integers as they are."""
+    dt = getattr(a, "dtype", None)
+    if isinstance(dt, np.dtype) and dt.kind in "biu":
+        return contiguous(a, np.result_type(dt, np.float16), out=out)
+    return _unary("rint", a, out)
 def trunc(a, out=None): return _unary("trunc", a, out)
 def sign(a, out=None): return _unary("sign", a, out)
 def erf(a, out=None): return _unary("erf", a, out)
@@ -235,6 +241,9 @@ def round(a, decimals=0, out=None):  # noqa: A001 (NumPy's name)
     if decimals != 0:
         raise InvalidArgumentError("libtensor: round supports decimals=0 only",
                                    enums.LT_ERR_INVALID_ARGUMENT)
+    dt = getattr(a, "dtype", None)
+    if isinstance(dt, np.dtype) and dt.kind in "iu":  # NumPy rounds integers to themselves
+        return contiguous(a, out=out)
     return rint(a, out)
 
 
