@@ -288,6 +288,7 @@ ORDER.update({"dask": 8})  # issue 24 A: libtensor.dask, imported on its own (ne
 # issue 20 B: the array API namespace in three layers over stats (7), below __init__ (9)
 ORDER.update({"array_api_base": 7.2, "array_api_ops": 7.4, "array_api": 7.6})
 ORDER.update({"methods": 8})  # NumPy's array methods on Tensor, over ops, indexing, array_api
+ORDER.update({"functions": 8.5})  # NumPy's module-level views and compositions, over methods
 
 
 def test_modules_import_as_a_dag():

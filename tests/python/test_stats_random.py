@@ -78,7 +78,7 @@ def test_var_std(device, rng, layout, dtype):
             # (about (eps * |mean|)^2): an absolute floor of that size, no looser.
             floor = (8 * np.finfo(dtype).eps * np.max(np.abs(a))) ** 2
             np.testing.assert_allclose(got, want, rtol=tol, atol=floor)
-            np.testing.assert_allclose(t.std(axis, ddof, True).numpy(),
+            np.testing.assert_allclose(t.std(axis, ddof=ddof, keepdims=True).numpy(),
                                        np.std(a.astype(np.float64), axis=axis, ddof=ddof,
                                               keepdims=True), rtol=tol, atol=np.sqrt(floor))
 

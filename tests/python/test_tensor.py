@@ -162,9 +162,11 @@ def test_reshape(device, rng):
     np.testing.assert_array_equal(t.reshape(4, -1).numpy(), a.reshape(4, -1))
     np.testing.assert_array_equal(t.reshape(()).numpy() if a.size == 1 else a, a)
     with pytest.raises(lt.NotViewableError):
-        t.T.reshape(24)
-    copy = t.T.reshape_or_copy(24)
+        t.T.view(24)
+    assert t.view(4, 6).shares_storage(t)
+    copy = t.T.reshape(24)  # NumPy's reshape: a copy when no view can do it
     np.testing.assert_array_equal(copy.numpy(), a.T.reshape(24))
+    np.testing.assert_array_equal(t.T.reshape_or_copy(24).numpy(), a.T.reshape(24))
     with pytest.raises(lt.ShapeMismatchError):
         t.reshape(5, 5)
 

@@ -43,6 +43,8 @@ from . import autograd as _autograd
 _ext.watch_tapes(getattr(_autograd, "_tapes", None))
 from . import methods as _methods  # NumPy's array methods on Tensor, lt.all / lt.any
 from .methods import all, any  # noqa: A004 (NumPy's names)
+from . import functions as _functions  # NumPy's views and compositions: lt.reshape, lt.where...
+from .functions import *  # noqa: F401,F403,A004
 
 __version__ = _lib.fn("lt_version")().decode()
 library_path = _lib.path
@@ -60,4 +62,6 @@ __all__ = (["Context", "Device", "context", "devices", "LibtensorError", "error_
             "is_grad_enabled", "optim"]
            + [n for n in dir(_errors) if n.endswith("Error")] + list(_ops.__all__)
            + list(_indexing.__all__) + list(_stats.__all__) + list(_methods.__all__)
+           + list(_functions.__all__)
            + ["random"])
+__all__ = list(dict.fromkeys(__all__))  # each name once (errors and ops overlap)

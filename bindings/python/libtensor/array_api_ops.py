@@ -286,8 +286,8 @@ def reshape(x, /, shape, *, copy=None):
     if copy:
         return x.copy().reshape(shape)
     if copy is False:
-        return x.reshape(shape)
-    return x.reshape_or_copy(shape)
+        return x.view(shape)  # never a copy: ValueError-like NotViewableError otherwise
+    return x.reshape(shape)
 
 
 def permute_dims(x, /, axes):

@@ -8,35 +8,29 @@ Methods take NumPy's keyword arguments; as in NumPy, `dtype` converts before red
 read-only array, and lt.sort returns a sorted copy."""
 from . import array_api_ops as _xp_ops
 from . import ops as _ops
-from .convert import operands, result
+from .convert import deliver, operands
 from .einsum import matmul
 from .indexing import argsort, ones_like, zeros_like
 from .tensor import Tensor
 
 
-def all(a, axis=None, keepdims=False):  # noqa: A001 (NumPy's name)
+def all(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
     """np.all: whether every element (along `axis`, an int or a tuple) is nonzero; True for an
     empty reduction."""
     (ta,), numpy_out = operands([a])
-    return result(_xp_ops.all(ta, axis=axis, keepdims=keepdims), numpy_out)
+    return deliver(_xp_ops.all(ta, axis=axis, keepdims=keepdims), out, numpy_out)
 
 
-def any(a, axis=None, keepdims=False):  # noqa: A001 (NumPy's name)
+def any(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
     """np.any: whether some element (along `axis`) is nonzero; False for an empty reduction."""
     (ta,), numpy_out = operands([a])
-    return result(_xp_ops.any(ta, axis=axis, keepdims=keepdims), numpy_out)
+    return deliver(_xp_ops.any(ta, axis=axis, keepdims=keepdims), out, numpy_out)
 
 
-def _reduction(fn):
-    def method(self, axis=None, dtype=None, out=None, keepdims=False):
-        return fn(self if dtype is None else self.astype(dtype), axis=axis, keepdims=keepdims,
-                  out=out)
-    return method
-
-
-def _extremum(fn):
-    def method(self, axis=None, out=None, keepdims=False):
-        return fn(self, axis=axis, keepdims=keepdims, out=out)
+def _method(fn):
+    """ndarray's method: the function with the tensor first (NumPy's argument order)."""
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
     return method
 
 
@@ -112,15 +106,15 @@ def _format(self, spec):
 
 
 _METHODS = {
-    "sum": _reduction(_ops.sum),
-    "prod": _reduction(_ops.prod),
-    "mean": _reduction(_ops.mean),
-    "max": _extremum(_ops.max),
-    "min": _extremum(_ops.min),
-    "argmax": _extremum(_ops.argmax),
-    "argmin": _extremum(_ops.argmin),
-    "all": lambda self, axis=None, keepdims=False: all(self, axis, keepdims),
-    "any": lambda self, axis=None, keepdims=False: any(self, axis, keepdims),
+    "sum": _method(_ops.sum),
+    "prod": _method(_ops.prod),
+    "mean": _method(_ops.mean),
+    "max": _method(_ops.max),
+    "min": _method(_ops.min),
+    "argmax": _method(_ops.argmax),
+    "argmin": _method(_ops.argmin),
+    "all": _method(lambda a, axis=None, out=None, keepdims=False: all(a, axis, out, keepdims)),
+    "any": _method(lambda a, axis=None, out=None, keepdims=False: any(a, axis, out, keepdims)),
     "clip": _clip,
     "round": lambda self, decimals=0, out=None: _ops.round(self, decimals, out),
     "argsort": lambda self, axis=-1, kind=None: argsort(self, axis, kind),

@@ -20,7 +20,7 @@ from . import _lib, enums
 from ._ext import FAST as _FAST
 from .convert import deliver, operands, out_tensor, promoted_dtype, result, weak_scalar_bf16
 from .errors import InvalidArgumentError, OutOfRangeError, check
-from .tensor import Tensor, _new, check_writeable
+from .tensor import Tensor, _new, check_writeable, lt_dtype
 
 _BINARY = {"add": enums.LT_BINARY_ADD, "multiply": enums.LT_BINARY_MUL,
            "minimum": enums.LT_BINARY_MIN, "maximum": enums.LT_BINARY_MAX,
@@ -340,24 +340,36 @@ def _reduce(name, a, axis, keepdims, out=None):
                         _lib.int_array(axes or []), bool(keepdims)), out, numpy_out)
 
 
-def sum(a, axis=None, keepdims=False, out=None):  # noqa: A001
-    return _reduce("sum", a, axis, keepdims, out)
+# NumPy's signatures and argument order: sum(a, axis, dtype, out, keepdims) and
+# min(a, axis, out, keepdims). `dtype` converts first (a float one) or, for an integer one,
+# also the result (NumPy accumulates in it: int8 sums wrap in int8).
+def _typed(name, a, axis, dtype, out, keepdims):
+    if dtype is None:
+        return _reduce(name, a, axis, keepdims, out)
+    (ta,), numpy_out = operands([a])
+    r = _reduce(name, ta.astype(dtype), axis, keepdims, None)
+    code = lt_dtype(dtype)
+    return deliver(r if r.lt_dtype == code else r.astype(dtype), out, numpy_out)
 
 
-def prod(a, axis=None, keepdims=False, out=None):
-    return _reduce("prod", a, axis, keepdims, out)
+def sum(a, axis=None, dtype=None, out=None, keepdims=False):  # noqa: A001
+    return _typed("sum", a, axis, dtype, out, keepdims)
 
 
-def min(a, axis=None, keepdims=False, out=None):  # noqa: A001
+def prod(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _typed("prod", a, axis, dtype, out, keepdims)
+
+
+def min(a, axis=None, out=None, keepdims=False):  # noqa: A001
     return _reduce("min", a, axis, keepdims, out)
 
 
-def max(a, axis=None, keepdims=False, out=None):  # noqa: A001
+def max(a, axis=None, out=None, keepdims=False):  # noqa: A001
     return _reduce("max", a, axis, keepdims, out)
 
 
-def mean(a, axis=None, keepdims=False, out=None):
-    return _reduce("mean", a, axis, keepdims, out)
+def mean(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _typed("mean", a, axis, dtype, out, keepdims)
 
 
 amin, amax = min, max
@@ -378,11 +390,11 @@ def _arg(fn_name, a, axis, keepdims, out=None):
     return deliver(t, out, numpy_out)
 
 
-def argmax(a, axis=None, keepdims=False, out=None):
+def argmax(a, axis=None, out=None, *, keepdims=False):
     return _arg("lt_argmax", a, axis, keepdims, out)
 
 
-def argmin(a, axis=None, keepdims=False, out=None):
+def argmin(a, axis=None, out=None, *, keepdims=False):
     return _arg("lt_argmin", a, axis, keepdims, out)
 
 

@@ -59,16 +59,21 @@ def logsumexp(a, axis=None, keepdims=False, out=None):
                         bool(keepdims)), out, numpy_out)
 
 
-def var(a, axis=None, ddof=0, keepdims=False, out=None):
-    """Variance over `axis` with `ddof` delta degrees of freedom (numpy.var)."""
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """Variance over `axis` with `ddof` delta degrees of freedom (numpy.var, its argument
+    order; `dtype` converts first)."""
     (t,), numpy_out = operands([a])
+    if dtype is not None:
+        t = t.astype(dtype)
     return deliver(_new("lt_var", t.context, t.handle, *_axis_args(axis, t.ndim), float(ddof),
                         bool(keepdims)), out, numpy_out)
 
 
-def std(a, axis=None, ddof=0, keepdims=False, out=None):
-    """Standard deviation over `axis` (numpy.std)."""
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """Standard deviation over `axis` (numpy.std, its argument order)."""
     (t,), numpy_out = operands([a])
+    if dtype is not None:
+        t = t.astype(dtype)
     return deliver(_new("lt_std", t.context, t.handle, *_axis_args(axis, t.ndim), float(ddof),
                         bool(keepdims)), out, numpy_out)
 
@@ -81,7 +86,10 @@ def _scan(fn_name, a, axis, dtype, out):
         t, axis = t.reshape_or_copy(-1), 0
     else:
         axis = _lib.as_int(axis, 32, "axis")
-    return deliver(_new(fn_name, t.context, t.handle, axis), out, numpy_out)
+    r = _new(fn_name, t.context, t.handle, axis)
+    if dtype is not None and r.lt_dtype != t.lt_dtype:  # an integer dtype= wraps as NumPy's
+        r = r.astype(dtype)
+    return deliver(r, out, numpy_out)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):

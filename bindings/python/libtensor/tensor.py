@@ -25,7 +25,8 @@ _LT_TO_NP = {F16: np.dtype(np.float16), F32: np.dtype(np.float32), F64: np.dtype
 _NP_TO_LT = {v: k for k, v in _LT_TO_NP.items()}
 _EXACT_INTS = (I8, I16, I32, I64, U8, U16, U32, U64)
 _NAMES = {"float16": F16, "f16": F16, "half": F16, "bfloat16": BF16, "bf16": BF16,
-          "float32": F32, "f32": F32, "float": F32, "float64": F64, "f64": F64, "double": F64,
+          "float32": F32, "f32": F32, "single": F32, "float64": F64, "f64": F64, "double": F64,
+          "float": F64, "int": I64,  # NumPy's meanings (np.dtype("float") is float64)
           "int64": I64, "i64": I64, "int8": I8, "i8": I8, "int16": I16, "i16": I16,
           "int32": I32, "i32": I32, "uint8": U8, "u8": U8, "uint16": U16, "u16": U16,
           "uint32": U32, "u32": U32, "uint64": U64, "u64": U64, "bool": BOOL}
@@ -336,15 +337,19 @@ class Tensor:
     def _view(self, fn_name, *args):
         return _new(fn_name, self.context, self._handle, *args, readonly=self.readonly)
 
-    def reshape(self, *shape):
-        """View with a new shape (one extent may be -1); NotViewableError if impossible."""
+    def view(self, *shape):
+        """View with a new shape (one extent may be -1); NotViewableError if the strides do not
+        allow one (torch's view)."""
         shape = _shape_arg(shape)
         return self._view("lt_view_reshape", len(shape), _lib.int64_array(shape))
 
-    def reshape_or_copy(self, *shape):
-        """Reshaped view when the strides allow it, else a contiguous copy."""
+    def reshape(self, *shape):
+        """New shape (one extent may be -1): a view when the strides allow it, else a
+        contiguous copy, as NumPy's and torch's reshape (view() never copies)."""
         shape = _shape_arg(shape)
         return self._view("lt_tensor_reshape", len(shape), _lib.int64_array(shape))
+
+    reshape_or_copy = reshape
 
     def permute(self, *axes):
         axes = _shape_arg(axes)
