@@ -96,3 +96,17 @@ def test_operators_stay_numpys_for_every_dtype():
     f %= np.array([4.0, 5.0], np.float16)
     assert f.tolist() == [3.0, 3.0]
     assert (2 ** lt.tensor(np.ones(2), dtype="bfloat16")).dtype == "bfloat16"
+
+
+def test_round_clip_matmul_and_scalar_edges_as_numpy():
+    a = np.array([1.2345, -2.5551, 0.125, 3.0])
+    np.testing.assert_allclose(lt.round(a, 2), np.round(a, 2))
+    np.testing.assert_allclose(lt.tensor(a).round(1).numpy(), np.round(a, 1))
+    np.testing.assert_array_equal(lt.clip(np.arange(5), max=2), np.clip(np.arange(5), None, 2))
+    np.testing.assert_array_equal(lt.clip(np.arange(5), min=3), np.clip(np.arange(5), 3, None))
+    x = np.arange(4.0).reshape(2, 2)
+    want = x @ x
+    assert lt.matmul(x, x, out=x) is x and np.array_equal(x, want)  # NumPy buffers the overlap
+    u = np.array([1, 0, 5], np.uint8)
+    np.testing.assert_array_equal(lt.logical_and(u, -3), [True, False, True])
+    assert lt.arctan2(u, -3).dtype == np.float16 and lt.hypot(u, 300).dtype == np.float16

@@ -15,7 +15,7 @@ from . import _lib, enums
 from ._ext import FAST as _FAST
 from .context import context
 from .convert import check_out_cast, deliver, operands, require_context, result
-from .errors import InvalidArgumentError, check
+from .errors import AliasingError, InvalidArgumentError, check
 from .tensor import Tensor, _new, check_writeable, from_numpy, lt_dtype
 
 _PATHS = {"auto": enums.LT_PATH_AUTO, True: enums.LT_PATH_AUTO, "greedy": enums.LT_PATH_GREEDY,
@@ -312,7 +312,16 @@ def matmul(a, b, out=None, device=None):
     if ka != kb:
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0 (size "
                          f"{kb} is different from {ka})")
-    return einsum(expr, a, b, out=out, device=device)
+    try:
+        return einsum(expr, a, b, out=out, device=device)
+    except AliasingError:
+        # out= overlaps an operand (x = x @ y in place): NumPy buffers the result, so do we
+        r = einsum(expr, a, b, device=device)
+        if isinstance(out, np.ndarray):
+            np.copyto(out, np.asarray(r), casting="same_kind")
+        else:
+            out[...] = r
+        return out
 
 
 # Tensor's matrix product: tensor.py sits below this module, so it is installed from here.

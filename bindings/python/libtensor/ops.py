@@ -75,6 +75,12 @@ _COMPARISONS = frozenset(("equal", "not_equal", "less", "less_equal", "greater",
                           "greater_equal"))
 
 
+# Binary ops whose result is a float or a bool: an integer scalar past the array's range is not
+# cast to its dtype but taken as an int64 (or a float past that), as NumPy 2 computes them.
+_FLOAT_FUNCTIONS = frozenset(("arctan2", "hypot", "copysign", "logaddexp"))
+_FLOAT_OR_BOOL_RESULT = _FLOAT_FUNCTIONS | {"divide", "logical_and", "logical_or", "logical_xor"}
+
+
 def _scalar_array(v, t, name):
     """Python scalar `v` beside Tensor or array `t` as the 0-d array NumPy 2 makes of it (a weak
     scalar: t's dtype where the kind allows and the value fits, else the scalar's default; the
@@ -101,12 +107,15 @@ def _scalar_array(v, t, name):
                     # past every value of the dtype: infinity of its sign compares the same and
                     # exactly (a u64 2**63 beside int64 compared in float64: 2**63 - 1 == 2**63)
                     return np.asarray(math.inf if v > 0 else -math.inf)
-                if name == "divide":  # true division takes the int as a float, as NumPy 2
+                if name in _FLOAT_FUNCTIONS:  # in the array's float (u8 beside -3: float16)
+                    return np.asarray(float(v), dtype=np.result_type(dt, np.float16))
+                if name in _FLOAT_OR_BOOL_RESULT:  # not cast to the array's dtype (NumPy 2)
                     return np.asarray(v if -2**63 <= v < 2**63 else float(v))
                 raise OverflowError(f"libtensor: {name}: Python integer {v} out of bounds for "
                                     f"{dt} (NumPy 2's rule; convert the array or the scalar "
                                     "explicitly to compute in a wider type)")
-        elif not -2**63 <= v < 2**63 and name not in _COMPARISONS and name != "divide":
+        elif not -2**63 <= v < 2**63 and name not in _COMPARISONS and \
+                name not in _FLOAT_OR_BOOL_RESULT:
             raise OverflowError(f"libtensor: {name}: Python integer {v} does not fit in int64 "
                                 f"(NumPy 2's default integer) beside {dt}")
     return np.asarray(v, dtype=like)
@@ -238,13 +247,18 @@ mod, bitwise_not, atan2 = remainder, invert, arctan2
 
 def round(a, decimals=0, out=None):  # noqa: A001 (NumPy's name)
     """Half to even, as np.round; only decimals=0."""
-    if decimals != 0:
-        raise InvalidArgumentError("libtensor: round supports decimals=0 only",
-                                   enums.LT_ERR_INVALID_ARGUMENT)
+    decimals = _lib.as_int(decimals, 32, "decimals")
     dt = getattr(a, "dtype", None)
-    if isinstance(dt, np.dtype) and dt.kind in "iu":  # NumPy rounds integers to themselves
-        return contiguous(a, out=out)
-    return rint(a, out)
+    if isinstance(dt, np.dtype) and dt.kind in "iu":
+        if decimals >= 0:  # NumPy rounds integers to themselves
+            return contiguous(a, out=out)
+        raise InvalidArgumentError("libtensor: round of integers to negative decimals is not "
+                                   "supported", enums.LT_ERR_INVALID_ARGUMENT)
+    if decimals == 0:
+        return rint(a, out)
+    # NumPy's own method: scale, round half to even, scale back
+    scale = 10.0 ** decimals
+    return divide(rint(multiply(a, scale)), scale, out)
 
 
 def _into(name, ts, result_ts, out):
@@ -285,8 +299,11 @@ def _clip_bound(v, a):
     return builtins.min(builtins.max(v, int(info.min)), int(info.max))
 
 
-def clip(a, a_min, a_max, out=None):
-    """minimum(maximum(a, a_min), a_max); None leaves that side open. NaN propagates."""
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A002
+    """minimum(maximum(a, a_min), a_max); None leaves that side open (NumPy 2.1's min= and
+    max= keywords name them too). NaN propagates."""
+    a_min = min if a_min is None else a_min
+    a_max = max if a_max is None else a_max
     if a_min is None and a_max is None:
         raise InvalidArgumentError("libtensor: clip needs a_min or a_max",
                                    enums.LT_ERR_INVALID_ARGUMENT)
