@@ -111,7 +111,7 @@ static int print_statistics(const lt_tensor *t) {
 int tool_info(int argc, char **argv) {
   if (tool_wants_help(argc, argv)) {
     printf("usage: tensor info FILE.npy | FILE.h5 | FILE.h5:/path/to/dataset\n\nLoads a .npy file "
-           "(format 1-3, f2/f4/f8/i8, either "
+           "(format 1-3, any float, integer or bool dtype, either "
            "byte order, C or\nFortran order) and prints its dtype, shape, strides (of the "
            "loaded, C-ordered\ntensor, in elements) and the min, max and mean of its "
            "elements.\nAn HDF5 file alone is listed (as `tensor ls`); FILE.h5:/path reads that "

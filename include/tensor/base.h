@@ -73,7 +73,8 @@ typedef enum lt_status {
  *   integer with f64             -> f64
  *   float with float             -> the wider; f16 with bf16 -> f32
  * Arithmetic on BOOL: ADD is logical or, MUL logical and, MIN/MAX and/or; SUB and NEG are
- * refused as in NumPy; DIV and the float functions give f64 for integer and bool inputs. */
+ * refused as in NumPy. DIV of integers and bools gives f64; the float functions give the
+ * smallest float that holds their input (i8/u8/bool f16, i16/u16 f32, wider f64; ops.h). */
 typedef enum lt_dtype {
   LT_DTYPE_INVALID = 0,
   LT_F16 = 1,

@@ -51,7 +51,7 @@ LT_API int lt_context_num_threads(const lt_context *ctx);
 /* Waits for all queued work; reports errors of asynchronous work. */
 LT_API lt_status lt_context_synchronize(lt_context *ctx);
 /* Drops every cached plan of the context (einsum one-shot cache) and gives back the freed host
- * blocks it keeps for reuse (up to 4 blocks of 1 MiB to 1 GiB, 1 GiB in all, default
+ * blocks it keeps for reuse (up to 16 blocks of 64 KiB to 1 GiB, 1 GiB in all, default
  * allocator only: a block reused skips the page zeroing a fresh one costs on first touch). */
 LT_API lt_status lt_context_clear_cache(lt_context *ctx);
 

@@ -143,7 +143,8 @@ LT_API lt_status lt_tensor_copy_into(lt_tensor *dst, const lt_tensor *src);
 /* Copy of t (any layout) on another context, C-contiguous: CPU <-> OpenCL transfers. */
 LT_API lt_status lt_tensor_to_context(const lt_tensor *t, lt_context *ctx, lt_tensor **out);
 
-/* .npy files (format versions 1-3; f2/f4/f8/i8, either byte order, C or Fortran order). */
+/* .npy files (format versions 1-3; every dtype but bf16, which NumPy has not: f2/f4/f8, i1-i8,
+ * u1-u8, b1, either byte order, C or Fortran order). */
 
 /* Loads a .npy file into a new tensor on ctx. Malformed files are LT_ERR_FORMAT: among them a
  * file with fewer bytes than its header's shape needs ("truncated data") and one with more

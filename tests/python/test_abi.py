@@ -289,6 +289,7 @@ ORDER.update({"dask": 8})  # issue 24 A: libtensor.dask, imported on its own (ne
 ORDER.update({"array_api_base": 7.2, "array_api_ops": 7.4, "array_api": 7.6})
 ORDER.update({"methods": 8})  # NumPy's array methods on Tensor, over ops, indexing, array_api
 ORDER.update({"functions": 8.5})  # NumPy's module-level views and compositions, over methods
+ORDER.update({"docstrings": 8.7})  # the docstrings of NumPy-behaviour functions, written once
 
 
 def test_modules_import_as_a_dag():

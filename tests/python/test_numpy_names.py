@@ -110,3 +110,16 @@ def test_round_clip_matmul_and_scalar_edges_as_numpy():
     u = np.array([1, 0, 5], np.uint8)
     np.testing.assert_array_equal(lt.logical_and(u, -3), [True, False, True])
     assert lt.arctan2(u, -3).dtype == np.float16 and lt.hypot(u, 300).dtype == np.float16
+
+
+def test_every_public_function_has_a_docstring():
+    import inspect
+    missing = [n for n in lt.__all__ if callable(getattr(lt, n)) and
+               not (getattr(lt, n).__doc__ or "").strip()]
+    assert missing == []
+    methods = [n for n in dir(lt.Tensor) if not n.startswith("_") and
+               callable(getattr(lt.Tensor, n)) and not inspect.isclass(getattr(lt.Tensor, n))
+               and not (getattr(lt.Tensor, n).__doc__ or "").strip()]
+    assert set(methods) <= {"requires_grad_", "to_device"}, methods
+    for cls in (lt.optim.SGD, lt.optim.Adam, lt.optim.AdamW):
+        assert cls.__doc__

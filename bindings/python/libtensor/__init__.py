@@ -45,6 +45,7 @@ from . import methods as _methods  # NumPy's array methods on Tensor, lt.all / l
 from .methods import all, any  # noqa: A004 (NumPy's names)
 from . import functions as _functions  # NumPy's views and compositions: lt.reshape, lt.where...
 from .functions import *  # noqa: F401,F403,A004
+from . import docstrings as _docstrings  # noqa: F401 (NumPy's behaviour, documented once)
 
 __version__ = _lib.fn("lt_version")().decode()
 library_path = _lib.path

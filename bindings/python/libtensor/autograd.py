@@ -262,6 +262,7 @@ def no_grad():
 
 
 def is_grad_enabled():
+    """Whether operations are recorded for gradients (False inside lt.no_grad())."""
     return _recording
 
 

@@ -51,8 +51,10 @@ _CLASSES = {
 
 
 def _make(status_name, class_name, base):
+    doc = (f"The library's {status_name}; also a {base.__name__}, as Python reports the same "
+           f"failure. str() is the library's message (lt_last_error).")
     cls = type(class_name, (LibtensorError, base), {"status": enums.STATUS[status_name],
-                                                    "status_name": status_name})
+                                                    "status_name": status_name, "__doc__": doc})
     cls.__module__ = __name__
     return cls
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _lib, enums
 from .context import context
-from .convert import operands, promoted_dtype, result
+from .convert import deliver, operands, promoted_dtype, result
 from .errors import InvalidArgumentError, OutOfRangeError, ShapeMismatchError, check
 from .tensor import (BF16, _EXACT_INTS, _LT_TO_NP, Tensor, _dtype_out, _new, check_writeable,
                      from_numpy, full, lt_dtype, tensor)
@@ -41,12 +41,13 @@ def _index_operand(values):
     return operands([data, index])
 
 
-def take(a, indices, axis=None):
+def take(a, indices, axis=None, out=None):
     """np.take(a, indices, axis): axis None takes from the flattened array."""
     (ta, ti), numpy_out = _index_operand([a, indices])
     if axis is None:
         ta, axis = _flat(ta), 0
-    return result(_new("lt_take", ta.context, ta.handle, ti.handle, _axis(axis)), numpy_out)
+    return deliver(_new("lt_take", ta.context, ta.handle, ti.handle, _axis(axis)), out,
+                   numpy_out)
 
 
 def take_along_axis(a, indices, axis):
@@ -101,23 +102,24 @@ def _tensors(arrays, what):
     return ts, numpy_out
 
 
-def concatenate(arrays, axis=0):
+def concatenate(arrays, axis=0, out=None):
     """np.concatenate (axis None: flattened first). A view when the pieces are adjacent views
-    of one storage (as split returns them)."""
+    of one storage (as split returns them); out= receives a copy."""
     ts, numpy_out = _tensors(arrays, "concatenate")
     if axis is None:
         ts, axis = [_flat(t) for t in ts], 0
     handles = _lib.handle_array(t.handle for t in ts)
-    out = _new("lt_concatenate", ts[0].context, len(ts), handles, _axis(axis))
+    joined = _new("lt_concatenate", ts[0].context, len(ts), handles, _axis(axis))
     # A view over read-only pieces stays read-only.
-    out.readonly = any(t.readonly and out.shares_storage(t) for t in ts)
-    return result(out, numpy_out)
+    joined.readonly = any(t.readonly and joined.shares_storage(t) for t in ts)
+    return deliver(joined, out, numpy_out)
 
 
-def stack(arrays, axis=0):
+def stack(arrays, axis=0, out=None):
     ts, numpy_out = _tensors(arrays, "stack")
     handles = _lib.handle_array(t.handle for t in ts)
-    return result(_new("lt_stack", ts[0].context, len(ts), handles, _axis(axis)), numpy_out)
+    return deliver(_new("lt_stack", ts[0].context, len(ts), handles, _axis(axis)), out,
+                   numpy_out)
 
 
 def split(a, indices_or_sections, axis=0):

@@ -14,6 +14,8 @@ from .tensor import Tensor
 
 
 class Optimizer:
+    """torch.optim's interface over the C optimiser (lt_optim_*): step() updates every
+    parameter from its .grad in one fused pass per tensor, zero_grad() clears the gradients."""
     _KIND = None
 
     def __init__(self, params, hyper):
@@ -54,6 +56,7 @@ class Optimizer:
 
 
 class SGD(Optimizer):
+    """torch.optim.SGD: momentum, dampening, weight decay and Nesterov as PyTorch defines them."""
     _KIND = enums.LT_OPTIM_SGD
 
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0,
@@ -68,6 +71,7 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
+    """torch.optim.Adam (L2 weight decay added to the gradient), bias-corrected per parameter."""
     _KIND = enums.LT_OPTIM_ADAM
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
@@ -77,6 +81,7 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
+    """torch.optim.AdamW: decoupled weight decay."""
     _KIND = enums.LT_OPTIM_ADAMW
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
