@@ -123,3 +123,20 @@ def test_every_public_function_has_a_docstring():
     assert set(methods) <= {"requires_grad_", "to_device"}, methods
     for cls in (lt.optim.SGD, lt.optim.Adam, lt.optim.AdamW):
         assert cls.__doc__
+
+
+def test_in_place_sort_matmul_and_axis_errors():
+    a = np.array([[3.0, 1.0, np.nan, 2.0], [0.0, 5.0, 1.0, 1.0]])
+    t = lt.tensor(a.copy())
+    assert t.sort() is None
+    b = a.copy()
+    b.sort()
+    np.testing.assert_array_equal(t.numpy(), b)
+    m = lt.tensor(np.arange(4.0).reshape(2, 2))
+    m @= m
+    assert m.tolist() == [[2.0, 3.0], [6.0, 11.0]]
+    # an axis out of range is a ValueError too, as NumPy's AxisError
+    with pytest.raises(ValueError):
+        lt.sum(np.ones(3), axis=5)
+    with pytest.raises(IndexError):
+        lt.sum(np.ones(3), axis=5)

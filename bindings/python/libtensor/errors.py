@@ -30,7 +30,8 @@ _CLASSES = {
     "LT_ERR_NULL_POINTER": ("NullPointerError", ValueError),
     "LT_ERR_OUT_OF_MEMORY": ("OutOfMemoryError", MemoryError),
     "LT_ERR_SHAPE_MISMATCH": ("ShapeMismatchError", ValueError),
-    "LT_ERR_OUT_OF_RANGE": ("OutOfRangeError", IndexError),
+    # an index (IndexError) or an axis (NumPy's AxisError is a ValueError and an IndexError)
+    "LT_ERR_OUT_OF_RANGE": ("OutOfRangeError", (IndexError, ValueError)),
     "LT_ERR_OVERFLOW": ("SizeOverflowError", OverflowError),
     "LT_ERR_DTYPE": ("DtypeError", TypeError),
     "LT_ERR_NOT_VIEWABLE": ("NotViewableError", ValueError),
@@ -51,10 +52,12 @@ _CLASSES = {
 
 
 def _make(status_name, class_name, base):
-    doc = (f"The library's {status_name}; also a {base.__name__}, as Python reports the same "
-           f"failure. str() is the library's message (lt_last_error).")
-    cls = type(class_name, (LibtensorError, base), {"status": enums.STATUS[status_name],
-                                                    "status_name": status_name, "__doc__": doc})
+    bases = base if isinstance(base, tuple) else (base,)
+    doc = (f"The library's {status_name}; also a {' and a '.join(b.__name__ for b in bases)}, "
+           f"as Python reports the same failure. str() is the library's message "
+           f"(lt_last_error).")
+    cls = type(class_name, (LibtensorError,) + bases, {"status": enums.STATUS[status_name],
+                                                       "status_name": status_name, "__doc__": doc})
     cls.__module__ = __name__
     return cls
 

@@ -4,13 +4,13 @@ functions lt.all / lt.any, over the package's functions (so autograd records the
 those). Sits above ops, indexing, stats and array_api; imported last by the package.
 
 Methods take NumPy's keyword arguments; as in NumPy, `dtype` converts before reducing and
-`out` receives the result. Sorting in place (ndarray.sort) is left out: a Tensor may view a
-read-only array, and lt.sort returns a sorted copy."""
+`out` receives the result. t.sort() sorts in place, as ndarray.sort; lt.sort returns a
+sorted copy."""
 from . import array_api_ops as _xp_ops
 from . import ops as _ops
 from .convert import deliver, operands
 from .einsum import matmul
-from .indexing import argsort, ones_like, zeros_like
+from .indexing import argsort, ones_like, sort, zeros_like
 from .tensor import Tensor
 
 
@@ -58,6 +58,16 @@ def _clip(self, min=None, max=None, out=None):  # noqa: A002 (NumPy's names)
     if max is None:
         return _ops.maximum(self, min, out)
     return _ops.clip(self, min, max, out)
+
+
+def _sort(self, axis=-1, kind=None):
+    """In place, as ndarray.sort (stable; NaN last); lt.sort returns a sorted copy."""
+    self[...] = sort(self, axis)
+
+
+def _imatmul(self, other):
+    """t @= m: the product written back into t (buffered, as NumPy)."""
+    return matmul(self, other, out=self)
 
 
 def _fill(self, value):
@@ -123,6 +133,8 @@ _METHODS = {
     "ravel": _ravel,
     "tolist": _tolist,
     "fill": _fill,
+    "sort": _sort,
+    "__imatmul__": _imatmul,
     "__divmod__": lambda self, other: (_ops.floor_divide(self, other), _ops.remainder(self, other)),
     "__rdivmod__": lambda self, other: (_ops.floor_divide(other, self),
                                         _ops.remainder(other, self)),
