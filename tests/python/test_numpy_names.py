@@ -140,3 +140,11 @@ def test_in_place_sort_matmul_and_axis_errors():
         lt.sum(np.ones(3), axis=5)
     with pytest.raises(IndexError):
         lt.sum(np.ones(3), axis=5)
+
+
+def test_arange_stop_keyword_and_take_along_last_axis():
+    assert lt.arange(stop=4).tolist() == [0, 1, 2, 3]
+    a, i = np.array([[3, 1], [2, 4]]), np.array([[1, 0], [0, 1]])
+    np.testing.assert_array_equal(lt.take_along_axis(a, i), np.take_along_axis(a, i, axis=-1))
+    with pytest.raises(TypeError):
+        lt.arange()

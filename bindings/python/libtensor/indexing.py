@@ -50,7 +50,7 @@ def take(a, indices, axis=None, out=None):
                    numpy_out)
 
 
-def take_along_axis(a, indices, axis):
+def take_along_axis(a, indices, axis=-1):
     """np.take_along_axis(a, indices, axis) (axis None: both flattened)."""
     (ta, ti), numpy_out = _index_operand([a, indices])
     if axis is None:
@@ -146,10 +146,15 @@ def _created(fn_name, device, *args):
     return _new(fn_name, ctx, ctx.handle, *args)
 
 
-def arange(start, stop=None, step=None, dtype=None, device=None):
-    """np.arange: int64 when every argument is an integer, else float64 (unless dtype)."""
+def arange(start=None, stop=None, step=None, dtype=None, device=None):
+    """np.arange: int64 when every argument is an integer, else float64 (unless dtype);
+    arange(n), arange(start, stop[, step]) and arange(stop=n)."""
     if stop is None:
         start, stop = 0, start
+    elif start is None:
+        start = 0
+    if stop is None:
+        raise TypeError("libtensor: arange needs stop")
     step = 1 if step is None else step
     if dtype is None:
         ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
