@@ -435,6 +435,13 @@ static void test_list_links(void **state) {
   size_t need;
   LT_CHECK(lt_h5_list(f, buf, sizeof buf, &need));
   assert_string_equal(buf, "/g/\n/g/y\n/gsoft/\n/soft\n/x\n");
+  /* a buffer too small: an empty string and an error naming the size (it was OK with the
+   * entries that fitted and no NUL) */
+  char small[8];
+  memset(small, 'X', sizeof small);
+  LT_CHECK_FAILS(lt_h5_list(f, small, sizeof small, NULL), LT_ERR_INVALID_ARGUMENT);
+  assert_int_equal(small[0], '\0');
+  assert_non_null(strstr(lt_last_error(), "needs 27"));
   lt_context *ctx;
   LT_CHECK(lt_context_create("cpu", &ctx));
   lt_tensor *t = NULL;

@@ -82,7 +82,8 @@ LT_API lt_status lt_h5_discard(lt_h5_file *f);
  * that leads nowhere in this file is left out; groups reached through soft links are not
  * entered),
  * groups ending in '/' ("/a/\n/a/x\n"), NUL-terminated, into buf when cap is large enough;
- * *needed (may be NULL) gets the bytes that takes, NUL included. buf may be NULL to ask. */
+ * *needed (may be NULL) gets the bytes that takes, NUL included. buf may be NULL to ask; a buf
+ * too small gets an empty string and LT_ERR_INVALID_ARGUMENT (naming the size needed). */
 LT_API lt_status lt_h5_list(lt_h5_file *f, char *buf, size_t cap, size_t *needed);
 /* Describes the object at `path`. *kind gets its lt_h5_kind. For a dataset: *dtype the tensor
  * dtype its elements read as by default (LT_DTYPE_INVALID when there is none), *rank and shape
@@ -152,7 +153,8 @@ LT_API lt_status lt_h5_attr_get_double(lt_h5_file *f, const char *path, const ch
 LT_API lt_status lt_h5_attr_get_int64(lt_h5_file *f, const char *path, const char *name,
                                       int64_t *value);
 /* Copies a string attribute (fixed or variable length) into buf when cap is large enough;
- * *needed (may be NULL) gets its length plus one. LT_ERR_DTYPE for a non-string attribute. */
+ * *needed (may be NULL) gets its length plus one (buf NULL asks; a buf too small gets an empty
+ * string and LT_ERR_INVALID_ARGUMENT). LT_ERR_DTYPE for a non-string attribute. */
 LT_API lt_status lt_h5_attr_get_string(lt_h5_file *f, const char *path, const char *name, char *buf,
                                        size_t cap, size_t *needed);
 /* Names of the attributes of the object at `path`, one per line, as lt_h5_list writes. A line

@@ -45,8 +45,10 @@ typedef struct lt__h5_text {
 } lt__h5_text;
 /* Appends a then b (written only while everything so far fits). */
 void lt__h5_text_add(lt__h5_text *t, const char *a, const char *b);
-/* NUL-terminates when it fits; *needed (may be NULL) gets the size with the NUL. */
-void lt__h5_text_end(lt__h5_text *t, size_t *needed);
+/* NUL-terminates when everything fits; *needed (may be NULL) gets the size with the NUL. A
+ * buffer too small gets an empty string and the call LT_ERR_INVALID_ARGUMENT naming the size
+ * (it held the entries that fitted and no NUL: a caller without `needed` read past it). */
+lt_status lt__h5_text_end(lt__h5_text *t, size_t *needed, const char *who);
 
 /* Memory type of a tensor dtype (the caller closes it), chosen from the dtype's name and size
  * so that every dtype of the table maps without a list here: "f16"/"bf16" custom floats,

@@ -162,7 +162,7 @@ lt_status lt_h5_attr_get_string(lt_h5_file *f, const char *path, const char *nam
   if (st == LT_OK) {
     lt__h5_text t = {buf, cap, 0};
     lt__h5_text_add(&t, s, "");
-    lt__h5_text_end(&t, needed);
+    st = lt__h5_text_end(&t, needed, who);
   }
   free(s);
   attr_close(&a);
@@ -195,7 +195,7 @@ lt_status lt_h5_attr_list(lt_h5_file *f, const char *path, char *buf, size_t cap
   hsize_t idx = 0;
   if (st == LT_OK && H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, list_one, &t) < 0)
     st = lt__h5_fail(LT_ERR_FORMAT, who, "cannot list the attributes of", f, path);
-  if (st == LT_OK) lt__h5_text_end(&t, needed);
+  if (st == LT_OK) st = lt__h5_text_end(&t, needed, who);
   if (obj >= 0) H5Oclose(obj);
   lt__h5_leave();
   return st;

@@ -210,9 +210,17 @@ static herr_t visit(hid_t group, const char *name, const H5L_info_t *link, void 
   return 0;
 }
 
-void lt__h5_text_end(lt__h5_text *t, size_t *needed) {
-  if (t->buf && t->len + 1 <= t->cap) t->buf[t->len] = '\0';
+lt_status lt__h5_text_end(lt__h5_text *t, size_t *needed, const char *who) {
   if (needed) *needed = t->len + 1;
+  if (t->buf == NULL) return LT_OK; /* a call that asks the size */
+  if (t->len + 1 <= t->cap) {
+    t->buf[t->len] = '\0';
+    return LT_OK;
+  }
+  if (t->cap > 0) t->buf[0] = '\0';
+  return lt__error(LT_ERR_INVALID_ARGUMENT,
+                   "%s: buf holds %zu bytes but the text needs %zu (pass buf NULL to ask)", who,
+                   t->cap, t->len + 1);
 }
 
 lt_status lt_h5_list(lt_h5_file *f, char *buf, size_t cap, size_t *needed) {
@@ -222,7 +230,7 @@ lt_status lt_h5_list(lt_h5_file *f, char *buf, size_t cap, size_t *needed) {
   if (H5Lvisit(f->fid, H5_INDEX_NAME, H5_ITER_INC, visit, &t) < 0)
     st = lt__h5_fail(LT_ERR_FORMAT, "lt_h5_list", "cannot list", f, NULL);
   else
-    lt__h5_text_end(&t, needed);
+    st = lt__h5_text_end(&t, needed, "lt_h5_list");
   lt__h5_leave();
   return st;
 }

@@ -46,8 +46,8 @@ static void attributes(lt_h5_file *f, const char *path) {
   char names[1024];
   size_t need = 0;
   lt_status st = lt_h5_attr_list(f, path, names, sizeof names, &need);
+  if (need > sizeof names) return; /* refused as too small for the buffer */
   if (st != LT_OK) return check_failure(st, "attr_list");
-  if (need > sizeof names) return;
   char *state = NULL;
   for (char *line = strtok_r(names, "\n", &state); line; line = strtok_r(NULL, "\n", &state)) {
     if (strlen(line) < 2) continue;
@@ -56,9 +56,10 @@ static void attributes(lt_h5_file *f, const char *path) {
     /* LT_FUZZ_HDF5_SKIP_STRINGS steers around libhdf5's broken global-heap reads
      * (upstream/README.md) so that a session can reach the rest. */
     if (line[0] == 's' && getenv("LT_FUZZ_HDF5_SKIP_STRINGS")) continue;
+    need = 0;
     st = line[0] == 's' ? lt_h5_attr_get_string(f, path, line + 2, s, sizeof s, &need)
                         : lt_h5_attr_get_double(f, path, line + 2, &d);
-    if (st != LT_OK) check_failure(st, "attribute");
+    if (st != LT_OK && need <= sizeof s) check_failure(st, "attribute");
   }
 }
 
@@ -110,9 +111,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char list[4096];
   size_t need = 0;
   st = lt_h5_list(f, list, sizeof list, &need);
-  if (st != LT_OK) {
+  if (st != LT_OK && need <= sizeof list) {
     check_failure(st, "list");
-  } else if (need <= sizeof list) {
+  } else if (st == LT_OK) {
     object(ctx, f, "/");
     int n = 0;
     char *state = NULL;
