@@ -11,6 +11,7 @@ import ctypes.util
 import glob
 import operator
 import os
+import threading
 
 c_int64_p = ctypes.POINTER(ctypes.c_int64)
 c_int_p = ctypes.POINTER(ctypes.c_int)
@@ -456,13 +457,28 @@ lib, path = _load()
 # the GIL the tape's lock. Plain calls release it as usual.
 _TAPE_CALLS = ("lt_ad_", "lt_tape_", "lt_optim_")
 _gil_lib = ctypes.PyDLL(path)
+# ... and a lock of their own: a tape call can run Python (the release callback of a tensor over
+# a NumPy array, when the tape frees it), where the interpreter may switch threads and another
+# thread's tape call would enter the tape mid-call (six training threads crashed so).
+_tape_lock = threading.RLock()
+
+
+def _locked(f):
+    def call(*args):
+        with _tape_lock:
+            return f(*args)
+    return call
+
+
 _bound = {}
 for _name, (_res, _args) in _SIGNATURES.items():
-    _f = getattr(_gil_lib if _name.startswith(_TAPE_CALLS) else lib, _name, None)
+    _tape = _name.startswith(_TAPE_CALLS)
+    _f = getattr(_gil_lib if _tape else lib, _name, None)
     if _f is not None:
         _f.restype = _res
         _f.argtypes = _args
-        _bound[_name] = _range_checked(_name, _f, _args)
+        _call = _range_checked(_name, _f, _args)
+        _bound[_name] = _locked(_call) if _tape else _call
 
 
 def has(name):

@@ -300,7 +300,10 @@ def _check_inplace(what, *tensors):
         tape = _tapes.get(t.context)
         if tape is not None and _recording and _tracked(tape, t.handle):
             hint = ("build the result out of place (lt.where, or assign into a copy)"
-                    if what.startswith("__") else f"use the out-of-place Tensor.{what}(...)")
+                    if what.startswith("__") else
+                    "compute a new tensor (without out=)" if what == "out=" else
+                    "write the out-of-place form (t = t + x, not t += x)"
+                    if what.startswith("in-place") else f"use the out-of-place Tensor.{what}(...)")
             raise_status("LT_ERR_INVALID_ARGUMENT",
                          f"libtensor: {what} writes in place, which the tape cannot record for "
                          f"a tensor that requires a gradient; {hint} instead")
@@ -332,7 +335,7 @@ def scatter_add(self, axis, index, src):
 
 _plain_split_views = _indexing_mod._split_views
 _indexing_mod._split_views = _split_views
-_indexing_mod._check_inplace = _check_inplace
+_convert_mod.inplace_hook = _check_inplace
 for _mod in (_tensor_mod, _ops_mod, _einsum_mod, _indexing_mod,
              sys.modules[__package__ + ".stats"]):
     _mod._new = _ad_new

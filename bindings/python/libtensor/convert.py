@@ -233,6 +233,17 @@ def check_out_cast(result_dtype, out_dtype):
                          f"astype first)")
 
 
+# Set by autograd: refuses an in-place write into a tensor the tape tracks (the tape does not
+# record writes, so its gradient would silently be the value's before the write).
+inplace_hook = None
+
+
+def check_inplace(what, *tensors):
+    """Refuses (LT_ERR_INVALID_ARGUMENT) an in-place write by `what` into a tracked tensor."""
+    if inplace_hook is not None:
+        inplace_hook(what, *tensors)
+
+
 def deliver(t, out, numpy_out, broadcast=False):
     """The result `t` of an operation as the caller asked: with out=None as `result` does; else
     written into `out` (converted to its dtype) and `out` returned. The shapes must match, or
@@ -243,6 +254,9 @@ def deliver(t, out, numpy_out, broadcast=False):
     if not isinstance(out, (Tensor, np.ndarray)):
         raise TypeError(f"libtensor: out= must be a Tensor or a NumPy array, not "
                         f"{type(out).__name__}")
+    # a tracked result written into out= would leave the graph behind (PyTorch refuses out= with
+    # inputs that require a gradient); a tracked out= would be overwritten unrecorded
+    check_inplace("out=", t, *((out,) if isinstance(out, Tensor) else ()))
     shape = tuple(out.shape)
     if t.shape != shape:
         try:
@@ -262,4 +276,4 @@ def deliver(t, out, numpy_out, broadcast=False):
 
 
 __all__ = ["operands", "result", "require_context", "out_tensor", "deliver", "check_out_cast",
-           "clear_wrap_cache"]
+           "clear_wrap_cache", "check_inplace"]

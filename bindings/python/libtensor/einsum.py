@@ -14,7 +14,7 @@ import numpy as np
 from . import _lib, enums
 from ._ext import FAST as _FAST
 from .context import context
-from .convert import check_out_cast, deliver, operands, require_context, result
+from .convert import check_inplace, check_out_cast, deliver, operands, require_context, result
 from .errors import AliasingError, InvalidArgumentError, check
 from .tensor import Tensor, _new, check_writeable, from_numpy, lt_dtype
 
@@ -177,6 +177,8 @@ def einsum(expr, *arrays, device=None, optimize="auto", out=None, dtype=None):
     arrays = tuple(np.asarray(a) if type(a) in (int, float, bool) else a for a in arrays)
     if out is not None and hasattr(out, "dtype"):
         check_out_cast(_result_dtype(arrays, dtype), out.dtype)
+    if out is not None:
+        check_inplace("out=", *(a for a in (out,) + tuple(arrays) if isinstance(a, Tensor)))
     if _FAST is not None and device is None and dtype is None and type(expr) is str and \
             (optimize == "auto" or isinstance(optimize, (str, bool))):
         # The C extension: a plan cached by layouts, run in one call (NumPy float arrays,

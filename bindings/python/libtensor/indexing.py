@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _lib, enums
 from .context import context
-from .convert import deliver, operands, promoted_dtype, result
+from .convert import check_inplace, deliver, operands, promoted_dtype, result
 from .errors import InvalidArgumentError, OutOfRangeError, ShapeMismatchError, check
 from .tensor import (BF16, _EXACT_INTS, _LT_TO_NP, Tensor, _dtype_out, _new, check_writeable,
                      from_numpy, full, lt_dtype, tensor)
@@ -73,13 +73,8 @@ def scatter_add(target, axis, index, src):
     return target
 
 
-def _no_check(what, *tensors):
-    pass
-
-
-# autograd (issue 19) replaces these two: in-place writes refuse tensors a tape tracks, and
-# split records its pieces.
-_check_inplace = _no_check
+# In-place writes refuse tensors a tape tracks (convert.check_inplace, which autograd arms).
+_check_inplace = check_inplace
 
 
 def _split_views(ta, axis, points):
@@ -416,6 +411,7 @@ def _setitem(self, key, value):
                                            for k in key), _value_tensor(self, value))
     found = _array_key(key)
     if found is None:
+        _check_inplace("__setitem__", self)
         return _basic_setitem(self, key, value)
     check_writeable(self)
     _check_inplace("__setitem__", self)

@@ -18,7 +18,8 @@ import numpy as np
 
 from . import _lib, enums
 from ._ext import FAST as _FAST
-from .convert import deliver, operands, out_tensor, promoted_dtype, result, weak_scalar_bf16
+from .convert import (check_inplace, deliver, operands, out_tensor, promoted_dtype, result,
+                      weak_scalar_bf16)
 from .errors import InvalidArgumentError, OutOfRangeError, check
 from .tensor import Tensor, _new, check_writeable, lt_dtype
 
@@ -435,6 +436,7 @@ def _inplace(fn):
     """t op= x: computes into t's own storage (also a wrapped NumPy array's) and returns t."""
     def method(self, other):
         check_writeable(self)
+        check_inplace(f"in-place {fn.__name__}", self)
         fn(self, other, out=self)
         return self
     return method
