@@ -349,3 +349,32 @@ def test_threads_train_on_numpy_wrapping_operands():
     finally:
         sys.setswitchinterval(interval)
     assert errors == []
+
+
+def test_overlapping_no_grad_blocks_of_two_threads_restore_recording():
+    """A enters, B enters, A leaves, B leaves: recording was left off for good (B restored the
+    off state it had found)."""
+    import threading
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with lt.no_grad():
+            a_in.set()
+            b_in.wait(5)
+        a_out.set()
+
+    def second():
+        a_in.wait(5)
+        with lt.no_grad():
+            b_in.set()
+            a_out.wait(5)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert lt.is_grad_enabled()
+    x = lt.tensor(np.ones(2), requires_grad=True)
+    lt.sum(x * x).backward()
+    assert x.grad.tolist() == [2.0, 2.0]

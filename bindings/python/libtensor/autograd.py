@@ -239,26 +239,34 @@ def _lib_new_alias(t):
     return out.value
 
 
+def _set_recording(on):
+    global _recording
+    _recording = on
+    if _FAST is not None:
+        _FAST.set_recording(on)
+    for tape in _tapes.values():
+        check(_lib.fn("lt_tape_set_recording")(tape.handle, on, None))
+
+
+_no_grad_depth = 0  # no_grad blocks open now, in every thread
+
+
 @contextlib.contextmanager
 def no_grad():
-    """Nothing computed inside is recorded (on every context)."""
-    global _recording
+    """Nothing computed inside is recorded (on every context). Process-wide, not per thread as
+    in PyTorch: recording resumes when the last open block, in any thread, closes (blocks of
+    two threads that overlapped used to leave recording off for good)."""
+    global _no_grad_depth
     with _lock:
-        previous = _recording
-        _recording = False
-        if _FAST is not None:
-            _FAST.set_recording(False)
-        for tape in _tapes.values():
-            check(_lib.fn("lt_tape_set_recording")(tape.handle, False, None))
+        _no_grad_depth += 1
+        _set_recording(False)
     try:
         yield
     finally:
         with _lock:
-            _recording = previous
-            if _FAST is not None:
-                _FAST.set_recording(previous)
-            for tape in _tapes.values():
-                check(_lib.fn("lt_tape_set_recording")(tape.handle, previous, None))
+            _no_grad_depth -= 1
+            if _no_grad_depth == 0:
+                _set_recording(True)
 
 
 def is_grad_enabled():
