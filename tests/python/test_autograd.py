@@ -378,3 +378,16 @@ def test_overlapping_no_grad_blocks_of_two_threads_restore_recording():
     x = lt.tensor(np.ones(2), requires_grad=True)
     lt.sum(x * x).backward()
     assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_numpy_views_of_tracked_tensors_are_read_only():
+    """A write through np.asarray(x) bumps no version counter: it changed the gradient silently
+    (10 instead of 2). Views of tracked tensors are read-only; gradients stay writable."""
+    x = lt.tensor(np.ones(3), requires_grad=True)
+    z = lt.sum(x * x)
+    view = np.asarray(x)
+    assert not view.flags.writeable
+    with pytest.raises(ValueError):
+        view[0] = 5.0
+    z.backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0] and np.asarray(x.grad).flags.writeable

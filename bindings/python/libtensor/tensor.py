@@ -282,8 +282,11 @@ class Tensor:
         ptr = ctypes.c_void_p()
         check(_host_ptr_fn(h, ctypes.byref(ptr)))
         aliased = 0 in strides and any(s == 0 and n > 1 for s, n in zip(strides, shape))
-        return np.asarray(_HostView(self, ptr.value, dtype, self.readonly or aliased, shape,
-                                    strides))
+        # a tensor the tape tracks: read-only, since a write through NumPy bumps no version
+        # counter and would change a gradient silently (PyTorch refuses .numpy() there)
+        tracked = getattr(self, "requires_grad", False)
+        return np.asarray(_HostView(self, ptr.value, dtype, self.readonly or aliased or tracked,
+                                    shape, strides))
 
     def _host_copy(self):
         """A fresh, writable, C-ordered NumPy copy (bfloat16 as float32)."""
