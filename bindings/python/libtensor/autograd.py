@@ -2,7 +2,7 @@
 """Gradients in PyTorch's conventions, over libtensor's C gradient tape.
 
     x = lt.tensor(a, requires_grad=True)
-    loss = ((x @ w).tanh() ** 2).sum()
+    loss = lt.sum(lt.tanh(x @ w) ** 2)
     loss.backward()
     x.grad            # a Tensor (np.asarray reads it zero-copy); x.grad = None drops it
     with lt.no_grad(): ...
