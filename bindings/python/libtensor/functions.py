@@ -8,6 +8,7 @@ import builtins
 
 import numpy as np
 
+from . import array_api_ops as _xp_ops
 from . import ops as _ops
 from .convert import operands, result
 from .einsum import matmul
@@ -61,17 +62,9 @@ def swapaxes(a, axis1, axis2):
 
 def moveaxis(a, source, destination):
     """np.moveaxis: a view with the axes `source` moved to `destination`."""
-    def move(t):
-        src = [s % t.ndim for s in (source if isinstance(source, (tuple, list)) else [source])]
-        dst = [d % t.ndim for d in (destination if isinstance(destination, (tuple, list))
-                                    else [destination])]
-        if len(src) != len(dst):
-            raise ValueError("libtensor: moveaxis needs as many sources as destinations")
-        order = [n for n in range(t.ndim) if n not in src]
-        for d, s in sorted(zip(dst, src)):
-            order.insert(d, s)
-        return t.permute(*order)
-    return _on(a, move)
+    def axes(x):  # NumPy takes lists too
+        return tuple(x) if isinstance(x, list) else x
+    return _on(a, lambda t: _xp_ops.moveaxis(t, axes(source), axes(destination)))
 
 
 def ravel(a):
